@@ -1,0 +1,33 @@
+# Set-up and the main jobs. `make install` is idempotent: it reinstalls only when pyproject.toml changes.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test lint bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	# torch first, pinned: pip takes this CPU build from local disk instead of pulling a CUDA build
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[all]'
+	touch $(STAMP)
+
+demo: install
+	$(BIN)/nycc-bench demo --out out/demo
+
+test: install
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q
+
+lint: install
+	$(BIN)/ruff check .
+
+bench: install
+	$(BIN)/python benchmarks/build.py --source ../shared/data
+
+clean:
+	rm -rf out .pytest_cache .ruff_cache

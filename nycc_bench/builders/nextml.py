@@ -1,0 +1,168 @@
+"""Readers of the nextml rating summaries (both header variants) and the contest descriptions file."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+
+from .errors import SourceError
+from .sources import SummaryFile
+
+# Upstream header variants mapped to the project's column names (SPEC.md §2).
+API_COLUMNS = ["rank", "funny", "somewhat_funny", "unfunny", "count", "score", "precision", "contest", "caption"]
+NEXTML_COLUMNS = ["caption", "mean", "precision", "votes", "not_funny", "somewhat_funny", "funny"]
+RENAME = {"score": "mean", "count": "votes", "not_funny": "unfunny", "rank": "upstream_rank"}
+TYPES: dict[str, pa.DataType] = {
+    "target_id": pa.int64(), "rank": pa.int64(), "funny": pa.int64(), "somewhat_funny": pa.int64(),
+    "unfunny": pa.int64(), "not_funny": pa.int64(), "count": pa.int64(), "votes": pa.int64(),
+    "score": pa.float64(), "mean": pa.float64(), "precision": pa.float64(), "contest": pa.int64(),
+    "caption": pa.string(),
+}
+KNOWN_HEADERS = (
+    API_COLUMNS, ["target_id", *API_COLUMNS], NEXTML_COLUMNS, ["rank", *NEXTML_COLUMNS],
+)
+RATING_COLUMNS = ["upstream_rank", "target_id", "caption", "mean", "precision", "votes",
+                  "funny", "somewhat_funny", "unfunny"]
+
+
+def _header(path: Path) -> list[str]:
+    """The first line of a summary, split on commas (upstream headers are never quoted)."""
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        return next(csv.reader(f), [])
+
+
+def _check_header(path: Path, header: list[str]) -> None:
+    """Accept exactly the four upstream variants; otherwise say which column is missing or unknown."""
+    if header in KNOWN_HEADERS:
+        return
+    best = max(KNOWN_HEADERS, key=lambda known: len(set(known) & set(header)))
+    missing = [c for c in best if c not in header]
+    unknown = [c for c in header if c not in best]
+    problem = "unknown header " + ",".join(header)
+    if missing:
+        problem += f" (missing column {', '.join(missing)})"
+    if unknown:
+        problem += f" (unknown column {', '.join(unknown)})"
+    raise SourceError(path, problem, "use one of the nextml headers: "
+                      + " | ".join(",".join(h) for h in KNOWN_HEADERS), row=0)
+
+
+def _read_csv(path: Path, header: list[str]) -> pa.Table:
+    """Parse with Arrow (quoted newlines allowed, captions never turned into nulls)."""
+    parse = pcsv.ParseOptions(newlines_in_values=True)
+    try:
+        return pcsv.read_csv(path, parse_options=parse, convert_options=pcsv.ConvertOptions(
+            column_types={c: TYPES[c] for c in header}, strings_can_be_null=False))
+    except pa.ArrowInvalid as err:
+        # Locate the offending record by re-reading everything as text.
+        text = pcsv.read_csv(path, parse_options=parse, convert_options=pcsv.ConvertOptions(
+            column_types=dict.fromkeys(header, pa.string()), strings_can_be_null=False))
+        for name in header:
+            if TYPES[name] == pa.string():
+                continue
+            cast_ok = pc.cast(text[name], pa.string()).to_pylist()
+            for i, value in enumerate(cast_ok):
+                try:
+                    float(value) if pa.types.is_floating(TYPES[name]) else int(value)
+                except ValueError:
+                    kind = "a number" if pa.types.is_floating(TYPES[name]) else "a whole number"
+                    raise SourceError(path, f"column {name} holds {value!r}, not {kind}",
+                                      f"write {kind} in column {name}", row=i + 1) from err
+        raise SourceError(path, f"cannot parse the file ({err})", "check the CSV quoting") from err
+
+
+def _first_bad(mask: np.ndarray) -> int:
+    """1-based record number of the first True in a mask."""
+    return int(np.flatnonzero(mask)[0]) + 1
+
+
+def read_summary(summary: SummaryFile) -> pa.Table:
+    """Read one summary into the project's columns, validated, in the file's own row order."""
+    path = summary.path
+    header = _header(path)
+    _check_header(path, header)
+    table = _read_csv(path, header)
+    if "contest" in header:
+        contest = table["contest"].to_numpy()
+        if (bad := contest != summary.contest_number).any():
+            row = _first_bad(bad)
+            raise SourceError(path, f"column contest says {contest[row - 1]} but the file name says "
+                              f"{summary.contest_number}", "rename the file or fix the contest column", row=row)
+        table = table.drop(["contest"])
+    table = table.rename_columns([RENAME.get(c, c) for c in table.column_names])
+    n = table.num_rows
+    if n == 0:
+        raise SourceError(path, "the file has no caption rows", "remove the empty file")
+    for name in ("upstream_rank", "target_id"):
+        if name not in table.column_names:
+            table = table.append_column(name, pa.nulls(n, pa.int64()))
+    votes, funny = table["votes"].to_numpy(), table["funny"].to_numpy()
+    somewhat, unfunny = table["somewhat_funny"].to_numpy(), table["unfunny"].to_numpy()
+    mean = table["mean"].to_numpy()
+    if (bad := votes != funny + somewhat + unfunny).any():
+        raise SourceError(path, "the vote count is not funny + somewhat_funny + unfunny",
+                          "recount the votes column", row=_first_bad(bad))
+    if (bad := ~np.isfinite(mean) | (mean < 1) | (mean > 3)).any():
+        raise SourceError(path, f"mean rating {mean[_first_bad(bad) - 1]} is outside 1..3",
+                          "ratings are 1 (unfunny) to 3 (funny); fix the score/mean column", row=_first_bad(bad))
+    target = table["target_id"]
+    if target.null_count < n:
+        ids = target.drop_null().to_numpy()
+        uniq, counts = np.unique(ids, return_counts=True)
+        if (counts > 1).any():
+            dup = uniq[counts > 1][0]
+            row = _first_bad(np.asarray(target.fill_null(-1).to_numpy() == dup)) + 0
+            raise SourceError(path, f"target_id {dup} appears twice", "keep one row per target_id", row=row)
+    return table.select(RATING_COLUMNS)
+
+
+def stable_rank(mean: np.ndarray) -> np.ndarray:
+    """Row order after sorting by mean descending, ties keeping file order (SPEC §3)."""
+    return np.argsort(-mean, kind="stable")
+
+
+def read_descriptions(path: Path | None) -> dict[int, str]:
+    """`contest,description` → {contest: description}; a duplicate or non-numeric contest is an error."""
+    if path is None:
+        return {}
+    out: dict[int, str] = {}
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader, [])
+        if header[:2] != ["contest", "description"]:
+            raise SourceError(path, f"unknown header {','.join(header)}",
+                              "the first line must be contest,description", row=0)
+        for i, row in enumerate(reader, start=1):
+            if not row:
+                continue
+            try:
+                contest = int(row[0])
+            except ValueError:
+                raise SourceError(path, f"contest {row[0]!r} is not a whole number",
+                                  "write the contest number in the first column", row=i) from None
+            if contest in out:
+                raise SourceError(path, f"contest {contest} is described twice",
+                                  "keep one description per contest", row=i)
+            out[contest] = ",".join(row[1:])
+    return out
+
+
+def primary_runs(runs: Iterable[tuple[SummaryFile, pa.Table]]) -> set[str]:
+    """Pick one run per contest: the "funny" question, then the latest round, most votes, most captions.
+
+    Several runs of one contest (two algorithms over the same captions, a second round, a second question)
+    all stay in `caption_ratings`; the primary one feeds the human groups and preference pairs.
+    """
+    best: dict[int, tuple[tuple, str]] = {}
+    for summary, table in runs:
+        key = (not summary.algorithm.endswith("_original"), summary.round,
+               pc.sum(table["votes"]).as_py(), table.num_rows, summary.run_id)
+        if summary.contest_number not in best or key > best[summary.contest_number][0]:
+            best[summary.contest_number] = (key, summary.run_id)
+    return {run_id for _, run_id in best.values()}

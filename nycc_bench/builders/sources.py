@@ -1,0 +1,107 @@
+"""Find upstream raw files by their upstream names anywhere below a folder."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import SourceError
+
+API_SUMMARY = re.compile(r"^(?P<contest>\d+)(?:-round(?P<round>\d+))?_summary_(?P<algo>[A-Za-z_]+)\.csv$")
+NEXTML_SUMMARY = re.compile(r"^(?P<contest>\d+)(?:_(?P<algo>[A-Za-z_]+))?\.csv$")
+HESSEL_SHARD = re.compile(
+    r"^newyorker_caption_contest-(?P<split>train|validation|test)(?:-\d{5}-of-\d{5})?\.parquet$"
+)
+ZHANG_GROUP_FILES = {
+    "human_top10": "human_top.csv",
+    "human_200": "human_200.csv",
+    "human_1000": "human_1000.csv",
+    "human_median": "human_median.csv",
+}
+HUMORBENCH_CATEGORY = re.compile(r"^categorized_output_(?P<name>[a-z_]+)\.csv$")
+
+
+@dataclass(frozen=True)
+class SummaryFile:
+    """One nextml rating summary: one contest, one sampling run."""
+
+    path: Path
+    contest_number: int
+    round: int
+    algorithm: str
+    repo: str  # "caption-contest-data-api" or "caption-contest-data"
+
+    @property
+    def run_id(self) -> str:
+        """A stable identity of the rating run: upstream repo and file name without extension."""
+        return f"{self.repo}/{self.path.stem}"
+
+
+@dataclass
+class SourceFiles:
+    """Every upstream file found below one folder, grouped by what reads it."""
+
+    roots: list[Path]
+    summaries: list[SummaryFile] = field(default_factory=list)
+    descriptions: Path | None = None
+    zhang_groups: dict[str, Path] = field(default_factory=dict)
+    hessel: dict[str, dict[str, list[Path]]] = field(default_factory=dict)  # config -> split -> shards
+    humorbench_annotations: Path | None = None
+    humorbench_categories: dict[str, Path] = field(default_factory=dict)
+    humorbench_hard: Path | None = None
+
+
+def _set_once(current: Path | None, found: Path, what: str) -> Path:
+    """Keep a single file per role; two candidates are ambiguous, so name both."""
+    if current is not None and current != found:
+        raise SourceError(found, f"a second {what} was found (the first is {current})",
+                          "keep one copy below --source, or point --source at a narrower folder")
+    return found
+
+
+def _files(root: Path) -> list[Path]:
+    """Every file below `root`, skipping hidden folders, virtualenvs and caches, in a stable order."""
+    if not root.is_dir():
+        raise SourceError(root, "the source folder does not exist", "pass an existing folder to --source")
+    return sorted(
+        p for p in root.rglob("*")
+        if p.is_file() and not any(part.startswith(".") or part in {"venv", "__pycache__"}
+                                   for part in p.relative_to(root).parts[:-1])
+    )
+
+
+def discover(*roots: Path) -> SourceFiles:
+    """Walk the folders and classify upstream files by their upstream names."""
+    found = SourceFiles(roots=[Path(r) for r in roots])
+    seen_runs: dict[str, Path] = {}
+    paths = [p for root in found.roots for p in _files(root)]
+    for path in paths:
+        name, parent = path.name, path.parent.name
+        summary = None
+        if parent == "summaries" and (m := API_SUMMARY.match(name)):
+            summary = SummaryFile(path, int(m["contest"]), int(m["round"] or 1), m["algo"],
+                                  "caption-contest-data-api")
+        elif parent == "summaries" and (m := NEXTML_SUMMARY.match(name)):
+            summary = SummaryFile(path, int(m["contest"]), 1, m["algo"] or "", "caption-contest-data")
+        if summary is not None:
+            if summary.run_id in seen_runs:
+                raise SourceError(path, f"rating run {summary.run_id} was already read from "
+                                  f"{seen_runs[summary.run_id]}", "keep one copy of each summary file")
+            seen_runs[summary.run_id] = path
+            found.summaries.append(summary)
+        elif name == "descriptions.txt":
+            found.descriptions = _set_once(found.descriptions, path, "descriptions.txt")
+        elif name in ZHANG_GROUP_FILES.values():
+            key = next(k for k, v in ZHANG_GROUP_FILES.items() if v == name)
+            found.zhang_groups[key] = _set_once(found.zhang_groups.get(key), path, name)
+        elif m := HESSEL_SHARD.match(name):
+            found.hessel.setdefault(parent, {}).setdefault(m["split"], []).append(path)
+        elif name == "comprehensive_annotations.csv":
+            found.humorbench_annotations = _set_once(found.humorbench_annotations, path, name)
+        elif m := HUMORBENCH_CATEGORY.match(name):
+            found.humorbench_categories[m["name"]] = _set_once(
+                found.humorbench_categories.get(m["name"]), path, name)
+        elif name == "hard_subset.csv":
+            found.humorbench_hard = _set_once(found.humorbench_hard, path, name)
+    return found

@@ -1,0 +1,244 @@
+"""Zhang et al. 2024 configs: `caption_ratings`, `caption_generation` and `preference_pairs`."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+import datasets
+import numpy as np
+import pyarrow as pa
+from tqdm.auto import tqdm
+
+from ..contests import SPLITS, ZHANG_HELD_OUT, zhang_split
+from .errors import SourceError
+from .nextml import primary_runs, read_descriptions, read_summary, stable_rank
+from .sources import ZHANG_GROUP_FILES, SourceFiles, SummaryFile
+from .writer import BuiltConfig, ConfigSpec
+
+GROUP_SLICES = {"human_top10": (0, 10), "human_200": (200, 210), "human_1000": (1000, 1010)}
+PAIR_SEED = 2024
+MAX_PAIRS = 1000
+MAX_DRAWS = 200_000
+SIGMAS = 3.0
+
+STR, I32, I64, F64 = (datasets.Value(t) for t in ("string", "int32", "int64", "float64"))
+GROUP = datasets.List(STR)
+
+CAPTION_RATINGS = ConfigSpec(
+    name="caption_ratings",
+    family="zhang2024",
+    features=datasets.Features({
+        "contest_number": I32, "run_id": STR, "algorithm": STR, "question": STR, "round": I32,
+        "is_primary": datasets.Value("bool"), "rank": I32, "upstream_rank": I32, "target_id": I64,
+        "caption": STR, "mean": F64, "precision": F64, "votes": I64,
+        "funny": I64, "somewhat_funny": I64, "unfunny": I64,
+    }),
+    description=(
+        "Every caption of every contest and rating run in the nextml summaries, with its crowd ratings "
+        "(unfunny = 1, somewhat funny = 2, funny = 3): `mean` rating, the given `precision` column (kept as "
+        "published, not recomputed), `votes` and the three vote counts. `rank` is the 0-based position after a "
+        "stable sort by mean descending (ties keep file order); `upstream_rank` is the file's own rank column "
+        "where it has one. A contest may have several runs (two sampling algorithms over the same captions, a "
+        "second round, the \"funny\" and \"original\" questions): `run_id` (upstream repo / file name) tells "
+        "them apart and exactly one run per contest has `is_primary` (the funny question, then the latest "
+        "round, then the most votes). `algorithm` is the sampling algorithm named in the file name. Split by "
+        "Zhang et al.'s held-out contests."
+    ),
+)
+CAPTION_GENERATION = ConfigSpec(
+    name="caption_generation",
+    family="zhang2024",
+    features=datasets.Features({
+        "contest_number": I32, "description": STR, "human_top10": GROUP, "human_200": GROUP,
+        "human_1000": GROUP, "human_median": GROUP, "n_captions": I32, "group_source": STR,
+        "matches_summary_rule": datasets.Value("bool"),
+    }),
+    description=(
+        "One row per held-out contest of Zhang et al. (validation 44, test 47): the cartoon description where "
+        "nextml has one, and four human reference groups of 10 captions: `human_top10` (sorted positions "
+        "0-9), `human_200` (200-209), `human_1000` (1000-1009) and `human_median` (n//2-5 .. n//2+4), from a "
+        "stable sort of the contest's primary rating run by mean descending. Where Zhang et al.'s published "
+        "`human_*.csv` are available they are used as published (`group_source` = `zhang2024`) and "
+        "`matches_summary_rule` records whether the rule applied to the nextml summary gives the same lists "
+        "(it does for every contest up to 655; later nextml snapshots differ). Otherwise the groups come from "
+        "the rule (`group_source` = the run). A group the contest is too small for is null."
+    ),
+)
+PREFERENCE_PAIRS = ConfigSpec(
+    name="preference_pairs",
+    family="zhang2024",
+    features=datasets.Features({
+        "contest_number": I32, "run_id": STR, "description": STR, "chosen": STR, "rejected": STR,
+        "chosen_rank": I32, "rejected_rank": I32, "chosen_mean": F64, "rejected_mean": F64,
+        "chosen_precision": F64, "rejected_precision": F64,
+    }),
+    description=(
+        "Caption preference pairs for reward modelling, DPO and RLHF, by Zhang et al.'s rule: per contest "
+        "(primary run) a chosen position is drawn uniformly from the top half (0..n//2 inclusive) and a "
+        "rejected one strictly below it; the pair is kept when mean_c - mean_r > 3 * sqrt(precision_c^2 + "
+        "precision_r^2); up to 1000 distinct pairs per contest from at most 200,000 draws, seeded per "
+        f"contest (numpy PCG64, seed [{PAIR_SEED}, contest]). Train pairs come from the train contests "
+        "as in the paper; validation/test pairs from the held-out contests, for evaluating reward models."
+    ),
+)
+CONFIGS = {c.name: c for c in (CAPTION_RATINGS, CAPTION_GENERATION, PREFERENCE_PAIRS)}
+
+
+@dataclass
+class Run:
+    """One rating run read from disk, with its captions already in stable-sorted order."""
+
+    summary: SummaryFile
+    table: pa.Table  # sorted by mean descending, stable
+    primary: bool = False
+
+
+def read_runs(sources: SourceFiles, progress: bool = True) -> list[Run]:
+    """Read and validate every summary; sort each run once for all three configs."""
+    runs = []
+    for summary in tqdm(sources.summaries, desc="rating summaries", unit="file", disable=not progress):
+        table = read_summary(summary)
+        runs.append(Run(summary, table.take(pa.array(stable_rank(table["mean"].to_numpy())))))
+    primary = primary_runs((r.summary, r.table) for r in runs)
+    for run in runs:
+        run.primary = run.summary.run_id in primary
+    return runs
+
+
+def human_groups(captions: list[str]) -> dict[str, list[str] | None]:
+    """The four reference groups of one stable-sorted contest (SPEC §3); None where the contest is too small."""
+    n = len(captions)
+    slices = {**GROUP_SLICES, "human_median": (n // 2 - 5, n // 2 + 5)}
+    return {name: captions[a:b] if a >= 0 and b <= n else None for name, (a, b) in slices.items()}
+
+
+def read_zhang_groups(paths: dict[str, Path]) -> dict[int, dict[str, list[str]]]:
+    """Zhang's `human_*.csv`: 91 rows, columns 0..9, row i = contest ZHANG_HELD_OUT[i]."""
+    if not paths:
+        return {}
+    if missing := [ZHANG_GROUP_FILES[k] for k in ZHANG_GROUP_FILES if k not in paths]:
+        some = next(iter(paths.values()))
+        raise SourceError(some.parent, f"missing {', '.join(missing)} beside {some.name}",
+                          "provide all four human_*.csv files or none")
+    out: dict[int, dict[str, list[str]]] = {c: {} for c in ZHANG_HELD_OUT}
+    for group, path in paths.items():
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            rows = list(csv.reader(f))
+        if not rows or rows[0] != [str(i) for i in range(10)]:
+            raise SourceError(path, "unknown header", "the first line must be 0,1,...,9", row=0)
+        body = rows[1:]
+        if len(body) != len(ZHANG_HELD_OUT):
+            raise SourceError(path, f"{len(body)} rows instead of {len(ZHANG_HELD_OUT)}",
+                              "keep one row per held-out contest, in the order of the upstream files")
+        for i, (contest, row) in enumerate(zip(ZHANG_HELD_OUT, body, strict=True), start=1):
+            if len(row) != 10:
+                raise SourceError(path, f"{len(row)} captions instead of 10", "write 10 captions per row", row=i)
+            out[contest][group] = row
+    return out
+
+
+def build_caption_ratings(runs: list[Run]) -> dict[str, pa.Table]:
+    """All runs, all captions, split by contest."""
+    parts: dict[str, list[pa.Table]] = {s: [] for s in SPLITS}
+    for run in runs:
+        s, t = run.summary, run.table
+        n = t.num_rows
+        algorithm, _, question = s.algorithm.partition("_")
+        meta = {
+            "contest_number": pa.array(np.full(n, s.contest_number, np.int32)),
+            "run_id": pa.array([s.run_id] * n), "algorithm": pa.array([algorithm] * n),
+            "question": pa.array([question or "funny"] * n), "round": pa.array(np.full(n, s.round, np.int32)),
+            "is_primary": pa.array(np.full(n, run.primary)), "rank": pa.array(np.arange(n, dtype=np.int32)),
+        }
+        for name, col in meta.items():
+            t = t.append_column(name, col)
+        parts[zhang_split(s.contest_number)].append(t)
+    schema = CAPTION_RATINGS.features.arrow_schema
+    return {split: pa.concat_tables([p.select(schema.names).cast(schema) for p in tables])
+            if tables else schema.empty_table() for split, tables in parts.items()}
+
+
+def build_caption_generation(runs: list[Run], descriptions: dict[int, str],
+                             published: dict[int, dict[str, list[str]]]) -> dict[str, pa.Table]:
+    """One row per held-out contest that has published groups or a primary rating run."""
+    primary = {r.summary.contest_number: r for r in runs if r.primary}
+    rows: dict[str, list[dict]] = {"validation": [], "test": []}
+    for contest in ZHANG_HELD_OUT:
+        run = primary.get(contest)
+        from_rule = human_groups(run.table["caption"].to_pylist()) if run else None
+        if contest in published:
+            groups, source = published[contest], "zhang2024"
+            matches = None if from_rule is None else from_rule == groups
+        elif from_rule is not None:
+            groups, source, matches = from_rule, run.summary.run_id, None
+        else:
+            continue
+        rows[zhang_split(contest)].append({
+            "contest_number": contest, "description": descriptions.get(contest), **groups,
+            "n_captions": run.table.num_rows if run else None, "group_source": source,
+            "matches_summary_rule": matches,
+        })
+    schema = CAPTION_GENERATION.features.arrow_schema
+    return {split: pa.Table.from_pylist(r, schema=schema) for split, r in rows.items()}
+
+
+def draw_pairs(mean: np.ndarray, precision: np.ndarray, contest: int) -> tuple[np.ndarray, np.ndarray]:
+    """Zhang's 3-sigma pair rule on one stable-sorted contest; returns (chosen, rejected) positions."""
+    n = len(mean)
+    if n < 2:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    rng = np.random.default_rng([PAIR_SEED, contest])
+    chosen = rng.integers(0, n // 2 + 1, size=MAX_DRAWS)
+    chosen = np.minimum(chosen, n - 2)  # the last caption has nothing strictly below it
+    rejected = chosen + 1 + (rng.random(MAX_DRAWS) * (n - 1 - chosen)).astype(np.int64)
+    keep = mean[chosen] - mean[rejected] > SIGMAS * np.sqrt(precision[chosen] ** 2 + precision[rejected] ** 2)
+    c, r = chosen[keep], rejected[keep]
+    _, first = np.unique(c * n + r, return_index=True)  # distinct pairs, in draw order
+    order = np.sort(first)[:MAX_PAIRS]
+    return c[order], r[order]
+
+
+def build_preference_pairs(runs: list[Run], descriptions: dict[int, str]) -> dict[str, pa.Table]:
+    """Pairs from each contest's primary run, split like the contests."""
+    parts: dict[str, list[pa.Table]] = {s: [] for s in SPLITS}
+    schema = PREFERENCE_PAIRS.features.arrow_schema
+    for run in runs:
+        if not run.primary:
+            continue
+        t, contest = run.table, run.summary.contest_number
+        mean, precision = t["mean"].to_numpy(), t["precision"].to_numpy()
+        c, r = draw_pairs(mean, precision, contest)
+        if len(c) == 0:
+            continue
+        caption = t["caption"]
+        parts[zhang_split(contest)].append(pa.table({
+            "contest_number": pa.array(np.full(len(c), contest, np.int32)),
+            "run_id": pa.array([run.summary.run_id] * len(c)),
+            "description": pa.array([descriptions.get(contest)] * len(c), pa.string()),
+            "chosen": caption.take(pa.array(c)), "rejected": caption.take(pa.array(r)),
+            "chosen_rank": pa.array(c.astype(np.int32)), "rejected_rank": pa.array(r.astype(np.int32)),
+            "chosen_mean": pa.array(mean[c]), "rejected_mean": pa.array(mean[r]),
+            "chosen_precision": pa.array(precision[c]), "rejected_precision": pa.array(precision[r]),
+        }, schema=schema))
+    return {split: pa.concat_tables(tables) if tables else schema.empty_table()
+            for split, tables in parts.items()}
+
+
+def build(sources: SourceFiles, configs: set[str], progress: bool = True) -> list[BuiltConfig]:
+    """Build the requested Zhang configs whose sources are present below the source folder."""
+    wanted = [name for name in CONFIGS if name in configs]
+    if not wanted or not (sources.summaries or sources.zhang_groups):
+        return []
+    runs = read_runs(sources, progress)
+    descriptions = read_descriptions(sources.descriptions)
+    built = []
+    if "caption_ratings" in wanted and runs:
+        built.append(BuiltConfig(CAPTION_RATINGS, build_caption_ratings(runs)))
+    if "caption_generation" in wanted:
+        built.append(BuiltConfig(CAPTION_GENERATION, build_caption_generation(
+            runs, descriptions, read_zhang_groups(sources.zhang_groups))))
+    if "preference_pairs" in wanted and runs:
+        built.append(BuiltConfig(PREFERENCE_PAIRS, build_preference_pairs(runs, descriptions)))
+    return built

@@ -1,0 +1,88 @@
+"""The `nycc-bench` command line: `build` the Hub dataset repo and run the `demo`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .builders import ALL_CONFIGS, BuildReport, SourceError, build_dataset
+
+SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
+
+
+def resolve_source(source: str, progress: bool = True) -> list[Path]:
+    """`sample` → the embedded sample; `upstream` → download the real sources; anything else is a folder."""
+    if source == "sample":
+        if not SAMPLE_DIR.is_dir():
+            raise SourceError(SAMPLE_DIR, "the embedded sample is not here",
+                              "run from a source checkout of nycc-bench, or pass a folder to --source")
+        return [SAMPLE_DIR]
+    if source == "upstream":
+        from .builders.download import fetch_upstream
+
+        return fetch_upstream(progress=progress)
+    return [Path(source)]
+
+
+def summary_table(report: BuildReport) -> str:
+    """A plain-text table of configs and their split sizes, as printed after a build."""
+    splits = ("train", "validation", "test")
+    header = f"{'config':<28}" + "".join(f"{s:>12}" for s in splits)
+    lines = [header, "-" * len(header)]
+    for name, rows in report.rows.items():
+        lines.append(f"{name:<28}" + "".join(f"{rows[s]:>12,}" if s in rows else f"{'-':>12}" for s in splits))
+    if report.skipped:
+        lines.append(f"no source for: {', '.join(report.skipped)}")
+    lines.append(f"written to {report.out_dir}  (load with datasets.load_dataset({str(report.out_dir)!r}, CONFIG))")
+    return "\n".join(lines)
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    """Build the dataset repo from a source and print what was written."""
+    report = build_dataset(resolve_source(args.source, not args.quiet), Path(args.out), args.configs,
+                           progress=not args.quiet)
+    print(summary_table(report))
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """The main job on the embedded sample: build every config and show the table."""
+    out = Path(args.out)
+    report = build_dataset(resolve_source("sample"), out / "dataset", progress=not args.quiet)
+    print(summary_table(report))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    p = argparse.ArgumentParser(prog="nycc-bench", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("build", help="build the Hub dataset repo (parquet + card) from upstream raw files")
+    b.add_argument("--source", default="sample",
+                   help="'sample' (embedded), 'upstream' (download the real sources) or a folder holding "
+                        "upstream files under their upstream names (default: sample)")
+    b.add_argument("--out", required=True, help="output folder (its data/ is replaced)")
+    b.add_argument("--configs", nargs="+", metavar="CONFIG",
+                   help=f"only these configs (default: all): {', '.join(ALL_CONFIGS)}")
+    b.add_argument("--quiet", action="store_true", help="no progress bars")
+    b.set_defaults(func=cmd_build)
+    d = sub.add_parser("demo", help="run the main job on the embedded sample")
+    d.add_argument("--out", default="out/demo", help="output folder (default: out/demo)")
+    d.add_argument("--quiet", action="store_true", help="no progress bars")
+    d.set_defaults(func=cmd_demo)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: bad input ends with one clear line on stderr and exit status 2."""
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (SourceError, ValueError) as err:
+        print(f"nycc-bench {args.command}: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
