@@ -76,10 +76,12 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: bad input ends with one clear line on stderr and exit status 2."""
+    from .builders.download import DownloadError
+
     args = parser().parse_args(argv)
     try:
         return args.func(args)
-    except (SourceError, ValueError) as err:
+    except (SourceError, ValueError, DownloadError) as err:
         print(f"nycc-bench {args.command}: error: {err}", file=sys.stderr)
         return 2
 

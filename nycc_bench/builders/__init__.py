@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from .writer import BuiltConfig, write_config
 FAMILIES = {"hessel2023": hessel2023, "zhang2024": zhang2024, "humorbench": humorbench}
 ALL_CONFIGS: dict[str, str] = {name: key for key, mod in FAMILIES.items() for name in mod.CONFIGS}
 
-__all__ = ["ALL_CONFIGS", "BuildReport", "SourceError", "build_dataset", "check_configs"]
+__all__ = ["ALL_CONFIGS", "BuildReport", "SourceError", "build_dataset", "check_configs", "family_main"]
 
 
 @dataclass
@@ -67,3 +68,12 @@ def build_dataset(source: Path | list[Path], out_dir: Path, configs: list[str] |
     write_card(out_dir, built, infos)
     rows = {b.spec.name: {s: t.num_rows for s, t in b.splits.items()} for b in built}
     return BuildReport(out_dir, rows, sorted(wanted - set(rows), key=order.index))
+
+
+def family_main(family: str, argv: list[str] | None = None) -> int:
+    """`dataset_scripts/<family>.py`: `nycc-bench build` restricted to one family's configs."""
+    from ..cli import main
+
+    configs = [name for name, key in ALL_CONFIGS.items() if key == family]
+    args = list(sys.argv[1:] if argv is None else argv)
+    return main(["build", *args, "--configs", *configs])

@@ -15,6 +15,10 @@ from tqdm.auto import tqdm
 HESSEL_REPO = "jmhessel/newyorker_caption_contest"
 
 
+class DownloadError(RuntimeError):
+    """An upstream source could not be fetched as pinned; the message names the URL or the repository."""
+
+
 @dataclass(frozen=True)
 class GitHubSource:
     """Files of one GitHub repository at a pinned commit, selected by glob patterns on their paths."""
@@ -57,21 +61,29 @@ def _selected(paths: list[str], patterns: tuple[str, ...]) -> list[str]:
     return sorted(p for p in paths if any(match(p, pat) for pat in patterns))
 
 
+def _get(client: httpx.Client, url: str) -> httpx.Response:
+    """GET with a clear error: the status and URL, never a traceback from deep inside the HTTP client."""
+    try:
+        response = client.get(url)
+    except httpx.HTTPError as err:
+        raise DownloadError(f"cannot reach {url}: {err}") from err
+    if response.status_code != 200:
+        raise DownloadError(f"{url} answered {response.status_code}")
+    return response
+
+
 def fetch_github(source: GitHubSource, client: httpx.Client, progress: bool = True) -> Path:
     """Download the selected files of one repository at its commit; files already cached are kept."""
     folder = cache_root() / source.repo.replace("/", "__") / source.commit
-    tree = client.get(f"{github_api()}/repos/{source.repo}/git/trees/{source.commit}",
-                      params={"recursive": "1"})
-    tree.raise_for_status()
+    tree = _get(client, f"{github_api()}/repos/{source.repo}/git/trees/{source.commit}?recursive=1")
     paths = _selected([e["path"] for e in tree.json()["tree"] if e["type"] == "blob"], source.patterns)
     if not paths:
-        raise RuntimeError(f"{source.repo}@{source.commit}: no file matches {', '.join(source.patterns)}")
+        raise DownloadError(f"{source.repo}@{source.commit}: no file matches {', '.join(source.patterns)}")
     for path in tqdm(paths, desc=source.repo, unit="file", disable=not progress):
         target = folder / path
         if target.exists():
             continue
-        response = client.get(f"{github_raw()}/{source.repo}/{source.commit}/{quote(path)}")
-        response.raise_for_status()
+        response = _get(client, f"{github_raw()}/{source.repo}/{source.commit}/{quote(path)}")
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_name(target.name + ".incomplete")
         partial.write_bytes(response.content)
@@ -83,7 +95,10 @@ def fetch_upstream(progress: bool = True, include_hessel: bool = True) -> list[P
     """Fetch every upstream source; return the folders to build from (`nycc-bench build --source upstream`)."""
     folders = []
     if include_hessel:
-        folders.append(Path(snapshot_download(HESSEL_REPO, repo_type="dataset", allow_patterns=["*/*.parquet"])))
+        # HF_ENDPOINT is read now, not at import, so a mirror set at run time is honoured.
+        folders.append(Path(snapshot_download(
+            HESSEL_REPO, repo_type="dataset", allow_patterns=["*/*.parquet"],
+            endpoint=os.environ.get("HF_ENDPOINT"), cache_dir=constants.HF_HUB_CACHE)))
     with httpx.Client(timeout=60, follow_redirects=True) as client:
         folders += [fetch_github(s, client, progress) for s in GITHUB_SOURCES]
     return folders

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,14 +62,14 @@ def _set_once(current: Path | None, found: Path, what: str) -> Path:
 
 
 def _files(root: Path) -> list[Path]:
-    """Every file below `root`, skipping hidden folders, virtualenvs and caches, in a stable order."""
+    """Every file below `root` (symlinks followed), skipping hidden folders, virtualenvs and caches."""
     if not root.is_dir():
         raise SourceError(root, "the source folder does not exist", "pass an existing folder to --source")
-    return sorted(
-        p for p in root.rglob("*")
-        if p.is_file() and not any(part.startswith(".") or part in {"venv", "__pycache__"}
-                                   for part in p.relative_to(root).parts[:-1])
-    )
+    out = []
+    for folder, dirs, files in os.walk(root, followlinks=True):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in {"venv", "__pycache__"}]
+        out += [Path(folder) / f for f in files]
+    return sorted(out)
 
 
 def discover(*roots: Path) -> SourceFiles:
