@@ -65,6 +65,14 @@ def test_bad_summary(tmp_path: Path, text: str, fragments: list[str]) -> None:
     _fails(tmp_path, *fragments)
 
 
+def test_nextml_variant_votes_may_exceed_counts(tmp_path: Path) -> None:
+    """The newer repo's votes can exceed the three counts (its mean divides by votes); fewer is an error."""
+    _write(tmp_path / "src", "summaries/800.csv", f"{NEXTML_HEADER}\nA caption,2.0,0.1,14,1,1,1\n")
+    assert build_dataset(tmp_path / "src", tmp_path / "out", progress=False).rows["caption_ratings"]["train"] == 1
+    _write(tmp_path / "src", "summaries/800.csv", f"{NEXTML_HEADER}\nA caption,2.0,0.1,2,1,1,1\n")
+    _fails(tmp_path, "800.csv", "row 1", "vote count is below")
+
+
 def test_bad_nextml_variant_type(tmp_path: Path) -> None:
     """The newer header variant is checked the same way (votes must be whole numbers)."""
     _write(tmp_path / "src", "summaries/800.csv", f"{NEXTML_HEADER}\nA caption,2.0,0.1,3.5,1,1,1\n")

@@ -10,7 +10,7 @@ from pathlib import Path
 from .errors import SourceError
 
 API_SUMMARY = re.compile(r"^(?P<contest>\d+)(?:-round(?P<round>\d+))?_summary_(?P<algo>[A-Za-z_]+)\.csv$")
-NEXTML_SUMMARY = re.compile(r"^(?P<contest>\d+)(?:_(?P<algo>[A-Za-z_]+))?\.csv$")
+NEXTML_SUMMARY = re.compile(r"^(?P<contest>\d+)(?:_(?P<algo>[A-Za-z][A-Za-z_-]*))?\.csv$")  # e.g. 559_lil-KLUCB
 HESSEL_SHARD = re.compile(
     r"^newyorker_caption_contest-(?P<split>train|validation|test)(?:-\d{5}-of-\d{5})?\.parquet$"
 )

@@ -11,6 +11,7 @@ from pathlib import Path
 import datasets
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
 from ..contests import SPLITS, ZHANG_HELD_OUT, zhang_split
@@ -53,13 +54,17 @@ CAPTION_GENERATION = ConfigSpec(
     name="caption_generation",
     family="zhang2024",
     features=datasets.Features({
-        "contest_number": I32, "description": STR, "human_top10": GROUP, "human_200": GROUP,
+        "contest_number": I32, "description": STR, "image": datasets.Image(), "image_location": STR,
+        "image_description": STR, "image_uncanny_description": STR, "entities": datasets.List(STR),
+        "human_top10": GROUP, "human_200": GROUP,
         "human_1000": GROUP, "human_median": GROUP, "n_captions": I32, "group_source": STR,
         "matches_summary_rule": datasets.Value("bool"),
     }),
     description=(
         "One row per held-out contest of Zhang et al. (validation 44, test 47): the cartoon description where "
-        "nextml has one, and four human reference groups of 10 captions: `human_top10` (sorted positions "
+        "nextml has one, Hessel et al.'s image and annotations (location, description, uncanny description, "
+        "entities: what Zhang's generation prompt uses) where the Hessel data has the contest, and four human "
+        "reference groups of 10 captions: `human_top10` (sorted positions "
         "0-9), `human_200` (200-209), `human_1000` (1000-1009) and `human_median` (n//2-5 .. n//2+4), from a "
         "stable sort of the contest's primary rating run by mean descending. Where Zhang et al.'s published "
         "`human_*.csv` are available they are used as published (`group_source` = `zhang2024`) and "
@@ -151,11 +156,14 @@ def build_caption_ratings(runs: list[Run]) -> dict[str, pa.Table]:
     for run in runs:
         s, t = run.summary, run.table
         n = t.num_rows
-        algorithm, _, question = s.algorithm.partition("_")
+        algorithm, question = s.algorithm, "funny"
+        for asked in ("funny", "original"):  # 560_summary_KLUCB_original.csv asked "how original?"
+            if algorithm.endswith(f"_{asked}"):
+                algorithm, question = algorithm.removesuffix(f"_{asked}"), asked
         meta = {
             "contest_number": pa.repeat(pa.scalar(s.contest_number, pa.int32()), n),
             "run_id": pa.repeat(s.run_id, n), "algorithm": pa.repeat(algorithm, n),
-            "question": pa.repeat(question or "funny", n), "round": pa.repeat(pa.scalar(s.round, pa.int32()), n),
+            "question": pa.repeat(question, n), "round": pa.repeat(pa.scalar(s.round, pa.int32()), n),
             "is_primary": pa.repeat(run.primary, n), "rank": pa.array(np.arange(n, dtype=np.int32)),
         }
         for name, col in meta.items():
@@ -166,8 +174,21 @@ def build_caption_ratings(runs: list[Run]) -> dict[str, pa.Table]:
             if tables else schema.empty_table() for split, tables in parts.items()}
 
 
+def read_hessel_annotations(sources: SourceFiles) -> dict[int, dict]:
+    """Per contest, the image and scene annotations of Hessel's `matching` config (every split of fold 0)."""
+    columns = ["contest_number", "image", "image_location", "image_description", "image_uncanny_description",
+               "entities"]
+    out: dict[int, dict] = {}
+    for split in ("train", "validation", "test"):
+        for path in sorted(sources.hessel.get("matching", {}).get(split, [])):
+            for row in pq.read_table(path, columns=columns).to_pylist():
+                out.setdefault(row["contest_number"], {k: v for k, v in row.items() if k != "contest_number"})
+    return out
+
+
 def build_caption_generation(runs: list[Run], descriptions: dict[int, str],
-                             published: dict[int, dict[str, list[str]]]) -> dict[str, pa.Table]:
+                             published: dict[int, dict[str, list[str]]],
+                             annotations: dict[int, dict]) -> dict[str, pa.Table]:
     """One row per held-out contest that has published groups or a primary rating run."""
     primary = {r.summary.contest_number: r for r in runs if r.primary}
     rows: dict[str, list[dict]] = {"validation": [], "test": []}
@@ -182,7 +203,8 @@ def build_caption_generation(runs: list[Run], descriptions: dict[int, str],
         else:
             continue
         rows[zhang_split(contest)].append({
-            "contest_number": contest, "description": descriptions.get(contest), **groups,
+            "contest_number": contest, "description": descriptions.get(contest),
+            **annotations.get(contest, {}), **groups,
             "n_captions": run.table.num_rows if run else None, "group_source": source,
             "matches_summary_rule": matches,
         })
@@ -244,7 +266,7 @@ def build(sources: SourceFiles, configs: set[str], progress: bool = True) -> lis
         built.append(BuiltConfig(CAPTION_RATINGS, build_caption_ratings(runs)))
     if "caption_generation" in wanted:
         built.append(BuiltConfig(CAPTION_GENERATION, build_caption_generation(
-            runs, descriptions, read_zhang_groups(sources.zhang_groups))))
+            runs, descriptions, read_zhang_groups(sources.zhang_groups), read_hessel_annotations(sources))))
     if "preference_pairs" in wanted and runs:
         built.append(BuiltConfig(PREFERENCE_PAIRS, build_preference_pairs(runs, descriptions)))
     return built
