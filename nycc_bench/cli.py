@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
 
@@ -46,6 +47,18 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run a system on a task and write predictions (resumable)."""
+    from .runner import run_task
+
+    summary = run_task(args.task, args.system, args.out, dataset=args.dataset, split=args.split, fold=args.fold,
+                       shots=args.shots, seed=args.seed, base_url=args.base_url, limit=args.limit,
+                       progress=not args.quiet)
+    print(f"{summary.out}: {summary.total} instances, {summary.answered} answered now, {summary.resumed} "
+          f"already there, {summary.unparsed} unparseable")
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job on the embedded sample: build every config and show the table."""
     out = Path(args.out)
@@ -67,6 +80,25 @@ def parser() -> argparse.ArgumentParser:
                    help=f"only these configs (default: all): {', '.join(ALL_CONFIGS)}")
     b.add_argument("--quiet", action="store_true", help="no progress bars")
     b.set_defaults(func=cmd_build)
+    from .systems import SPECS
+    from .tasks import TASKS
+    from .tasks.instances import DEFAULT_DATASET
+
+    r = sub.add_parser("run", help="run a system on a task; writes predictions JSONL (resumable)",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog="systems:\n" + "\n".join(f"  {k:<26} {v}" for k, v in SPECS.items()))
+    r.add_argument("--task", required=True, help=f"one of: {', '.join(TASKS)}")
+    r.add_argument("--system", required=True, help="system spec, e.g. random, sbert:MODEL, hf:MODEL, openai:MODEL")
+    r.add_argument("--out", required=True, help="predictions file (JSONL); an existing one is resumed")
+    r.add_argument("--dataset", default=DEFAULT_DATASET, help=f"dataset folder or Hub repo (default {DEFAULT_DATASET})")
+    r.add_argument("--split", help="split (default: test)")
+    r.add_argument("--fold", type=int, default=0, help="cross-validation fold 0..4 of the Hessel tasks")
+    r.add_argument("--shots", type=int, default=0, help="in-context examples from train (Hessel, from description)")
+    r.add_argument("--seed", type=int, default=0, help="seed of the shots")
+    r.add_argument("--base-url", help="OpenAI-compatible endpoint for openai:<model> (vLLM, TGI, Ollama, ...)")
+    r.add_argument("--limit", type=int, help="only the first N instances (a smoke test)")
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.set_defaults(func=cmd_run)
     d = sub.add_parser("demo", help="run the main job on the embedded sample")
     d.add_argument("--out", default="out/demo", help="output folder (default: out/demo)")
     d.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -79,6 +111,11 @@ def main(argv: list[str] | None = None) -> int:
     from .builders.download import DownloadError
 
     args = parser().parse_args(argv)
+    if getattr(args, "quiet", False):
+        import datasets
+
+        datasets.disable_progress_bars()
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         return args.func(args)
     except (SourceError, ValueError, DownloadError) as err:

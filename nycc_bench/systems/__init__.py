@@ -1,0 +1,47 @@
+"""Systems under test, named by a short spec: `random`, `length`, `sbert:<model>`, `hf:<model>[@rev]`, ..."""
+
+from __future__ import annotations
+
+from .base import Output, System
+
+SPECS = {
+    "random[:SEED]": "uniform random letters / random train texts (seeded)",
+    "length": "the longest caption (multiple choice only)",
+    "sbert:<model>": "sentence-transformers similarity to the description; retrieval for generation",
+    "hf:<model>[@revision]": "a transformers causal LM: letters by log-likelihood, text by generation",
+    "vlm:<model>[@revision]": "a transformers image-text-to-text model, for the from-pixels tasks",
+    "clip:<model>[@revision]": "CLIP zero-shot for matching/ranking from pixels",
+    "openai:<model>": "any OpenAI-compatible chat endpoint (--base-url; key from OPENAI_API_KEY)",
+}
+
+
+def make_system(spec: str, dataset: str, base_url: str | None = None, **options: object) -> System:
+    """Build a system from its spec; a bad spec gets an error that lists the valid forms."""
+    kind, _, arg = spec.partition(":")
+    if kind == "random":
+        from .baselines import RandomSystem
+
+        if arg and not arg.isdigit():
+            raise ValueError(f"system: random takes a whole-number seed (random:7), got {spec!r}")
+        return RandomSystem(dataset, int(arg or 0))
+    if kind == "length" and not arg:
+        from .baselines import LengthSystem
+
+        return LengthSystem()
+    if kind == "sbert" and arg:
+        from .baselines import SbertSystem
+
+        return SbertSystem(arg, dataset)
+    if kind == "openai" and arg:
+        from .api import OpenAISystem
+
+        return OpenAISystem(arg, base_url=base_url, **options)  # type: ignore[arg-type]
+    if kind in ("hf", "vlm", "clip") and arg:
+        from . import hf
+
+        return hf.make(kind, arg, **options)
+    forms = "\n".join(f"  {form:<26} {text}" for form, text in SPECS.items())
+    raise ValueError(f"system: cannot read {spec!r}; a system is one of:\n{forms}")
+
+
+__all__ = ["SPECS", "Output", "System", "make_system"]

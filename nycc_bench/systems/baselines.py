@@ -1,0 +1,130 @@
+"""Baselines that need no network: random (seeded), caption length, and SBERT similarity / retrieval."""
+
+from __future__ import annotations
+
+import random
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from ..tasks import Task
+from ..tasks.instances import Instance, _seed, load_split
+from .base import Output, System
+
+N_CAPTIONS = 10
+POOL_TOP_RANKS = 200  # retrieval pools hold each train contest's 200 best-rated captions
+
+
+def text_pool(task: Task, dataset: str) -> list[str]:
+    """Train-split texts a retrieval baseline may answer with (never the split being scored).
+
+    Captions: the best-rated captions of every train contest's primary rating run. Explanations: the human
+    explanations of Hessel's `explanation` train split (also used for HumorBench, which has no train split).
+    """
+    if task.name == "caption_generation":
+        ratings = load_split(dataset, "caption_ratings", "train")
+        ratings = ratings.filter(lambda r: r["is_primary"] and r["rank"] < POOL_TOP_RANKS,
+                                 input_columns=None, desc=None)
+        pool = list(dict.fromkeys(ratings["caption"]))
+    else:
+        pool = list(dict.fromkeys(load_split(dataset, "explanation", "train")["label"]))
+    if not pool:
+        raise ValueError(f"dataset: no train texts to draw {task.name} answers from")
+    return pool
+
+
+class RandomSystem(System):
+    """Uniform random letters; for generation, random train texts. Seeded per instance, so order-independent."""
+
+    def __init__(self, dataset: str, seed: int = 0) -> None:
+        self.spec, self.dataset, self.seed = f"random:{seed}" if seed else "random", dataset, seed
+
+    def choose(self, task: Task, instances: list[Instance]) -> list[Output]:
+        out = []
+        for inst in instances:
+            letter = random.Random(_seed(self.seed, inst.instance_id)).choice(inst.letters)
+            out.append(Output(raw=letter, letter=letter))
+        return out
+
+    def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
+        pool = text_pool(task, self.dataset)
+        k = N_CAPTIONS if task.name == "caption_generation" else 1
+        out = []
+        for inst in instances:
+            picked = random.Random(_seed(self.seed, inst.instance_id)).sample(pool, min(k, len(pool)))
+            out.append(Output(raw="\n".join(f"{i}. {t}" for i, t in enumerate(picked, 1)) if k > 1 else picked[0]))
+        return out
+
+    def describe(self) -> dict:
+        return {"spec": self.spec, "seed": self.seed}
+
+
+class LengthSystem(System):
+    """Pick the longest caption (characters; ties go to the earlier letter): a test of length bias."""
+
+    spec = "length"
+
+    def choose(self, task: Task, instances: list[Instance]) -> list[Output]:
+        out = []
+        for inst in instances:
+            letter = inst.letters[int(np.argmax([len(c) for c in inst.choices]))]
+            out.append(Output(raw=letter, letter=letter))
+        return out
+
+    def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
+        raise ValueError(f"system: length answers multiple-choice tasks only, not {task.name}")
+
+
+class SbertSystem(System):
+    """Sentence-embedding similarity between the cartoon description and each candidate text.
+
+    Choice tasks: the caption closest to the description. Generation: retrieval of the closest train texts
+    (10 captions for caption generation, one explanation otherwise).
+    """
+
+    def __init__(self, model: str, dataset: str, batch_size: int = 64) -> None:
+        self.spec, self.model_name, self.dataset, self.batch_size = f"sbert:{model}", model, dataset, batch_size
+
+    @cached_property
+    def model(self) -> Any:  # sentence_transformers is imported lazily: it is an optional extra
+        from sentence_transformers import SentenceTransformer
+
+        from ..scoring.sbert import resolve_model
+
+        return SentenceTransformer(resolve_model(self.model_name), device="cpu")
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        return self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
+                                 convert_to_numpy=True, show_progress_bar=False)
+
+    def _check(self, task: Task, instances: list[Instance]) -> None:
+        if missing := [i.instance_id for i in instances if not i.context]:
+            raise ValueError(f"system: sbert needs a text description, and {task.name} instance {missing[0]} "
+                             "has none (from-pixels tasks: use clip:<model>)")
+
+    def choose(self, task: Task, instances: list[Instance]) -> list[Output]:
+        self._check(task, instances)
+        contexts = self._embed([i.context for i in instances])
+        out = []
+        for inst, ctx in zip(instances, contexts, strict=True):
+            sims = self._embed(inst.choices) @ ctx
+            letter = inst.letters[int(np.argmax(sims))]
+            out.append(Output(raw={"similarities": [round(float(s), 6) for s in sims]}, letter=letter))
+        return out
+
+    def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
+        self._check(task, instances)
+        pool = text_pool(task, self.dataset)
+        pool_emb = self._embed(pool)
+        k = N_CAPTIONS if task.name == "caption_generation" else 1
+        sims = self._embed([i.context for i in instances]) @ pool_emb.T
+        out = []
+        for row in sims:
+            best = np.argsort(-row, kind="stable")[:k]
+            texts = [pool[j] for j in best]
+            out.append(Output(raw="\n".join(f"{i}. {t}" for i, t in enumerate(texts, 1)) if k > 1 else texts[0]))
+        return out
+
+    def describe(self) -> dict:
+        return {"spec": self.spec, "model": self.model_name}
