@@ -1,0 +1,49 @@
+"""Judge backends: an OpenAI-compatible HTTP endpoint, or a local transformers causal LM."""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol
+
+from ..chat import ChatRequest, Completion
+from ..config import JudgeConfig
+from ..errors import JudgeError
+
+
+class RequestFailed(JudgeError):
+    """One call failed after the backend's own retries; the engine records it as ERROR and moves on."""
+
+
+class Session(Protocol):
+    """A backend opened on the running event loop."""
+
+    async def complete(self, request: ChatRequest) -> Completion:
+        """One chat completion; raises RequestFailed (item-level) or FatalJudgeError (run-level)."""
+        ...
+
+
+class Backend(Protocol):
+    """What the engine needs from a backend: its identity, and sessions (one per run, so runs on several
+    threads or event loops never share an HTTP client)."""
+
+    def identity(self) -> dict[str, Any]:
+        """Backend, model, base URL and extra request fields: the cache key's model part (no secrets)."""
+        ...
+
+    def session(self) -> AbstractAsyncContextManager[Session]:
+        """``async with backend.session() as session:`` opens it on the running loop."""
+        ...
+
+
+def make_backend(config: JudgeConfig) -> Backend:
+    """The backend ``config.backend`` names."""
+    if config.backend == "openai":
+        from .openai_backend import OpenAIBackend
+
+        return OpenAIBackend(config)
+    from .transformers_backend import TransformersBackend
+
+    return TransformersBackend(config)
+
+
+__all__ = ["Backend", "RequestFailed", "Session", "make_backend"]

@@ -1,0 +1,84 @@
+"""The two values every backend speaks: a chat request and its completion."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+Message = dict[str, Any]
+"""An OpenAI chat message: ``{"role": ..., "content": str | list of content parts}``."""
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One chat call. ``top_logprobs`` > 0 asks for the first positions' alternatives.
+
+    ``logprob_tokens`` are strings whose log-probability at the first answer position a backend that can
+    read logits (transformers) reports exactly; an API backend reports what ``top_logprobs`` returns.
+    ``sample_index`` distinguishes repeated samples of the same prompt in the cache; it is not sent.
+    """
+
+    messages: tuple[Message, ...]
+    max_tokens: int
+    temperature: float | None
+    top_logprobs: int = 0
+    logprob_tokens: tuple[str, ...] = ()
+    sample_index: int = 0
+
+    def key_data(self) -> dict[str, Any]:
+        """Everything about the request that changes the answer (the cache key's request part)."""
+        return {
+            "messages": list(self.messages),
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "top_logprobs": self.top_logprobs,
+            "logprob_tokens": list(self.logprob_tokens),
+            "sample_index": self.sample_index,
+        }
+
+    def text_length(self) -> int:
+        """Characters of text in the messages (images are not counted)."""
+        total = 0
+        for message in self.messages:
+            content = message.get("content")
+            if isinstance(content, str):
+                total += len(content)
+            elif isinstance(content, list):
+                total += sum(len(part.get("text", "")) for part in content if isinstance(part, dict))
+        return total
+
+
+@dataclass(frozen=True)
+class Completion:
+    """What came back: the text, the first position's top log-probabilities, token counts."""
+
+    text: str
+    top_logprobs: tuple[tuple[str, float], ...] | None = None
+    token_logprobs: dict[str, float] | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    finish_reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form stored in the cache."""
+        return {
+            "text": self.text,
+            "top_logprobs": None if self.top_logprobs is None else [list(t) for t in self.top_logprobs],
+            "token_logprobs": self.token_logprobs,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "finish_reason": self.finish_reason,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Completion:
+        """Inverse of :meth:`to_dict`."""
+        top = data.get("top_logprobs")
+        return cls(
+            text=data["text"],
+            top_logprobs=None if top is None else tuple((str(t), float(lp)) for t, lp in top),
+            token_logprobs=data.get("token_logprobs"),
+            prompt_tokens=int(data.get("prompt_tokens") or 0),
+            completion_tokens=int(data.get("completion_tokens") or 0),
+            finish_reason=data.get("finish_reason"),
+        )

@@ -1,0 +1,112 @@
+"""Judge configuration as data: backend, model, sampling, cache, concurrency and prices."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+BACKENDS: tuple[str, ...] = ("openai", "transformers")
+
+DEFAULT_PRICES: dict[str, tuple[float, float]] = {
+    # USD per 1M (input, output) tokens, OpenAI list prices; check the provider's page before a big run.
+    "gpt-4o": (2.50, 10.00),
+    "gpt-4o-2024-08-06": (2.50, 10.00),
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4-turbo": (10.00, 30.00),
+    "gpt-4.1": (2.00, 8.00),
+    "gpt-4.1-mini": (0.40, 1.60),
+    "o3": (2.00, 8.00),
+}
+
+
+def default_cache_dir() -> Path:
+    """Where the judge cache lives unless the config names a folder.
+
+    ``$NYCC_BENCH_CACHE/judge`` if that variable is set, else ``$XDG_CACHE_HOME/nycc_bench/judge``, else
+    ``~/.cache/nycc_bench/judge``: always outside the installed package.
+    """
+    root = os.environ.get("NYCC_BENCH_CACHE")
+    if root:
+        return Path(root).expanduser() / "judge"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "nycc_bench" / "judge"
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """Everything that defines a judge, as plain data (it holds no API key and can be written next to results).
+
+    ``temperature`` and ``max_tokens`` left as None take each protocol's default (Overall: 0 and 1 token;
+    Best Pick: 0; autograder: 0; explainer: 1.0, as in the HumorBench paper). ``prompt_version`` None means
+    each protocol's current version; a pinned version a protocol does not know is an error.
+    ``api_key_env`` names an extra environment variable to read the key from (e.g. ``TOGETHER_API_KEY``);
+    the key itself is never a field.
+    """
+
+    backend: str = "openai"
+    model: str = "gpt-4o"
+    base_url: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    top_logprobs: int = 20
+    prompt_version: str | None = None
+    cache_dir: str | None = None
+    use_cache: bool = True
+    max_concurrency: int = 16
+    retries: int = 6
+    parse_retries: int = 2
+    timeout_s: float = 120.0
+    prices: Mapping[str, tuple[float, float]] = field(default_factory=lambda: dict(DEFAULT_PRICES))
+    extra_body: Mapping[str, Any] = field(default_factory=dict)
+    api_key_env: str | None = None
+    device: str | None = None
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
+        if self.max_concurrency < 1:
+            raise ValueError("max_concurrency must be at least 1")
+        if self.retries < 0 or self.parse_retries < 0:
+            raise ValueError("retries and parse_retries must be non-negative")
+        if not 0 <= self.top_logprobs <= 20:
+            raise ValueError("top_logprobs must be between 0 and 20 (the OpenAI limit)")
+
+    def resolved_cache_dir(self) -> Path:
+        """The cache folder this config uses."""
+        return Path(self.cache_dir).expanduser() if self.cache_dir else default_cache_dir()
+
+    def price(self) -> tuple[float, float] | None:
+        """USD per 1M (input, output) tokens for this model; 0 for a local model; None if unknown."""
+        if self.backend == "transformers":
+            return (0.0, 0.0)
+        value = self.prices.get(self.model)
+        return None if value is None else (float(value[0]), float(value[1]))
+
+    def replace(self, **changes: Any) -> JudgeConfig:
+        """A copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for a results file (JSON-serialisable)."""
+        data = dataclasses.asdict(self)
+        data["prices"] = {k: list(v) for k, v in self.prices.items()}
+        data["extra_body"] = dict(self.extra_body)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> JudgeConfig:
+        """Inverse of :meth:`to_dict`; unknown keys are an error naming the known ones."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown JudgeConfig fields {sorted(unknown)}; known: {sorted(known)}")
+        values = dict(data)
+        if "prices" in values:
+            values["prices"] = {k: (float(v[0]), float(v[1])) for k, v in values["prices"].items()}
+        return cls(**values)

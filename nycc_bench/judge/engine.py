@@ -1,0 +1,317 @@
+"""The judge engine: cached, deduplicated, concurrent, resumable execution of judge jobs, with accounting.
+
+A protocol turns its inputs into :class:`Job` s (a request, a parser, the fields to copy into the output);
+the engine runs them and returns one record per job, in order::
+
+    engine = JudgeEngine(JudgeConfig(model="gpt-4o"))
+    print(engine.estimate(jobs))          # dry run: calls still to make, estimated cost; spends nothing
+    records = engine.run(jobs)            # sync entry (also inside a running event loop)
+    records = await engine.arun(jobs)     # async entry
+    print(engine.last_stats.summary())    # calls, cached, failed, tokens, USD, wall time
+
+Rules: identical requests in a run are sent once; a cached success is never re-sent; each success is
+committed to the cache as soon as it arrives (a killed run resumes where it stopped); a reply the parser
+rejects (``verdict == "ERROR"``) is asked again up to ``parse_retries`` times and then recorded as ERROR with
+its raw text; a call that fails after the HTTP client's retries is recorded as ERROR with the (key-redacted)
+reason. Neither kind of failure is cached, so a re-run asks again. Errors that doom the whole run (bad key,
+unknown model, an endpoint without the log-probabilities a protocol needs) raise :class:`FatalJudgeError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from tenacity import AsyncRetrying, retry_if_result, stop_after_attempt
+
+from .backends import Backend, RequestFailed, Session, make_backend
+from .cache import JudgeCache, cache_key
+from .chat import ChatRequest, Completion
+from .config import JudgeConfig
+from .pricing import cost_usd, estimate_prompt_tokens
+from .sync import run_sync
+
+log = logging.getLogger("nycc_bench.judge")
+
+Record = dict[str, Any]
+ERROR = "ERROR"
+
+
+@dataclass(frozen=True)
+class Job:
+    """One judge call: the request, how to read the reply, and what to copy into its output record.
+
+    ``parse(completion)`` returns the record's fields; ``"verdict": "ERROR"`` among them means the reply is
+    unusable (it is retried, never cached). ``failure`` holds the fields of a record whose call failed.
+    ``expected_output_tokens`` feeds the dry-run estimate (``None``: ``request.max_tokens``).
+    """
+
+    request: ChatRequest
+    parse: Callable[[Completion], Record]
+    prompt_version: str
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    failure: Mapping[str, Any] = field(default_factory=lambda: {"verdict": ERROR})
+    expected_output_tokens: int | None = None
+
+
+@dataclass
+class RunStats:
+    """Accounting of one run (or, in ``JudgeEngine.stats``, of all runs of an engine)."""
+
+    n_jobs: int = 0
+    n_unique: int = 0
+    n_cached: int = 0
+    n_calls: int = 0
+    n_failed: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = 0.0
+    wall_s: float = 0.0
+
+    def add(self, other: RunStats) -> None:
+        """Accumulate another run into this one."""
+        for name in ("n_jobs", "n_unique", "n_cached", "n_calls", "n_failed", "prompt_tokens",
+                     "completion_tokens", "wall_s"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        if self.cost_usd is None or other.cost_usd is None:
+            self.cost_usd = None
+        else:
+            self.cost_usd += other.cost_usd
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def summary(self) -> str:
+        cost = "unknown (model not in price table)" if self.cost_usd is None else f"${self.cost_usd:.4f}"
+        return (
+            f"{self.n_jobs} jobs ({self.n_unique} unique): {self.n_cached} cached, {self.n_calls} calls made, "
+            f"{self.n_failed} failed; tokens in {self.prompt_tokens}, out {self.completion_tokens}; "
+            f"cost {cost}; {self.wall_s:.1f} s"
+        )
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Dry-run result: what a run would still cost. Token counts are estimates (≈4 characters a token)."""
+
+    model: str
+    n_jobs: int
+    n_unique: int
+    n_cached: int
+    n_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    max_completion_tokens: int
+    cost_usd: float | None
+    max_cost_usd: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        if self.cost_usd is None:
+            cost = f"unknown: no price for {self.model!r} in the price table"
+        else:
+            cost = f"≈ ${self.cost_usd:.4f} (at most ${self.max_cost_usd:.4f} if every reply hits max_tokens)"
+        return (
+            f"dry run, {self.model}: {self.n_jobs} jobs, {self.n_unique} unique, {self.n_cached} cached -> "
+            f"{self.n_calls} calls; ≈ {self.prompt_tokens} input + {self.completion_tokens} output tokens; "
+            f"cost {cost}"
+        )
+
+
+def accepted(record: Mapping[str, Any]) -> bool:
+    """Whether a parsed reply is usable (anything but ``verdict == "ERROR"``)."""
+    return record.get("verdict") != ERROR
+
+
+class JudgeEngine:
+    """Runs jobs for one :class:`JudgeConfig`; keeps its backend (a loaded local model) and cache open."""
+
+    def __init__(self, config: JudgeConfig, backend: Backend | None = None) -> None:
+        self.config = config
+        self.backend: Backend = backend if backend is not None else make_backend(config)
+        self.stats = RunStats()
+        self.last_stats: RunStats | None = None
+        self._cache: JudgeCache | None = None
+
+    def __repr__(self) -> str:
+        return f"JudgeEngine(backend={self.backend!r})"
+
+    @property
+    def cache(self) -> JudgeCache:
+        """The persistent cache (opened on first use)."""
+        if self._cache is None:
+            self._cache = JudgeCache(self.config.resolved_cache_dir())
+        return self._cache
+
+    def key(self, job: Job) -> str:
+        """The cache key of a job."""
+        return cache_key(self.backend.identity(), job.prompt_version, job.request)
+
+    def close(self) -> None:
+        """Close the cache."""
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
+
+    def estimate(self, jobs: Iterable[Job]) -> Estimate:
+        """Dry run: how many calls are still needed after the cache, and their estimated cost. No calls."""
+        jobs = list(jobs)
+        first: dict[str, Job] = {}
+        for job in jobs:
+            first.setdefault(self.key(job), job)
+        cached = self.cache.cached_keys(first) if self.config.use_cache else set()
+        todo = [job for key, job in first.items() if key not in cached]
+        prompt = sum(estimate_prompt_tokens(job.request) for job in todo)
+        expected = sum(
+            job.request.max_tokens if job.expected_output_tokens is None else job.expected_output_tokens
+            for job in todo
+        )
+        most = sum(job.request.max_tokens for job in todo)
+        price = self.config.price()
+        return Estimate(
+            model=self.config.model,
+            n_jobs=len(jobs),
+            n_unique=len(first),
+            n_cached=len(first) - len(todo),
+            n_calls=len(todo),
+            prompt_tokens=prompt,
+            completion_tokens=expected,
+            max_completion_tokens=most,
+            cost_usd=cost_usd(prompt, expected, price),
+            max_cost_usd=cost_usd(prompt, most, price),
+        )
+
+    def run(self, jobs: Iterable[Job], desc: str = "judge") -> list[Record]:
+        """Synchronous :meth:`arun`; works from scripts and from inside a running event loop."""
+        jobs = list(jobs)
+        return run_sync(lambda: self.arun(jobs, desc))
+
+    async def arun(self, jobs: Iterable[Job], desc: str = "judge") -> list[Record]:
+        """Run the jobs; one record per job, in order (see the module docstring for the rules)."""
+        from tqdm.auto import tqdm
+
+        jobs = list(jobs)
+        start = time.perf_counter()
+        groups: dict[str, list[int]] = {}
+        for index, job in enumerate(jobs):
+            groups.setdefault(self.key(job), []).append(index)
+        stats = RunStats(n_jobs=len(jobs), n_unique=len(groups))
+        records: list[Record | None] = [None] * len(jobs)
+        semaphore = asyncio.Semaphore(self.config.max_concurrency)
+        bar = tqdm(total=len(jobs), desc=desc, unit="job", disable=not self.config.progress, file=sys.stderr)
+
+        async def resolve_group(key: str, indices: list[int]) -> None:
+            completion, error = await self._resolve(key, jobs[indices[0]], session, semaphore, stats)
+            for index in indices:
+                records[index] = self._record(jobs[index], completion, error)
+                if records[index].get("error"):
+                    stats.n_failed += 1
+            bar.update(len(indices))
+
+        try:
+            async with self.backend.session() as session:
+                tasks = [asyncio.create_task(resolve_group(k, idx)) for k, idx in groups.items()]
+                try:
+                    await asyncio.gather(*tasks)
+                except BaseException:
+                    for task in tasks:
+                        task.cancel()
+                    await asyncio.gather(*tasks, return_exceptions=True)
+                    raise
+        finally:
+            bar.close()
+            stats.wall_s = time.perf_counter() - start
+            stats.cost_usd = cost_usd(stats.prompt_tokens, stats.completion_tokens, self.config.price())
+            self.last_stats = stats
+            self.stats.add(stats)
+            log.info("%s: %s", desc, stats.summary())
+            if self.config.progress:
+                print(f"{desc}: {stats.summary()}", file=sys.stderr)
+        return [record for record in records if record is not None]
+
+    async def _resolve(
+        self, key: str, job: Job, session: Session, semaphore: asyncio.Semaphore, stats: RunStats
+    ) -> tuple[Completion | None, str | None]:
+        """A usable completion (cached or fresh), or the last unusable one / None with an error message."""
+        if self.config.use_cache:
+            cached = self.cache.get(key)
+            if cached is not None and accepted(_safe_parse(job, cached)):
+                stats.n_cached += 1
+                return cached, None
+
+        async def attempt() -> tuple[Completion, Record]:
+            async with semaphore:
+                completion = await session.complete(job.request)
+            stats.n_calls += 1
+            stats.prompt_tokens += completion.prompt_tokens
+            stats.completion_tokens += completion.completion_tokens
+            return completion, _safe_parse(job, completion)
+
+        attempts = 1 + self.config.parse_retries
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(attempts),
+            retry=retry_if_result(lambda outcome: not accepted(outcome[1])),
+            retry_error_callback=lambda state: state.outcome.result(),
+        )
+        try:
+            completion, parsed = await retrying(attempt)
+        except RequestFailed as exc:
+            return None, f"request failed: {exc}"
+        if not accepted(parsed):
+            return completion, f"unparseable reply after {attempts} attempt(s)"
+        if self.config.use_cache:
+            self.cache.put(key, completion, self.config.model, job.prompt_version)
+        return completion, None
+
+    def _record(self, job: Job, completion: Completion | None, error: str | None) -> Record:
+        fields = dict(job.failure) if completion is None else _safe_parse(job, completion)
+        return {
+            **job.meta,
+            **fields,
+            "raw": "" if completion is None else completion.text,
+            "prompt_version": job.prompt_version,
+            "error": error,
+        }
+
+
+def _safe_parse(job: Job, completion: Completion) -> Record:
+    try:
+        return dict(job.parse(completion))
+    except Exception as exc:  # a parser bug must not lose the run; the record says what happened
+        log.warning("parser raised %s: %s", type(exc).__name__, exc)
+        return {**job.failure, "parse_exception": f"{type(exc).__name__}: {exc}"}
+
+
+def as_engine(judge: JudgeConfig | JudgeEngine) -> JudgeEngine:
+    """Accept either a config (a fresh engine) or an engine (reused: its stats accumulate)."""
+    return judge if isinstance(judge, JudgeEngine) else JudgeEngine(judge)
+
+
+def run_jobs(jobs: Iterable[Job], judge: JudgeConfig | JudgeEngine, desc: str = "judge") -> list[Record]:
+    """Run jobs with a config or an engine (sync; safe inside a running loop)."""
+    engine = as_engine(judge)
+    try:
+        return engine.run(jobs, desc)
+    finally:
+        if engine is not judge:
+            engine.close()
+
+
+def estimate_jobs(jobs: Iterable[Job], judge: JudgeConfig | JudgeEngine, echo: bool = True) -> Estimate:
+    """Dry run with a config or an engine; prints the estimate when ``echo``."""
+    engine = as_engine(judge)
+    try:
+        estimate = engine.estimate(jobs)
+    finally:
+        if engine is not judge:
+            engine.close()
+    if echo:
+        print(estimate)
+    return estimate

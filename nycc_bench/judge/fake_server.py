@@ -1,0 +1,240 @@
+"""A scripted OpenAI-compatible chat server on 127.0.0.1 (stdlib only), for tests, benchmarks and offline demos.
+
+    def responder(body: dict, attempt: int) -> Reply:      # attempt: 1 for the first time this body is seen
+        return Reply(text="A", top_logprobs=[("A", -0.1), ("B", -2.4)])
+
+    with FakeChatServer(responder) as server:
+        config = JudgeConfig(base_url=server.base_url, model="fake")
+        ...
+        server.requests                                    # every request: body, status, time, attempt
+
+Replies can be delayed, fail with any status and headers (429 + ``retry-after``, 500…), omit log-probabilities
+(``top_logprobs=None``) or carry any text. The ``Authorization`` header is kept only as a SHA-256 digest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the server answers to one request."""
+
+    text: str = "A"
+    top_logprobs: Sequence[tuple[str, float]] | None = (("A", -0.1), ("B", -2.4))
+    status: int = 200
+    headers: Mapping[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+    error_message: str = "scripted failure"
+    prompt_tokens: int = 10
+    completion_tokens: int = 5
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request as the server saw it."""
+
+    body: dict[str, Any]
+    attempt: int
+    status: int
+    received: float
+    auth_sha256: str | None
+
+
+Responder = Callable[[dict[str, Any], int], Reply]
+
+
+def body_digest(body: Mapping[str, Any]) -> str:
+    """Identity of a request body (attempts are counted per identical body)."""
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+def last_user_text(body: Mapping[str, Any]) -> str:
+    """The text of the last user message of a request body (content parts joined)."""
+    for message in reversed(body.get("messages", [])):
+        if message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            return "\n".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return ""
+
+
+class FakeChatServer:
+    """``POST /v1/chat/completions`` answered by ``responder``; everything else is 404."""
+
+    def __init__(self, responder: Responder | None = None, delay_s: float = 0.0) -> None:
+        self.responder: Responder = responder or (lambda body, attempt: Reply())
+        self.delay_s = delay_s
+        self._lock = threading.Lock()
+        self._requests: list[RecordedRequest] = []
+        self._attempts: dict[str, int] = {}
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("server not started")
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return list(self._requests)
+
+    def count(self, status: int | None = None) -> int:
+        """Number of requests received (with that reply status)."""
+        with self._lock:
+            return sum(1 for r in self._requests if status is None or r.status == status)
+
+    def reset(self) -> None:
+        """Forget recorded requests and attempt counters."""
+        with self._lock:
+            self._requests.clear()
+            self._attempts.clear()
+
+    def start(self) -> FakeChatServer:
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # else headers and body wait on delayed ACKs (~40 ms a reply)
+
+            def log_message(self, format: str, *args: Any) -> None:  # silence the default stderr log
+                return None
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._send(404, {"error": {"message": f"no route {self.path}"}}, {})
+                    return
+                body = json.loads(raw or b"{}")
+                owner._handle(self, body)
+
+            def _send(self, status: int, payload: dict[str, Any], headers: Mapping[str, str]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+            request_queue_size = 256
+
+        self._server = Server(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05})
+        self._thread.daemon = True
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeChatServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _handle(self, handler: Any, body: dict[str, Any]) -> None:
+        digest = body_digest(body)
+        with self._lock:
+            attempt = self._attempts.get(digest, 0) + 1
+            self._attempts[digest] = attempt
+        reply = self.responder(body, attempt)
+        auth = handler.headers.get("Authorization")
+        with self._lock:
+            self._requests.append(
+                RecordedRequest(
+                    body=body,
+                    attempt=attempt,
+                    status=reply.status,
+                    received=time.monotonic(),
+                    auth_sha256=hashlib.sha256(auth.encode()).hexdigest() if auth else None,
+                )
+            )
+        delay = reply.delay_s + self.delay_s
+        if delay:
+            time.sleep(delay)
+        if reply.status != 200:
+            error = {"error": {"message": reply.error_message, "type": "scripted", "code": str(reply.status)}}
+            handler._send(reply.status, error, reply.headers)
+            return
+        handler._send(200, _completion_payload(body, reply), reply.headers)
+
+
+def _completion_payload(body: Mapping[str, Any], reply: Reply) -> dict[str, Any]:
+    logprobs = None
+    if body.get("logprobs") and reply.top_logprobs is not None:
+        k = int(body.get("top_logprobs") or 0)
+        top = list(reply.top_logprobs)[: max(k, 1)]
+        first_token, first_logprob = top[0]
+        logprobs = {
+            "content": [
+                {
+                    "token": first_token,
+                    "logprob": first_logprob,
+                    "bytes": None,
+                    "top_logprobs": [{"token": t, "logprob": lp, "bytes": None} for t, lp in top[:k]],
+                }
+            ],
+            "refusal": None,
+        }
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", "fake"),
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": reply.text},
+                "finish_reason": "stop",
+                "logprobs": logprobs,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+        },
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m nycc_bench.judge.fake_server --delay 0.1 --text "..."``: serve one fixed reply until killed;
+    the first line printed is the base URL."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds before each reply")
+    parser.add_argument("--text", default="A", help="reply text")
+    args = parser.parse_args(argv)
+    reply = Reply(text=args.text, delay_s=args.delay)
+    server = FakeChatServer(lambda body, attempt: reply).start()
+    print(server.base_url, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

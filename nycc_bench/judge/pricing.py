@@ -1,0 +1,40 @@
+"""Token estimates and dollar cost from a per-model price table (USD per 1M tokens)."""
+
+from __future__ import annotations
+
+from .chat import ChatRequest
+
+CHARS_PER_TOKEN = 4.0
+"""English text averages about 4 characters per token with OpenAI tokenizers: good enough for a budget."""
+TOKENS_PER_MESSAGE = 4
+"""Chat formatting overhead per message."""
+TOKENS_PER_IMAGE = 765
+"""A 512×512-tile high-detail image in gpt-4o's accounting (one tile + base); a rough allowance."""
+
+
+def estimate_prompt_tokens(request: ChatRequest) -> int:
+    """Rough input-token count of a request (no tokenizer needed).
+
+    >>> estimate_prompt_tokens(ChatRequest(({"role": "user", "content": "x" * 400},), 1, 0.0))
+    104
+    """
+    images = 0
+    for message in request.messages:
+        content = message.get("content")
+        if isinstance(content, list):
+            images += sum(1 for part in content if isinstance(part, dict) and part.get("type") == "image_url")
+    chars = request.text_length()
+    return round(chars / CHARS_PER_TOKEN) + TOKENS_PER_MESSAGE * len(request.messages) + TOKENS_PER_IMAGE * images
+
+
+def cost_usd(prompt_tokens: int, completion_tokens: int, price: tuple[float, float] | None) -> float | None:
+    """Dollar cost of a token count at ``price`` = (input, output) USD per 1M tokens; None if unknown.
+
+    >>> cost_usd(1_000_000, 500_000, (2.5, 10.0))
+    7.5
+    >>> cost_usd(10, 10, None) is None
+    True
+    """
+    if price is None:
+        return None
+    return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1_000_000

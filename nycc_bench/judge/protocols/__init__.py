@@ -1,0 +1,25 @@
+"""Judge protocols: prompts (versioned, next to each protocol), job builders and high-level entry points."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..config import JudgeConfig
+from ..engine import JudgeEngine
+
+
+def resolve_prompt_version(judge: JudgeConfig | JudgeEngine, known: Sequence[str]) -> str:
+    """The prompt version to use: the config's pinned one (it must be in ``known``) or ``known[0]``."""
+    config = judge.config if isinstance(judge, JudgeEngine) else judge
+    if config.prompt_version is None:
+        return known[0]
+    if config.prompt_version not in known:
+        raise ValueError(
+            f"prompt_version {config.prompt_version!r} is not one of this protocol's versions {list(known)}"
+        )
+    return config.prompt_version
+
+
+def judge_config(judge: JudgeConfig | JudgeEngine) -> JudgeConfig:
+    """The config of a config or an engine."""
+    return judge.config if isinstance(judge, JudgeEngine) else judge

@@ -1,0 +1,220 @@
+"""Zhang et al. 2024 group comparison: a model's 10 captions vs a human group, judged in both orders.
+
+Entry points::
+
+    judge_groups(model_groups, human_groups, contest_numbers, descriptions, protocol, config,
+                 shots=None, *, images=None, n_shots=5, seed=0) -> list[dict]
+    build_group_jobs(...same arguments...) -> list[Job]        # for estimate_jobs(...) (dry run)
+    judge_reliability(top_groups, low_groups, contest_numbers, descriptions, protocol, config,
+                      shots=None, *, images=None, n_shots=5, seed=0, threshold=None (3.003349167),
+                      n_resamples=10000, confidence=0.95) -> dict
+
+``model_groups[i]`` and each ``human_groups[name][i]`` are the captions of contest ``contest_numbers[i]``;
+``human_groups`` maps a group name (e.g. ``"top10"``, ``"#200-209"``) to its per-contest groups (a bare list
+is named ``"human"``). ``descriptions[i]`` is ``(canny, uncanny)`` or one text; ``images[i]`` a URL or
+``data:`` URL switches Best Pick to its vision form. ``shots`` are :class:`RankingExample` s (Hessel ranking
+train data); each contest gets ``n_shots`` of them drawn with ``random.Random(f"{seed}:{contest}")`` from
+those of other contests, the same for both orders and every human group. ``shots=None`` is zero-shot.
+``config`` is a :class:`JudgeConfig` or a :class:`JudgeEngine` (reused, its ``last_stats`` kept).
+
+One record per call, human group by human group, contest by contest, model as A then as B::
+
+    {"contest_number": int, "model_position": "A"|"B", "verdict": "A"|"B"|"ERROR"|None,
+     "delta_logprob": float|None, "human_group": str, "protocol": "overall"|"best_pick", "raw": str,
+     "prompt_version": str, "error": str|None}
+
+plus, for Overall, ``top_logprobs`` and ``logprob_missing`` (letters whose logprob is the lowest returned
+value, an upper bound). Overall leaves ``verdict`` None (the scoring package applies the threshold); Best Pick's
+``verdict`` is the letter of the group the judge picked. ``"ERROR"`` marks a failed or unparseable call.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..chat import ChatRequest
+from ..config import JudgeConfig
+from ..engine import ERROR, Job, JudgeEngine, Record, run_jobs
+from . import best_pick, judge_config, overall, resolve_prompt_version
+from .zhang_format import Description, RankingExample
+
+PROTOCOLS: tuple[str, ...] = ("overall", "best_pick")
+
+
+def draw_shots(pool: Sequence[RankingExample], contest_number: int, n_shots: int, seed: int) -> list[RankingExample]:
+    """``n_shots`` examples from ``pool`` excluding the contest itself, seeded per contest (stable when the
+    contest list changes, so cached calls stay valid)."""
+    candidates = [example for example in pool if example.contest_number != contest_number]
+    if len(candidates) < n_shots:
+        raise ValueError(f"contest {contest_number}: {len(candidates)} shot candidates, {n_shots} needed")
+    return random.Random(f"{seed}:{contest_number}").sample(candidates, n_shots)
+
+
+def _named_groups(
+    human_groups: Mapping[str, Sequence[Sequence[str]]] | Sequence[Sequence[str]],
+) -> dict[str, Sequence[Sequence[str]]]:
+    if isinstance(human_groups, Mapping):
+        return dict(human_groups)
+    return {"human": human_groups}
+
+
+def build_group_jobs(
+    model_groups: Sequence[Sequence[str]],
+    human_groups: Mapping[str, Sequence[Sequence[str]]] | Sequence[Sequence[str]],
+    contest_numbers: Sequence[int],
+    descriptions: Sequence[Description] | None,
+    protocol: str,
+    config: JudgeConfig | JudgeEngine,
+    shots: Sequence[RankingExample] | None = None,
+    *,
+    images: Sequence[str | None] | None = None,
+    n_shots: int = 5,
+    seed: int = 0,
+) -> list[Job]:
+    """The judge jobs of :func:`judge_groups` (2 per contest and human group), for running or estimating."""
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
+    named = _named_groups(human_groups)
+    n = len(contest_numbers)
+    if len(model_groups) != n or any(len(groups) != n for groups in named.values()):
+        raise ValueError("model_groups and every human group list need one entry per contest")
+    if descriptions is not None and len(descriptions) != n:
+        raise ValueError("descriptions need one entry per contest")
+    if images is not None and len(images) != n:
+        raise ValueError("images need one entry per contest")
+    if protocol == "overall" and descriptions is None:
+        raise ValueError("the Overall protocol is a text judge: descriptions are required")
+    cfg = judge_config(config)
+    module = overall if protocol == "overall" else best_pick
+    version = resolve_prompt_version(config, module.KNOWN_VERSIONS)
+    temperature = module.DEFAULT_TEMPERATURE if cfg.temperature is None else cfg.temperature
+    max_tokens = module.DEFAULT_MAX_TOKENS if cfg.max_tokens is None else cfg.max_tokens
+    top_logprobs = max(cfg.top_logprobs, 1) if protocol == "overall" else 0
+    contest_shots = {
+        int(c): (draw_shots(shots, int(c), n_shots, seed) if shots else []) for c in contest_numbers
+    }
+    jobs: list[Job] = []
+    for name, groups in named.items():
+        for i, contest in enumerate(contest_numbers):
+            description = None if descriptions is None else descriptions[i]
+            image = None if images is None else images[i]
+            model, human = list(model_groups[i]), list(groups[i])
+            for position, (group_a, group_b) in (("A", (model, human)), ("B", (human, model))):
+                if protocol == "overall":
+                    messages = overall.build_messages(description, group_a, group_b, contest_shots[int(contest)])
+                else:
+                    messages = best_pick.build_messages(
+                        description, group_a, group_b, contest_shots[int(contest)], image
+                    )
+                request = ChatRequest(
+                    messages=messages,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    top_logprobs=top_logprobs,
+                    logprob_tokens=("A", "B") if protocol == "overall" else (),
+                )
+                meta = {
+                    "contest_number": int(contest),
+                    "model_position": position,
+                    "human_group": name,
+                    "protocol": protocol,
+                }
+                failure: dict[str, Any] = {"verdict": ERROR, "delta_logprob": None}
+                if protocol == "overall":
+                    failure.update(logprob_missing=[], top_logprobs=[])
+                jobs.append(
+                    Job(
+                        request=request,
+                        parse=module.parse,
+                        prompt_version=version,
+                        meta=meta,
+                        failure=failure,
+                        expected_output_tokens=1 if protocol == "overall" else best_pick.EXPECTED_OUTPUT_TOKENS,
+                    )
+                )
+    return jobs
+
+
+def judge_groups(
+    model_groups: Sequence[Sequence[str]],
+    human_groups: Mapping[str, Sequence[Sequence[str]]] | Sequence[Sequence[str]],
+    contest_numbers: Sequence[int],
+    descriptions: Sequence[Description] | None,
+    protocol: str,
+    config: JudgeConfig | JudgeEngine,
+    shots: Sequence[RankingExample] | None = None,
+    *,
+    images: Sequence[str | None] | None = None,
+    n_shots: int = 5,
+    seed: int = 0,
+) -> list[Record]:
+    """Judge every contest's model group against every human group, both orders (see the module docstring)."""
+    jobs = build_group_jobs(
+        model_groups, human_groups, contest_numbers, descriptions, protocol, config, shots,
+        images=images, n_shots=n_shots, seed=seed,
+    )
+    return run_jobs(jobs, config, desc=f"judge {protocol}")
+
+
+def picked_letter(record: Record, threshold: float | None = None) -> str | None:
+    """The group letter a judgment picked: its verdict, or for Overall (verdict None) the recalibrated
+    Δ (``nycc_bench.scoring.recalibrate``: "A" iff Δ > threshold, default the paper's 3.003349167); None for
+    an ERROR judgment."""
+    from nycc_bench.scoring.win_rate import THRESHOLD, recalibrate  # lazy: scoring imports heavy packages
+
+    verdict = record.get("verdict")
+    if verdict == ERROR:
+        return None
+    if verdict is None:
+        delta = record.get("delta_logprob")
+        return None if delta is None else recalibrate(delta, THRESHOLD if threshold is None else threshold)
+    return verdict
+
+
+def judge_reliability(
+    top_groups: Sequence[Sequence[str]],
+    low_groups: Sequence[Sequence[str]],
+    contest_numbers: Sequence[int],
+    descriptions: Sequence[Description] | None,
+    protocol: str,
+    config: JudgeConfig | JudgeEngine,
+    shots: Sequence[RankingExample] | None = None,
+    *,
+    images: Sequence[str | None] | None = None,
+    n_shots: int = 5,
+    seed: int = 0,
+    threshold: float | None = None,
+    n_resamples: int = 10_000,
+    confidence: float = 0.95,
+) -> dict[str, Any]:
+    """Zhang et al.'s Table 2 check: human top10 vs #1000–1009, both orders; the share of judgments picking
+    the top group, with a percentile bootstrap CI over contests (``nycc_bench.scoring.win_rate`` with the top
+    group in the model's place; ERROR judgments are left out and counted).
+
+    Returns ``{"protocol", "accuracy" (0–1), "percent", "ci_low", "ci_high", "confidence", "n_contests",
+    "n_judgments", "n_error", "threshold" (Overall only, else None), "judgments"}``.
+    """
+    from nycc_bench.scoring.win_rate import THRESHOLD, win_rate  # lazy: scoring imports heavy packages
+
+    threshold = THRESHOLD if threshold is None else threshold
+    records = judge_groups(
+        top_groups, {"#1000-1009": low_groups}, contest_numbers, descriptions, protocol, config, shots,
+        images=images, n_shots=n_shots, seed=seed,
+    )
+    rate = win_rate(records, threshold=threshold, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    accuracy = rate["win_rate"]
+    return {
+        "protocol": protocol,
+        "accuracy": accuracy,
+        "percent": None if accuracy is None else 100.0 * accuracy,
+        "ci_low": rate["ci_low"],
+        "ci_high": rate["ci_high"],
+        "confidence": confidence,
+        "n_contests": rate["n_contests"],
+        "n_judgments": rate["n_judgments"],
+        "n_error": rate["n_error"],
+        "threshold": threshold if protocol == "overall" else None,
+        "judgments": records,
+    }
