@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 from pathlib import Path
@@ -47,13 +48,27 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def parse_options(pairs: list[str] | None) -> dict[str, object]:
+    """`key=value` pairs as keyword arguments; values that read as JSON (numbers, true) are typed."""
+    out: dict[str, object] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"system-option: expected KEY=VALUE, got {pair!r}")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Run a system on a task and write predictions (resumable)."""
     from .runner import run_task
 
     summary = run_task(args.task, args.system, args.out, dataset=args.dataset, split=args.split, fold=args.fold,
                        shots=args.shots, seed=args.seed, base_url=args.base_url, limit=args.limit,
-                       progress=not args.quiet)
+                       progress=not args.quiet, system_options=parse_options(args.system_option))
     print(f"{summary.out}: {summary.total} instances, {summary.answered} answered now, {summary.resumed} "
           f"already there, {summary.unparsed} unparseable")
     return 0
@@ -96,6 +111,9 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--shots", type=int, default=0, help="in-context examples from train (Hessel, from description)")
     r.add_argument("--seed", type=int, default=0, help="seed of the shots")
     r.add_argument("--base-url", help="OpenAI-compatible endpoint for openai:<model> (vLLM, TGI, Ollama, ...)")
+    r.add_argument("--system-option", action="append", metavar="KEY=VALUE",
+                   help="system setting, repeatable: batch_size=4, dtype=bfloat16, max_new_tokens=128, "
+                        "mc_mode=generate, trust_remote_code=true (operators only)")
     r.add_argument("--limit", type=int, help="only the first N instances (a smoke test)")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.set_defaults(func=cmd_run)

@@ -92,11 +92,12 @@ def _check_resume(meta_path: Path, meta: dict, out: Path) -> None:
 
 def run_task(task_name: str, system_spec: str, out: str | Path, dataset: str = DEFAULT_DATASET,
              split: str | None = None, fold: int = 0, shots: int = 0, seed: int = 0, base_url: str | None = None,
-             limit: int | None = None, progress: bool = True, system: System | None = None) -> RunSummary:
+             limit: int | None = None, progress: bool = True, system: System | None = None,
+             system_options: dict[str, Any] | None = None) -> RunSummary:
     """Run one system on one task split, resuming from `out` if it holds part of the same run."""
     task = get_task(task_name)
     split = split or task.default_split
-    system = system or make_system(system_spec, dataset, base_url=base_url)
+    system = system or make_system(system_spec, dataset, base_url=base_url, **(system_options or {}))
     instances = build_instances(task, dataset, split, fold, shots, seed)[:limit]
     out = Path(out)
     meta_path = out.with_name(out.name + ".meta.json")

@@ -26,7 +26,7 @@ class Instance:
     instance_id: str
     user: str
     system: str | None = None
-    image: Any = None  # a PIL image for the from-pixels tasks
+    image: Any = None  # a PIL image, for the from-pixels tasks only (from description means text only)
     choices: list[str] = field(default_factory=list)
     letters: str = ""
     context: str = ""  # the cartoon's description, for similarity baselines
@@ -114,7 +114,8 @@ def build_instances(task: Task, dataset: str = DEFAULT_DATASET, split: str | Non
             chosen = random.Random(_seed(seed, row["instance_id"])).sample(pool, shots) if shots else []
             choices = row["caption_choices"]
             out.append(Instance(
-                instance_id=row["instance_id"], user=_hessel_user(task, row, chosen), image=row.get("image"),
+                instance_id=row["instance_id"], user=_hessel_user(task, row, chosen),
+                image=row["image"] if task.from_pixels else None,
                 choices=choices if isinstance(choices, list) else [choices], letters=task.letters,
                 context=_description(row),
                 reference={"label": row["label"], "winner_source": row.get("winner_source")},
@@ -126,7 +127,7 @@ def build_instances(task: Task, dataset: str = DEFAULT_DATASET, split: str | Non
             groups = {k: row[k] for k in ("human_top10", "human_200", "human_1000", "human_median")}
             out.append(Instance(
                 instance_id=str(row["contest_number"]), system=prompts.ZHANG_GENERATION_SYSTEM,
-                user=user, image=row.get("image"), context=_description(row),
+                user=user, context=_description(row),
                 reference={"contest_number": row["contest_number"], **groups},
             ))
         else:  # humorbench: the explainer prompt is the single user message, as upstream sends it

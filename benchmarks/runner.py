@@ -1,0 +1,119 @@
+"""Multiple-choice scoring throughput of `hf:` on CPU: batched log-likelihood vs one forward pass per choice.
+
+A randomly initialised Llama of realistic shape (~23M parameters: 6 layers, hidden 384, vocabulary 32,000) and a
+byte-level BPE trained on the sample are built in a temporary folder; the prompts are the sample's matching
+instances (every split of folds 0 and 1), each with five answer letters. Batched: `CausalLMSystem.choose` (one
+row per prompt since every letter is one token, rows left-padded, `--batch-size` rows a pass, logits of the last
+position only). Naive: one unpadded forward pass per (prompt, letter), full logits. Both run in one process,
+each timed best of --repeat, after a warm-up; the chosen letters must agree. Last line: one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from nycc_bench.builders import build_dataset
+from nycc_bench.cli import SAMPLE_DIR
+from nycc_bench.systems import make_system
+from nycc_bench.tasks import get_task
+from nycc_bench.tasks.instances import build_instances
+
+SHAPE = dict(vocab_size=32000, hidden_size=384, intermediate_size=1024, num_hidden_layers=6, num_attention_heads=6,
+             num_key_value_heads=6, tie_word_embeddings=True, max_position_embeddings=2048)
+TEMPLATE = ("{{ bos_token }}{% for m in messages %}<|{{ m.role }}|>\n{{ m.content }}<|end|>\n{% endfor %}"
+            "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
+
+
+def build_model(folder: Path, corpus: list[str]) -> int:
+    """Save a random Llama and a BPE tokenizer (1,000 tokens, so prompts split about as finely as real ones)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=1000, special_tokens=["<pad>", "<s>", "<|end|>"],
+                                                        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                                        show_progress=False))
+    tok.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="<|end|>", pad_token="<pad>",
+                                   chat_template=TEMPLATE)
+    fast.save_pretrained(folder)
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(LlamaConfig(**SHAPE, bos_token_id=1, eos_token_id=2, pad_token_id=0))
+    model.save_pretrained(folder)
+    return sum(p.numel() for p in model.parameters())
+
+
+def naive_choose(system: Any, instances: list) -> list[str]:
+    """One forward pass per (prompt, letter), no batching, no padding; the sum of the letter's token log-probs."""
+    tok, model = system.tokenizer, system.model
+    letters = []
+    for inst in instances:
+        ctx_text = system.choice_context(inst)
+        ctx = tok(ctx_text, add_special_tokens=False)["input_ids"]
+        scores = []
+        for letter in inst.letters:
+            cont = tok(ctx_text + " " + letter, add_special_tokens=False)["input_ids"][len(ctx):]
+            with torch.inference_mode():
+                logits = model(torch.tensor([ctx + cont])).logits[0]
+            logprobs = logits[len(ctx) - 1:-1].float().log_softmax(-1)
+            scores.append(float(logprobs[torch.arange(len(cont)), torch.tensor(cont)].sum()))
+        letters.append(inst.letters[max(range(len(scores)), key=scores.__getitem__)])
+    return letters
+
+
+def best_of(repeat: int, fn: Callable[[], list[str]]) -> tuple[float, list[str]]:
+    """Fastest wall time of `repeat` calls, and the last call's result."""
+    times, result = [], []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), result
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--batch-size", type=int, default=8)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    task = get_task("matching")
+    with tempfile.TemporaryDirectory() as tmp:
+        dataset = Path(tmp) / "sample"
+        build_dataset(SAMPLE_DIR, dataset, ["matching", "matching_1"], progress=False)
+        instances = [i for fold in (0, 1) for split in ("train", "validation", "test")
+                     for i in build_instances(task, str(dataset), split, fold)]
+        n_params = build_model(Path(tmp) / "model", [i.user for i in instances])
+        system = make_system(f"hf:{Path(tmp) / 'model'}", str(dataset), batch_size=args.batch_size, device="cpu")
+        tokens = [len(system.tokenizer(system.choice_context(i), add_special_tokens=False)["input_ids"])
+                  for i in instances]
+        system.choose(task, instances[:2])  # warm-up
+        naive_choose(system, instances[:1])
+        t_batched, batched = best_of(args.repeat, lambda: [o.letter for o in system.choose(task, instances)])
+        t_naive, naive = best_of(args.repeat, lambda: naive_choose(system, instances))
+    n = len(instances)
+    agree = sum(a == b for a, b in zip(batched, naive, strict=True))
+    print(f"model: random Llama, {n_params / 1e6:.1f}M parameters, float32, CPU, {torch.get_num_threads()} threads")
+    print(f"{n} matching prompts x 5 letters, {sum(tokens) / n:.0f} tokens a prompt on average "
+          f"({min(tokens)}-{max(tokens)})")
+    print(f"batched log-likelihood (batch {args.batch_size}): {n / t_batched:8.2f} instances/s ({t_batched:.2f} s)")
+    print(f"one forward pass per choice (naive):  {n / t_naive:8.2f} instances/s ({t_naive:.2f} s)")
+    print(f"ratio batched / naive: {t_naive / t_batched:.2f}x; chosen letters agree on {agree}/{n}")
+    print(json.dumps({"instances": n, "letters": 5, "mean_prompt_tokens": round(sum(tokens) / n, 1),
+                      "params_m": round(n_params / 1e6, 1), "batch_size": args.batch_size,
+                      "threads": torch.get_num_threads(), "batched_inst_per_s": round(n / t_batched, 2),
+                      "naive_inst_per_s": round(n / t_naive, 2), "speedup": round(t_naive / t_batched, 2),
+                      "letters_agree": agree}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+"""`clip:<model>`: CLIP zero-shot for matching and ranking from pixels (Hessel et al. 2023's baseline prompt)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..tasks import Task
+from ..tasks.instances import Instance
+from .base import Output, System
+from .hf import ModelRef, load, placed, placement, provenance, resolve
+
+CAPTION_PROMPT = "a new yorker cartoon with winning caption: {caption}"
+
+
+class ClipSystem(System):
+    """The caption whose prompt text has the highest cosine similarity to the cartoon; raw = every similarity."""
+
+    def __init__(self, ref: ModelRef, batch_size: int = 32, device: str | None = None, dtype: str | None = None,
+                 trust_remote_code: bool = False) -> None:
+        from transformers import AutoModel, AutoProcessor
+
+        self.ref, self.spec, self.batch_size = ref, ref.spec, batch_size
+        revision, self.revision = resolve(ref)
+        device_map, torch_dtype = placement(device, dtype)
+        self.processor = load(ref, "processor", AutoProcessor.from_pretrained, revision,
+                              trust_remote_code=trust_remote_code)
+        self.model = load(ref, "model", AutoModel.from_pretrained, revision, dtype=torch_dtype,
+                          device_map=device_map, trust_remote_code=trust_remote_code).eval()
+        text_config = getattr(self.model.config, "text_config", None)
+        self.max_length = getattr(text_config, "max_position_embeddings", 77)
+
+    def choose(self, task: Task, instances: list[Instance]) -> list[Output]:
+        import torch
+
+        if not task.from_pixels:
+            raise ValueError(f"system: clip answers the from-pixels tasks; {task.name} is from description "
+                             f"(use {task.name}_from_pixels)")
+        if missing := [i.instance_id for i in instances if i.image is None]:
+            raise ValueError(f"system: clip scores captions against the cartoon image, and {task.name} instance "
+                             f"{missing[0]} has none")
+        texts = [CAPTION_PROMPT.format(caption=c) for i in instances for c in i.choices]
+        enc = self.processor(text=texts, images=[i.image.convert("RGB") for i in instances], return_tensors="pt",
+                             padding=True, truncation=True, max_length=self.max_length)
+        with torch.inference_mode():
+            out = self.model(**enc.to(self.model.device, dtype=self.model.dtype))
+        # image_embeds and text_embeds come out L2-normalised: their dot product is the cosine similarity
+        sims = (out.image_embeds.float() @ out.text_embeds.float().T).cpu().numpy()
+        outputs, start = [], 0
+        for row, inst in zip(sims, instances, strict=True):
+            scores = row[start:start + len(inst.choices)]
+            start += len(inst.choices)
+            outputs.append(Output(raw={"similarities": [round(float(s), 6) for s in scores]},
+                                  letter=inst.letters[int(np.argmax(scores))]))
+        return outputs
+
+    def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
+        raise ValueError(f"system: clip answers multiple-choice tasks (matching/ranking from pixels), not {task.name}")
+
+    def describe(self) -> dict[str, Any]:
+        return {**provenance(self.ref, self.revision), **placed(self.model), "mc_mode": "similarity",
+                "prompt": CAPTION_PROMPT, "batch_size": self.batch_size}

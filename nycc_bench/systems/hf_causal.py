@@ -1,0 +1,190 @@
+"""`hf:<model>`: a transformers causal LM; letters by log-likelihood (lm-evaluation-harness style), text by generation.
+
+Choice scoring. The context is the prompt with the chat template applied and the assistant turn opened, then
+"Answer:" as the start of the reply; without a chat template it is the plain prompt, which already ends in
+"Answer:" (the task prompts do). The continuation is " " + letter. So a letter is always scored as " A" right
+after "Answer:", the form the instructions ask for ("Answer: C"), with or without a template. As in the harness,
+a continuation's tokens are those of the tokenized context+continuation past the context's own tokens, and a
+letter's score is the sum of their log-probabilities; the argmax wins (ties: the earlier letter).
+
+Batching. Every distinct input (context plus all but the last continuation token) is one row: when each letter
+is one token, all letters share the context's row, so a prompt costs one forward pass. Rows are left-padded
+with explicit position ids (so each row sees the positions it would see alone) and only the last positions'
+logits are computed (`logits_to_keep`); a model whose forward takes no position ids is right-padded instead.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from ..tasks import Task
+from ..tasks.instances import Instance
+from .api import to_messages
+from .base import Output, System
+from .hf import ModelRef, generation_config, load, max_new_tokens, placed, placement, provenance, resolve
+
+ANSWER_PREFIX = "Answer:"
+MC_MODES = ("loglikelihood", "generate")
+
+
+class CausalLMSystem(System):
+    """A causal LM on one device or spread over the GPUs (`device_map="auto"`); see the module docstring."""
+
+    def __init__(self, ref: ModelRef, batch_size: int = 8, device: str | None = None, dtype: str | None = None,
+                 max_new_tokens: int | None = None, mc_mode: str = "loglikelihood",
+                 trust_remote_code: bool = False) -> None:
+        if mc_mode not in MC_MODES:
+            raise ValueError(f"system: mc_mode must be one of {', '.join(MC_MODES)}, got {mc_mode!r}")
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        self.ref, self.spec, self.batch_size = ref, ref.spec, batch_size
+        self.mc_mode, self.max_new_tokens = mc_mode, max_new_tokens
+        revision, self.revision = resolve(ref)
+        device_map, torch_dtype = placement(device, dtype)
+        self.tokenizer = load(ref, "tokenizer", AutoTokenizer.from_pretrained, revision,
+                              trust_remote_code=trust_remote_code)
+        self.model = load(ref, "model", AutoModelForCausalLM.from_pretrained, revision, dtype=torch_dtype,
+                          device_map=device_map, trust_remote_code=trust_remote_code).eval()
+        if self.tokenizer.pad_token is None:
+            if self.tokenizer.eos_token is None:
+                raise ValueError(f"system: the tokenizer of {ref.spec!r} has neither a pad nor an eos token")
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.tokenizer.padding_side = "left"  # for generation; scoring pads by itself
+        self.chat = self.tokenizer.chat_template is not None
+        params = inspect.signature(self.model.forward).parameters
+        self._left = "position_ids" in params
+        self._keep = self._left and "logits_to_keep" in params
+
+    # ---- prompts ----------------------------------------------------------------------------------------------
+    def prompt(self, inst: Instance) -> str:
+        """The instance as model input text: chat template with the assistant turn opened, else plain text."""
+        if not self.chat:
+            return "\n\n".join(p for p in (inst.system, inst.user) if p)
+        from jinja2 import TemplateError
+
+        messages = to_messages(replace(inst, image=None))
+        try:
+            return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        except TemplateError:  # templates without a system role (Gemma, early Mistral): fold it into the user turn
+            if not inst.system:
+                raise
+            merged = replace(inst, system=None, image=None, user=f"{inst.system}\n\n{inst.user}")
+            return self.tokenizer.apply_chat_template(to_messages(merged), tokenize=False, add_generation_prompt=True)
+
+    def choice_context(self, inst: Instance) -> str:
+        """The text the letters are scored after; it always ends in "Answer:" (see the module docstring)."""
+        text = self.prompt(inst)
+        if self.chat:
+            return text + ANSWER_PREFIX
+        return text if text.endswith(ANSWER_PREFIX) else f"{text}\n{ANSWER_PREFIX}"
+
+    # ---- log-likelihood ---------------------------------------------------------------------------------------
+    def loglikelihood(self, requests: list[tuple[str, list[str]]], add_special_tokens: bool | None = None
+                      ) -> list[list[float]]:
+        """log p(continuation | context) for each context and each of its continuations, batched.
+
+        `add_special_tokens` defaults to False with a chat template (the template writes BOS) and True without.
+        """
+        add = (not self.chat) if add_special_tokens is None else add_special_tokens
+        contexts = self.tokenizer([c for c, _ in requests], add_special_tokens=add)["input_ids"]
+        wholes = iter(self.tokenizer([c + x for c, xs in requests for x in xs], add_special_tokens=add)["input_ids"])
+        rows: dict[tuple[int, ...], int] = {}
+        items: list[tuple[int, int, list[int]]] = []  # (request, row, continuation tokens)
+        for i, ((_, continuations), ctx) in enumerate(zip(requests, contexts, strict=True)):
+            for continuation in continuations:
+                targets = next(wholes)[len(ctx):]
+                if not targets:
+                    raise ValueError(f"system: continuation {continuation!r} adds no token to its context")
+                items.append((i, rows.setdefault((*ctx, *targets[:-1]), len(rows)), targets))
+        sums = self._score_rows(list(rows), items)
+        out: list[list[float]] = [[] for _ in requests]
+        for (i, _, _), value in zip(items, sums, strict=True):
+            out[i].append(value)
+        return out
+
+    def _score_rows(self, rows: list[tuple[int, ...]], items: list[tuple[int, int, list[int]]]) -> list[float]:
+        """Sum of target log-probs for each item; rows go through the model longest first, `batch_size` at a time."""
+        import torch
+
+        by_row: list[list[int]] = [[] for _ in rows]
+        for k, (_, row, _) in enumerate(items):
+            by_row[row].append(k)
+        sums = [0.0] * len(items)
+        order = sorted(range(len(rows)), key=lambda r: -len(rows[r]))
+        for start in range(0, len(order), self.batch_size):
+            chunk = order[start:start + self.batch_size]
+            keep = max(len(items[k][2]) for r in chunk for k in by_row[r])
+            logits, offsets = self._forward([rows[r] for r in chunk], keep)
+            for b, r in enumerate(chunk):
+                for k in by_row[r]:
+                    targets = items[k][2]
+                    first = len(rows[r]) - len(targets) + offsets[b]  # the position that predicts targets[0]
+                    logprobs = logits[b, first:first + len(targets)].float().log_softmax(-1)
+                    index = torch.tensor(targets, device=logprobs.device)[:, None]
+                    sums[k] = float(logprobs.gather(-1, index).sum())
+        return sums
+
+    def _forward(self, seqs: list[tuple[int, ...]], keep: int) -> tuple[Any, list[int]]:
+        """Logits of a padded batch and, per row, the offset from a row position to its index in those logits."""
+        import torch
+
+        width = max(map(len, seqs))
+        ids = torch.full((len(seqs), width), self.tokenizer.pad_token_id, dtype=torch.long)
+        mask = torch.zeros_like(ids)
+        for b, seq in enumerate(seqs):
+            cols = slice(width - len(seq), width) if self._left else slice(0, len(seq))
+            ids[b, cols] = torch.tensor(seq)
+            mask[b, cols] = 1
+        kwargs: dict[str, Any] = {}
+        if self._left:
+            kwargs["position_ids"] = (mask.cumsum(-1) - 1).clamp(min=0).to(self.model.device)
+        if self._keep:
+            kwargs["logits_to_keep"] = keep
+        with torch.inference_mode():
+            logits = self.model(input_ids=ids.to(self.model.device), attention_mask=mask.to(self.model.device),
+                                **kwargs).logits
+        if not self._left:
+            return logits, [0] * len(seqs)
+        # left-padded: row position p sits at column width - len + p; the logits hold the last `kept` columns
+        kept = logits.shape[1]
+        return logits, [kept - len(seq) for seq in seqs]
+
+    # ---- the System interface ---------------------------------------------------------------------------------
+    def _check(self, task: Task) -> None:
+        if task.from_pixels:
+            raise ValueError(f"system: hf: models read text only and {task.name} shows the cartoon as an image; "
+                             "use vlm:<model> (or clip:<model> for matching/ranking)")
+
+    def choose(self, task: Task, instances: list[Instance]) -> list[Output]:
+        self._check(task)
+        if self.mc_mode == "generate":
+            return self.generate(task, instances)
+        scores = self.loglikelihood([(self.choice_context(i), [f" {x}" for x in i.letters]) for i in instances])
+        return [Output(raw={"loglikelihoods": {x: round(s, 6) for x, s in zip(inst.letters, lls, strict=True)}},
+                       letter=inst.letters[int(np.argmax(lls))])
+                for inst, lls in zip(instances, scores, strict=True)]
+
+    def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
+        import torch
+
+        self._check(task)
+        enc = self.tokenizer([self.prompt(i) for i in instances], padding=True, add_special_tokens=not self.chat,
+                             return_tensors="pt")
+        config = generation_config(self.model, self.tokenizer, max_new_tokens(task, self.max_new_tokens))
+        with torch.inference_mode():
+            out = self.model.generate(input_ids=enc["input_ids"].to(self.model.device),
+                                      attention_mask=enc["attention_mask"].to(self.model.device),
+                                      generation_config=config)
+        texts = self.tokenizer.batch_decode(out[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)
+        return [Output(raw=t) for t in texts]
+
+    def describe(self) -> dict[str, Any]:
+        scoring = f"sum log p(' <letter>' | prompt + {ANSWER_PREFIX!r})" if self.mc_mode == "loglikelihood" \
+            else "generate, then parse"
+        return {**provenance(self.ref, self.revision), **placed(self.model), "mc_mode": self.mc_mode,
+                "choice_scoring": scoring, "chat_template": self.chat, "batch_size": self.batch_size,
+                "max_new_tokens": self.max_new_tokens or "task default (256; caption_generation 512)"}

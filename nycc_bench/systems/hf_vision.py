@@ -1,0 +1,69 @@
+"""`vlm:<model>`: a transformers image-text-to-text model; answers by generation (the runner parses letters).
+
+The cartoon goes in as an image content part before the text, as `api.to_messages` orders it for the API
+systems; the processor's chat template and `apply_chat_template(tokenize=True)` place the model's own image
+tokens, so any model `AutoModelForImageTextToText` loads works. Images are attached for the from-pixels tasks
+only: the from-description settings are text-only by definition, even where the dataset row carries the image.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tasks import Task
+from ..tasks.instances import Instance
+from .base import Output, System
+from .hf import ModelRef, generation_config, load, max_new_tokens, placed, placement, provenance, resolve
+
+
+def hf_messages(inst: Instance, with_image: bool) -> list[dict[str, Any]]:
+    """An instance as transformers chat messages (content parts; a PIL image part, not a data URL)."""
+    messages: list[dict[str, Any]] = []
+    if inst.system:
+        messages.append({"role": "system", "content": [{"type": "text", "text": inst.system}]})
+    image = [{"type": "image", "image": inst.image.convert("RGB")}] if with_image and inst.image is not None else []
+    messages.append({"role": "user", "content": [*image, {"type": "text", "text": inst.user}]})
+    return messages
+
+
+class VisionLanguageSystem(System):
+    """Batched greedy generation (left padding) through the processor's chat template."""
+
+    def __init__(self, ref: ModelRef, batch_size: int = 4, device: str | None = None, dtype: str | None = None,
+                 max_new_tokens: int | None = None, trust_remote_code: bool = False) -> None:
+        from transformers import AutoModelForImageTextToText, AutoProcessor
+
+        self.ref, self.spec, self.batch_size, self.max_new_tokens = ref, ref.spec, batch_size, max_new_tokens
+        revision, self.revision = resolve(ref)
+        device_map, torch_dtype = placement(device, dtype)
+        self.processor = load(ref, "processor", AutoProcessor.from_pretrained, revision,
+                              trust_remote_code=trust_remote_code)
+        if getattr(self.processor, "chat_template", None) is None:
+            raise ValueError(f"system: the processor of {ref.spec!r} has no chat template; vlm: needs one")
+        self.model = load(ref, "model", AutoModelForImageTextToText.from_pretrained, revision, dtype=torch_dtype,
+                          device_map=device_map, trust_remote_code=trust_remote_code).eval()
+        self.tokenizer = self.processor.tokenizer
+        if self.tokenizer.pad_token is None and self.tokenizer.eos_token is not None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.tokenizer.padding_side = "left"
+
+    def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
+        import torch
+
+        if task.from_pixels and (missing := [i.instance_id for i in instances if i.image is None]):
+            raise ValueError(f"system: {task.name} instance {missing[0]} has no image")
+        conversations = [hf_messages(i, task.from_pixels) for i in instances]
+        enc = self.processor.apply_chat_template(
+            conversations, add_generation_prompt=True, tokenize=True, return_dict=True, return_tensors="pt",
+            processor_kwargs={"padding": True, "padding_side": "left"})
+        enc = enc.to(self.model.device, dtype=self.model.dtype)
+        config = generation_config(self.model, self.tokenizer, max_new_tokens(task, self.max_new_tokens))
+        with torch.inference_mode():
+            out = self.model.generate(**enc, generation_config=config)
+        texts = self.processor.batch_decode(out[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)
+        return [Output(raw=t) for t in texts]
+
+    def describe(self) -> dict[str, Any]:
+        return {**provenance(self.ref, self.revision), **placed(self.model), "mc_mode": "generate",
+                "batch_size": self.batch_size,
+                "max_new_tokens": self.max_new_tokens or "task default (256; caption_generation 512)"}

@@ -1,0 +1,340 @@
+"""The Hugging Face systems (`hf:`, `vlm:`, `clip:`) end to end on the sample, with tiny random models built here."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from nycc_bench.builders import build_dataset  # noqa: E402
+from nycc_bench.cli import SAMPLE_DIR  # noqa: E402
+from nycc_bench.runner import run_task  # noqa: E402
+from nycc_bench.systems import make_system  # noqa: E402
+from nycc_bench.systems.hf import max_new_tokens  # noqa: E402
+from nycc_bench.systems.hf_causal import CausalLMSystem  # noqa: E402
+from nycc_bench.tasks import get_task  # noqa: E402
+from nycc_bench.tasks.instances import build_instances  # noqa: E402
+
+SPECIAL = ["<pad>", "<s>", "<image>", "<|end|>"]
+TEMPLATE = (
+    "{{ bos_token }}{% for m in messages %}<|{{ m.role }}|>\n"
+    "{% if m.content is string %}{{ m.content }}{% else %}{% for p in m.content %}"
+    "{% if p.type == 'image' %}<image>\n{% else %}{{ p.text }}{% endif %}{% endfor %}{% endif %}<|end|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
+)
+CORPUS = [f"Answer: {x}" for x in "ABCDE"] * 4 + [
+    "In this task, you will see a description of a New Yorker cartoon and five captions.",
+    "Which caption truly corresponds to the described cartoon? Explain the joke to a friend.",
+    "A doctor holding a clipboard is speaking to a patient in a hospital bed.",
+]
+NEW_TOKENS = 12  # generation length in the end-to-end runs (the defaults are checked separately)
+
+
+def _tokenizer(clip: bool = False) -> Any:
+    """A byte-level BPE trained on a few sentences: " A".." E" are single tokens, " Q" and " Z" are two."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(CORPUS, trainers.BpeTrainer(vocab_size=400, special_tokens=SPECIAL, show_progress=False,
+                                                        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    ids = [("<s>", tok.token_to_id("<s>")), ("<|end|>", tok.token_to_id("<|end|>"))]
+    # Llama-style BOS; CLIP's text tower pools at the EOS, so its tokenizer appends one
+    tok.post_processor = processors.TemplateProcessing(single="<s> $A <|end|>" if clip else "<s> $A",
+                                                       special_tokens=ids)
+    return transformers.PreTrainedTokenizerFast(
+        tokenizer_object=tok, bos_token="<s>", eos_token="<|end|>", pad_token="<pad>",
+        chat_template=None if clip else TEMPLATE, model_max_length=77 if clip else 2048)
+
+
+def _text_config(tok: Any) -> dict:
+    return dict(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                num_key_value_heads=2, bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
+                pad_token_id=tok.pad_token_id)
+
+
+TINY_VISION = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, image_size=32,
+                   patch_size=8)
+
+
+def _image_processor() -> Any:
+    return transformers.CLIPImageProcessor(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32})
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory: pytest.TempPathFactory) -> str:
+    out = tmp_path_factory.mktemp("hf_sample")
+    build_dataset(SAMPLE_DIR, out, progress=False)
+    return str(out)
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Tiny random Llama (with and without a chat template), Llava and CLIP, saved as local model folders."""
+    root = tmp_path_factory.mktemp("hf_models")
+    torch.manual_seed(0)
+    tok = _tokenizer()
+    llama = root / "llama"
+    transformers.LlamaForCausalLM(transformers.LlamaConfig(**_text_config(tok))).save_pretrained(llama)
+    tok.save_pretrained(llama)
+    plain = root / "llama_plain"
+    shutil.copytree(llama, plain)
+    (plain / "chat_template.jinja").unlink()
+
+    llava = root / "llava"
+    config = transformers.LlavaConfig(vision_config=transformers.CLIPVisionConfig(**TINY_VISION),
+                                      text_config=transformers.LlamaConfig(**_text_config(tok)),
+                                      image_token_id=tok.convert_tokens_to_ids("<image>"), vision_feature_layer=-1)
+    transformers.LlavaForConditionalGeneration(config).save_pretrained(llava)
+    transformers.LlavaProcessor(image_processor=_image_processor(), tokenizer=tok, patch_size=8, image_token="<image>",
+                                vision_feature_select_strategy="default", num_additional_image_tokens=1,
+                                chat_template=TEMPLATE).save_pretrained(llava)
+
+    clip_tok = _tokenizer(clip=True)
+    clip = root / "clip"
+    text = {k: v for k, v in _text_config(clip_tok).items() if k != "num_key_value_heads"}
+    transformers.CLIPModel(transformers.CLIPConfig(text_config={**text, "max_position_embeddings": 77},
+                                                   vision_config=TINY_VISION, projection_dim=16)).save_pretrained(clip)
+    transformers.CLIPProcessor(image_processor=_image_processor(), tokenizer=clip_tok).save_pretrained(clip)
+    return {"llama": llama, "llama_plain": plain, "llava": llava, "clip": clip}
+
+
+@pytest.fixture(scope="module")
+def hf(folders: dict[str, Path], dataset: str) -> CausalLMSystem:
+    return make_system(f"hf:{folders['llama']}", dataset, max_new_tokens=NEW_TOKENS)
+
+
+def _naive_loglikelihood(model: Any, tok: Any, context: str, continuation: str, add_special: bool) -> float:
+    """One forward pass per choice, no padding: the reference the batched path must reproduce."""
+    ctx = tok(context, add_special_tokens=add_special)["input_ids"]
+    cont = tok(context + continuation, add_special_tokens=add_special)["input_ids"][len(ctx):]
+    with torch.no_grad():
+        logits = model(torch.tensor([ctx + cont])).logits[0]
+    logprobs = logits[len(ctx) - 1:-1].log_softmax(-1)
+    return float(logprobs[torch.arange(len(cont)), torch.tensor(cont)].sum())
+
+
+def _contexts(instances: list, chat_tok: Any = None) -> list[str]:
+    """The scoring contexts, written out independently of the system: chat + "Answer:", or the plain prompt."""
+    if chat_tok is None:
+        return [i.user for i in instances]
+    return [chat_tok.apply_chat_template([{"role": "user", "content": i.user}], tokenize=False,
+                                         add_generation_prompt=True) + "Answer:" for i in instances]
+
+
+@pytest.mark.parametrize("variant", ["llama", "llama_plain"])
+def test_batched_loglikelihood_equals_one_pass_per_choice(variant: str, folders: dict, dataset: str) -> None:
+    """Matching (5 single-token letters), ranking, and letters of one and two tokens mixed, to 1e-4."""
+    system = make_system(f"hf:{folders[variant]}", dataset, batch_size=8)
+    tok, model = system.tokenizer, system.model
+    assert system.chat == (variant == "llama")
+    assert len(tok(" A", add_special_tokens=False)["input_ids"]) == 1
+    assert len(tok(" Q", add_special_tokens=False)["input_ids"]) == 2
+    matching = build_instances(get_task("matching"), dataset)
+    ranking = build_instances(get_task("ranking"), dataset)
+    multi = [replace(ranking[0], letters="QZ"), replace(ranking[1], letters="AQ"), replace(matching[0], letters="ZBQ")]
+    shapes: list[tuple[int, ...]] = []
+    hook = model.register_forward_hook(lambda _m, args, kwargs, _o: shapes.append(tuple(kwargs["input_ids"].shape)),
+                                       with_kwargs=True)
+    try:
+        outputs = system.choose(get_task("matching"), matching)
+    finally:
+        hook.remove()
+    assert len(shapes) == 1 and shapes[0][0] == len(matching)  # one row per prompt: letters share the context row
+    for instances in (matching, ranking, multi):
+        outputs = system.choose(get_task("matching"), instances)
+        contexts = _contexts(instances, tok if system.chat else None)
+        for inst, ctx, out in zip(instances, contexts, outputs, strict=True):
+            naive = [_naive_loglikelihood(model, tok, ctx, f" {x}", not system.chat) for x in inst.letters]
+            got = list(out.raw["loglikelihoods"].values())
+            assert list(out.raw["loglikelihoods"]) == list(inst.letters)
+            assert got == pytest.approx(naive, abs=1e-4)
+            assert out.letter == inst.letters[max(range(len(naive)), key=naive.__getitem__)]
+
+
+def test_right_padding_path_matches_left(hf: CausalLMSystem) -> None:
+    """Models whose forward takes no position ids are right-padded; both paddings give the same scores."""
+    requests = [("Answer the question. Answer:", [" A", " Q", " caption truly"]), ("Hi. Answer:", [" B", " Z"])]
+    left = hf.loglikelihood(requests)
+    saved = hf._left, hf._keep
+    hf._left = hf._keep = False
+    try:
+        right = hf.loglikelihood(requests)
+    finally:
+        hf._left, hf._keep = saved
+    for a, b in zip(left, right, strict=True):
+        assert a == pytest.approx(b, abs=1e-4)
+
+
+def test_batched_generation_equals_one_at_a_time(hf: CausalLMSystem, dataset: str) -> None:
+    """Left padding, attention masks and decoding of the new tokens only: batch and singles agree."""
+    task = get_task("humorbench")
+    instances = build_instances(task, dataset)[:3]
+    batched = [o.raw for o in hf.generate(task, instances)]
+    singles = [hf.generate(task, [i])[0].raw for i in instances]
+    assert batched == singles
+    assert all(isinstance(t, str) and "Cartoon description" not in t for t in batched)
+
+
+def _records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.mark.parametrize(("kind", "model", "task"), [
+    ("hf", "llama", "matching"), ("hf", "llama", "ranking"), ("hf", "llama", "explanation"),
+    ("hf", "llama", "caption_generation"), ("hf", "llama", "humorbench"),
+    ("vlm", "llava", "matching_from_pixels"), ("vlm", "llava", "explanation_from_pixels"),
+    ("vlm", "llava", "explanation"),  # text only
+    ("clip", "clip", "matching_from_pixels"), ("clip", "clip", "ranking_from_pixels"),
+])
+def test_every_task_end_to_end(kind: str, model: str, task: str, folders: dict, dataset: str, hf: CausalLMSystem,
+                               tmp_path: Path) -> None:
+    """Each system on each task it serves, through the runner: one record per instance, predictions well formed."""
+    t = get_task(task)
+    spec = f"{kind}:{folders[model]}"
+    # choice tasks go through the spec alone, as `nycc-bench run` does; generation gets a short max_new_tokens
+    system = None if t.kind == "choice" and kind != "vlm" else hf if kind == "hf" else make_system(
+        spec, dataset, max_new_tokens=NEW_TOKENS)
+    out = tmp_path / "preds.jsonl"
+    summary = run_task(task, spec, out, dataset=dataset, system=system, progress=False)
+    records = _records(out)
+    assert summary.total == summary.answered == len(records) == len(build_instances(t, dataset))
+    assert len({r["instance_id"] for r in records}) == len(records)
+    predictions = [r["prediction"] for r in records]
+    assert summary.unparsed == sum(p is None for p in predictions)
+    if t.kind == "choice":
+        assert all(p is None or p in t.letters for p in predictions)
+        if kind != "vlm":  # scored systems always choose a letter
+            assert summary.unparsed == 0
+            key = "loglikelihoods" if kind == "hf" else "similarities"
+            assert all(len(r["raw"][key]) == len(t.letters) for r in records)
+    elif task == "caption_generation":
+        assert all(p is None or (isinstance(p, list) and all(isinstance(c, str) for c in p)) for p in predictions)
+    else:
+        assert all(p is None or isinstance(p, str) for p in predictions)
+    meta = json.loads(out.with_name(out.name + ".meta.json").read_text())["system"]
+    assert meta["revision"] == str(folders[model]) and meta["source"] == "local" and meta["fingerprint"]
+    assert (meta["dtype"], meta["device"]) == ("float32", "cpu")
+
+
+def test_vlm_attaches_the_image_for_from_pixels_tasks_only(folders: dict, dataset: str) -> None:
+    """The cartoon reaches the vision tower in the from-pixels settings; the from-description ones stay text-only."""
+    system = make_system(f"vlm:{folders['llava']}", dataset, max_new_tokens=2)
+    images: list[int] = []
+    hook = system.model.model.vision_tower.register_forward_hook(lambda _m, args, _o: images.append(len(args[0])))
+    try:
+        for name in ("matching_from_pixels", "matching"):
+            task = get_task(name)
+            system.generate(task, build_instances(task, dataset)[:3])
+    finally:
+        hook.remove()
+    assert images == [3]
+
+
+def test_resume_answers_only_the_rest(hf: CausalLMSystem, dataset: str, tmp_path: Path) -> None:
+    out = tmp_path / "matching.jsonl"
+    first = run_task("matching", hf.spec, out, dataset=dataset, system=hf, limit=2, progress=False)
+    assert (first.total, first.answered) == (2, 2)
+    before = _records(out)
+    rest = run_task("matching", hf.spec, out, dataset=dataset, system=hf, progress=False)
+    assert (rest.answered, rest.resumed) == (rest.total - 2, 2)
+    after = _records(out)
+    assert after[:2] == before and len({r["instance_id"] for r in after}) == len(after) == rest.total
+
+
+def test_generate_mode_for_choice_tasks(folders: dict, dataset: str, tmp_path: Path) -> None:
+    system = make_system(f"hf:{folders['llama']}", dataset, mc_mode="generate", max_new_tokens=4, batch_size=3)
+    summary = run_task("ranking", system.spec, tmp_path / "r.jsonl", dataset=dataset, system=system, progress=False)
+    records = _records(tmp_path / "r.jsonl")
+    assert all(isinstance(r["raw"], str) and r["prediction"] in (None, "A", "B") for r in records)
+    assert summary.unparsed == sum(r["prediction"] is None for r in records)
+    assert system.describe()["mc_mode"] == "generate"
+
+
+def test_defaults_and_description(folders: dict, dataset: str) -> None:
+    assert max_new_tokens(get_task("caption_generation"), None) == 512
+    assert max_new_tokens(get_task("humorbench"), None) == 256
+    assert max_new_tokens(get_task("caption_generation"), 20) == 20
+    system = make_system(f"hf:{folders['llama']}", dataset)
+    described = system.describe()
+    assert described["mc_mode"] == "loglikelihood" and described["spec"] == f"hf:{folders['llama']}"
+    assert "' <letter>'" in described["choice_scoring"] and system.batch_size == 8
+
+
+def test_hub_revision_is_recorded_as_its_commit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Hub model's `describe()` revision is the commit its revision resolved to (offline: marked unresolved)."""
+    import transformers.utils
+
+    from nycc_bench.systems.hf import parse_ref, resolve
+
+    class Resolved(str):
+        resolved = "a" * 40
+
+    monkeypatch.setattr(transformers.utils, "resolve_revision", lambda name, revision: Resolved(revision or "main"))
+    ref = parse_ref("hf", "org/model@v1.0")
+    assert (ref.name, ref.revision, ref.local) == ("org/model", "v1.0", False)
+    revision, recorded = resolve(ref)
+    assert revision == "v1.0" and recorded == "a" * 40
+    monkeypatch.setattr(transformers.utils, "resolve_revision", lambda name, revision: revision)
+    assert resolve(parse_ref("hf", "org/model")) == (None, "main (unresolved)")
+
+
+def test_placement_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    """GPU: every device via accelerate in bf16 (fp16 without bf16 support); CPU: float32; options override."""
+    from nycc_bench.systems.hf import placement
+
+    assert placement(None, None) == ("cpu", torch.float32) or torch.cuda.is_available()
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda: True)
+    assert placement(None, None) == ("auto", torch.bfloat16)
+    assert placement("cuda:1", None) == ("cuda:1", torch.bfloat16)
+    assert placement("cpu", None) == ("cpu", torch.float32)
+    assert placement(None, "float32") == ("auto", torch.float32)
+    assert placement(None, "auto") == ("auto", "auto")
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda: False)
+    assert placement(None, None) == ("auto", torch.float16)
+
+
+def test_bad_specs_and_options_give_clear_errors(folders: dict, dataset: str, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)  # no retries against an unreachable Hub
+    with pytest.raises(ValueError, match=r"cannot load the tokenizer of 'hf:nobody/no-such-model@v2' from Hub id "
+                                         r"'nobody/no-such-model' at revision 'v2'"):
+        make_system("hf:nobody/no-such-model@v2", dataset)
+    with pytest.raises(ValueError, match=r"cannot load the processor of 'clip:nobody/no-such-model'"):
+        make_system("clip:nobody/no-such-model", dataset)
+    missing = tmp_path / "no_such_model"
+    with pytest.raises(ValueError, match=rf"hf:{missing}.*does not exist"):
+        make_system(f"hf:{missing}", dataset)
+    with pytest.raises(ValueError, match="local folder takes no @revision"):
+        make_system(f"hf:{missing}@main", dataset)
+    with pytest.raises(ValueError, match="is not a folder"):
+        make_system(f"hf:{folders['llama'] / 'config.json'}", dataset)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match=r"cannot load the tokenizer of 'hf:.*empty'"):
+        make_system(f"hf:{tmp_path / 'empty'}", dataset)
+    with pytest.raises(ValueError, match="takes no option temperature; options: batch_size"):
+        make_system(f"hf:{folders['llama']}", dataset, temperature=0.7)
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        make_system(f"hf:{folders['llama']}", dataset, dtype="fp8")
+    with pytest.raises(ValueError, match="mc_mode must be one of"):
+        make_system(f"hf:{folders['llama']}", dataset, mc_mode="vibes")
+    clip = make_system(f"clip:{folders['clip']}", dataset)
+    with pytest.raises(ValueError, match="clip answers multiple-choice tasks"):
+        run_task("explanation_from_pixels", clip.spec, tmp_path / "e.jsonl", dataset=dataset, system=clip,
+                 progress=False)
+    hf = make_system(f"hf:{folders['llama']}", dataset)
+    with pytest.raises(ValueError, match="use vlm:<model>"):
+        run_task("matching_from_pixels", hf.spec, tmp_path / "p.jsonl", dataset=dataset, system=hf, progress=False)
+    with pytest.raises(ValueError, match="from-pixels tasks; matching is from description"):
+        run_task("matching", clip.spec, tmp_path / "m.jsonl", dataset=dataset, system=clip, progress=False)
