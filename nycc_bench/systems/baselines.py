@@ -90,9 +90,9 @@ class SbertSystem(System):
     def model(self) -> Any:  # sentence_transformers is imported lazily: it is an optional extra
         from sentence_transformers import SentenceTransformer
 
-        from ..scoring.sbert import resolve_model
+        from ..scoring.sbert import resolve_model_path
 
-        return SentenceTransformer(resolve_model(self.model_name), device="cpu")
+        return SentenceTransformer(str(resolve_model_path(self.model_name)), device="cpu")
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         return self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,

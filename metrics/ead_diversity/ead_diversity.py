@@ -1,0 +1,124 @@
+"""Zhang et al. (2024) caption-group diversity: Average EAD (token level) and SBERT (semantic level)."""
+
+import datasets
+import evaluate
+
+from nycc_bench.scoring.checks import check_groups
+from nycc_bench.scoring.ead import MAX_N, VOCAB_SIZE, average_ead, distinct_ead
+from nycc_bench.scoring.sbert import sbert_diversity
+
+_DESCRIPTION = """
+Diversity of the captions a system writes for one cartoon, as in Zhang et al. (2024), Table 6. Each
+prediction is one contest's group of captions (10 in the paper).
+
+Average EAD (expectation-adjusted distinct n-grams): tokens are the caption with "." and newlines removed,
+split on single spaces, empty strings dropped, case kept. For n = 1..5 the n-grams of a contest's captions
+are pooled (N distinct of C in all) and EAD = N / (V·(1 − ((V−1)/V)^C)) with V = 32000 (C = 0 gives 0);
+a contest scores the mean over n, and the result is the mean over contests. `distinct_ead` is the original
+EAD of Liu et al. (2022): unigrams pooled over the whole corpus.
+
+SBERT (with `sbert_model`): 1 − the mean over contests of the mean cosine similarity of the captions'
+normalized sentence embeddings, over the full k×k matrix including the diagonal (the paper's model is
+sentence-transformers/all-mpnet-base-v2).
+"""
+
+_CITATION = """
+@inproceedings{zhang2024humor,
+  title={Humor in {AI}: Massive Scale Crowd-Sourced Preferences and Benchmarks for Cartoon Captioning},
+  author={Zhang, Jifan and Jain, Lalit and Guo, Yang and Chen, Jiayi and Zhou, Kuan Lok and Suresh, Siddharth
+          and Wagenmaker, Andrew and Sievert, Scott and Rogers, Timothy and Jamieson, Kevin and others},
+  journal={arXiv preprint arXiv:2406.10522},
+  year={2024}
+}
+@inproceedings{liu2022rethinking,
+  title={Rethinking and Refining the Distinct Metric},
+  author={Liu, Siyang and Sabour, Sahand and Zheng, Yinhe and Ke, Pei and Zhu, Xiaoyan and Huang, Minlie},
+  booktitle={Proceedings of the 60th Annual Meeting of the Association for Computational Linguistics (ACL)},
+  year={2022}
+}
+@inproceedings{reimers2019sentence,
+  title={Sentence-{BERT}: Sentence Embeddings using {Siamese} {BERT}-Networks},
+  author={Reimers, Nils and Gurevych, Iryna},
+  booktitle={Proceedings of EMNLP-IJCNLP},
+  year={2019}
+}
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (`list` of `list` of `str`): one group of captions per contest. A missing caption
+        (None) is an error: the reference code read it as the text "nan".
+    vocab_size (`int`, default 32000): V in the EAD formula.
+    max_n (`int`, default 5): EAD averages n = 1..max_n.
+    sbert_model (`str`, optional): a sentence-transformers Hub id or local folder; adds `sbert_diversity`.
+        "all-MiniLM-L6-v2" and "all-mpnet-base-v2" resolve to the offline PyPI packages when installed.
+    sbert_include_diagonal (`bool`, default True): the paper's full-matrix mean; False averages distinct
+        pairs only (needs 2+ captions per group).
+    sbert_batch_size (`int`, default 64), sbert_device (`str`, optional): encoding settings.
+Returns:
+    average_ead (`float`), distinct_ead (`float`), n_groups (`int`), and with `sbert_model`
+    sbert_diversity (`float`, in [0, 1] for the diagonal variant).
+Raises:
+    ValueError: an empty group, a missing caption, no group at all, a bad vocab_size or max_n.
+Examples:
+    >>> import evaluate
+    >>> ead = evaluate.load("metrics/ead_diversity")
+    >>> result = ead.compute(predictions=[
+    ...     ["Take one small step out of the vehicle, sir.", "I'd like to see other people."],
+    ...     ["It looked smaller online.", "It looked smaller online."],
+    ... ])
+    >>> round(result["average_ead"], 6), round(result["distinct_ead"], 6), result["n_groups"]
+    (0.700091, 0.826371, 2)
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class EadDiversity(evaluate.Metric):
+    """Average EAD and SBERT diversity; the rules live in `nycc_bench.scoring.ead` and `.sbert`."""
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features({"predictions": datasets.Sequence(datasets.Value("string"))}),
+            homepage="https://github.com/yguooo/cartoon-caption-generation",
+            codebase_urls=["https://github.com/yguooo/cartoon-caption-generation"],
+            reference_urls=["https://arxiv.org/abs/2406.10522", "https://arxiv.org/abs/2202.13587"],
+        )
+
+    def add_batch(self, *, predictions=None, **kwargs):
+        """Add groups, checked first: evaluate's encoder would store a missing caption (NaN) as the text "nan"."""
+        check_groups(predictions, "predictions")
+        super().add_batch(predictions=predictions, **kwargs)
+
+    def add(self, *, prediction=None, **kwargs):
+        """Add one group, checked first."""
+        check_groups([prediction], "prediction")
+        super().add(prediction=prediction, **kwargs)
+
+    def _compute(
+        self,
+        predictions,
+        vocab_size=VOCAB_SIZE,
+        max_n=MAX_N,
+        sbert_model=None,
+        sbert_include_diagonal=True,
+        sbert_batch_size=64,
+        sbert_device=None,
+    ):
+        groups = predictions  # checked in add_batch / add
+        result = {
+            "average_ead": average_ead(groups, vocab_size=vocab_size, max_n=max_n),
+            "distinct_ead": distinct_ead(groups, vocab_size=vocab_size),
+            "n_groups": len(groups),
+        }
+        if sbert_model is not None:
+            result["sbert_diversity"] = sbert_diversity(
+                groups,
+                sbert_model,
+                include_diagonal=sbert_include_diagonal,
+                batch_size=sbert_batch_size,
+                device=sbert_device,
+            )
+        return result

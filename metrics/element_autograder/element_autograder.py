@@ -1,0 +1,127 @@
+"""HumorBench (Narad et al. 2025) scores from element-level autograder verdicts, and autograder validation."""
+
+import datasets
+import evaluate
+
+from nycc_bench.scoring.autograder import VERDICTS, element_scores, validation_scores
+from nycc_bench.scoring.bootstrap import CONFIDENCE, N_RESAMPLES, SEED
+from nycc_bench.scoring.checks import check_choices, check_strings
+
+_DESCRIPTION = """
+HumorBench asks a model to explain a New Yorker cartoon caption's joke; an LLM autograder then checks each of
+the caption's objective "elements" against the explanation and answers PASS or FAIL (a reply without a clean
+`<judgement>` is ERROR). One row per (explanation, element). Element accuracy = PASS / (PASS + FAIL): ERROR
+rows leave numerator and denominator and are counted. Also reported: the binomial standard error over
+elements (the paper's error bars), a percentile bootstrap interval over captions, per-caption all-pass and
+mean pass rates, per-category pass rates (wordplay, cultural reference, toxic or shocking) and a hard-subset
+pass rate. With `human_labels` the module instead validates the autograder against human PASS/FAIL labels:
+accuracy, false-positive rate FP/(FP+TN) and false-negative rate FN/(FN+TP), PASS being the positive class.
+"""
+
+_CITATION = """
+@misc{narad2025humorbench,
+  title={Which {LLMs} Get the Joke? Probing Non-{STEM} Reasoning Abilities with {HumorBench}},
+  author={Narad, Reuben and others},
+  year={2025},
+  howpublished={\\url{https://github.com/ReubenNarad/Humor-Bench}}
+}
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (`list` of `str`): the explanation of each row (one explanation per caption, repeated on
+        each of its element rows).
+    references (`list` of `str`): the element of each row.
+    judgments (`list` of `str`): the autograder's verdict of each row: "PASS", "FAIL" or "ERROR".
+    caption_ids (`list` of `int` or `str`, optional): the caption of each row (HumorBench's `idx`); by
+        default rows with the same explanation text are one caption.
+    categories (`list` of `list` of `str`, optional): each row's categories, possibly none, among
+        "wordplay", "cultural reference", "toxic or shocking".
+    hard (`list` of `bool`, optional): whether each row is in the hard subset.
+    human_labels (`list` of `str`, optional): human "PASS"/"FAIL" labels; switches to validation mode.
+    confidence (`float`, default 0.95), n_resamples (`int`, default 1000), seed (`int`, default 0):
+        the percentile bootstrap intervals.
+Returns:
+    element_accuracy (`float` in [0, 1]), stderr (binomial, over elements), ci_low, ci_high (bootstrap over
+    captions), n_elements, n_pass, n_fail, n_error, n_captions, caption_all_pass, caption_mean_pass; with
+    categories category_scores (category → accuracy, n, ci_low, ci_high); with hard hard_accuracy, n_hard,
+    hard_ci_low, hard_ci_high. Rates are None when nothing was graded.
+    Validation mode: accuracy, fpr, fnr, ci_low, ci_high, tp, fp, tn, fn, n, n_error.
+Raises:
+    ValueError: a verdict or label outside the allowed strings, a missing value, an unknown category,
+        lengths that differ.
+Examples:
+    >>> import evaluate
+    >>> autograder = evaluate.load("metrics/element_autograder")
+    >>> result = autograder.compute(
+    ...     predictions=["The boss rides the bus.", "The boss rides the bus.", "A pun on 'stop'."],
+    ...     references=["Leadership depends on who is riding.", "CEO until 63rd street.", "Stop means quit."],
+    ...     judgments=["PASS", "FAIL", "PASS"],
+    ...     categories=[[], [], ["wordplay"]],
+    ... )
+    >>> result["element_accuracy"], result["n_captions"], result["caption_all_pass"]
+    (0.6666666666666666, 2, 0.5)
+    >>> result["category_scores"]["wordplay"]["accuracy"]
+    1.0
+    >>> result = autograder.compute(
+    ...     predictions=["e1", "e2", "e3", "e4"], references=["x", "y", "z", "w"],
+    ...     judgments=["PASS", "PASS", "FAIL", "ERROR"], human_labels=["PASS", "FAIL", "FAIL", "PASS"],
+    ... )
+    >>> result["accuracy"], result["fpr"], result["fnr"], result["n_error"]
+    (0.6666666666666666, 0.5, 0.0, 1)
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class ElementAutograder(evaluate.Metric):
+    """HumorBench aggregation; the rules live in `nycc_bench.scoring.autograder`."""
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features(
+                {
+                    "predictions": datasets.Value("string"),
+                    "references": datasets.Value("string"),
+                    "judgments": datasets.Value("string"),
+                }
+            ),
+            homepage="https://github.com/ReubenNarad/Humor-Bench",
+            codebase_urls=["https://github.com/ReubenNarad/Humor-Bench"],
+            reference_urls=["https://github.com/ReubenNarad/Humor-Bench"],
+        )
+
+    def add_batch(self, *, predictions=None, references=None, judgments=None, **kwargs):
+        """Add rows, checked first: evaluate's encoder would store a missing value (NaN) as the text "nan"."""
+        check_strings(predictions, "predictions")
+        check_strings(references, "references")
+        check_choices(judgments, "judgments", VERDICTS)
+        super().add_batch(predictions=predictions, references=references, judgments=judgments, **kwargs)
+
+    def add(self, *, prediction=None, reference=None, judgments=None, **kwargs):
+        """Add one row, checked first."""
+        check_strings([prediction], "prediction")
+        check_strings([reference], "reference")
+        check_choices([judgments], "judgments", VERDICTS)
+        super().add(prediction=prediction, reference=reference, judgments=judgments, **kwargs)
+
+    def _compute(
+        self,
+        predictions,
+        references,
+        judgments,
+        caption_ids=None,
+        categories=None,
+        hard=None,
+        human_labels=None,
+        confidence=CONFIDENCE,
+        n_resamples=N_RESAMPLES,
+        seed=SEED,
+    ):
+        boot = {"confidence": confidence, "n_resamples": n_resamples, "seed": seed}
+        captions = predictions if caption_ids is None else caption_ids  # one explanation per caption
+        if human_labels is not None:
+            return validation_scores(judgments, human_labels, captions, **boot)
+        return element_scores(judgments, captions, categories, hard, **boot)

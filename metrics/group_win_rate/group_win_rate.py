@@ -1,0 +1,95 @@
+"""Zhang et al. (2024) group-comparison win rate from LLM-judge verdicts, both orders pooled, with a contest CI."""
+
+import datasets
+import evaluate
+
+from nycc_bench.scoring.bootstrap import CONFIDENCE, N_RESAMPLES, SEED
+from nycc_bench.scoring.win_rate import THRESHOLD, check_judgments, win_rate
+
+_DESCRIPTION = """
+Win rate of a caption generator against a human caption group (Zhang et al. 2024, Table 3): for each held-out
+contest an LLM judge compares the model's 10 captions with the human group twice, once with the model's group
+as A and once as B; the win rate is the share of all valid judgments that pick the model's group, as a
+fraction in [0, 1] (the paper prints percentages). Overall protocol: the verdict is "A" iff
+Δ = log p("A") − log p("B") > 3.003349167 (the paper's recalibration of the judge's A-bias); give `verdict=None`
+and `delta_logprob` to have it applied. Best Pick protocol: give the parsed verdict. An ERROR verdict (an
+unparseable judge reply) leaves numerator and denominator and is counted in `n_error`. The interval is a
+seeded percentile bootstrap over contests (a contest's judgments stay together). This module aggregates given
+judgments; it calls no judge.
+"""
+
+_CITATION = """
+@inproceedings{zhang2024humor,
+  title={Humor in {AI}: Massive Scale Crowd-Sourced Preferences and Benchmarks for Cartoon Captioning},
+  author={Zhang, Jifan and Jain, Lalit and Guo, Yang and Chen, Jiayi and Zhou, Kuan Lok and Suresh, Siddharth
+          and Wagenmaker, Andrew and Sievert, Scott and Rogers, Timothy and Jamieson, Kevin and others},
+  journal={arXiv preprint arXiv:2406.10522},
+  year={2024}
+}
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    judgments (`list` of `dict`): one per judge call, with `contest_number` (`int`), `model_position`
+        ("A" or "B": where the model's group was shown), `verdict` ("A", "B", "ERROR", or None to
+        recalibrate from `delta_logprob`) and `delta_logprob` (`float` or None). Other keys (e.g.
+        `human_group`, `raw`) are ignored; filter by human group before calling for one win rate per group.
+    threshold (`float`, default 3.003349167): the recalibration threshold (exactly at it → "B").
+    confidence (`float`, default 0.95), n_resamples (`int`, default 1000), seed (`int`, default 0):
+        the percentile bootstrap interval.
+Returns:
+    win_rate (`float` in [0, 1], None if no valid judgment), ci_low, ci_high (`float`), n_wins,
+    n_judgments (all judgments, ERROR included), n_error, n_contests (`int`).
+Raises:
+    ValueError: a judgment with neither verdict nor delta_logprob, a position or verdict outside the allowed
+        letters, a contest number that is not an int, a non-finite delta_logprob, no judgment at all.
+Examples:
+    >>> import evaluate
+    >>> group_win_rate = evaluate.load("metrics/group_win_rate")
+    >>> result = group_win_rate.compute(judgments=[
+    ...     {"contest_number": 543, "model_position": "A", "verdict": None, "delta_logprob": 4.1},
+    ...     {"contest_number": 543, "model_position": "B", "verdict": None, "delta_logprob": 2.0},
+    ...     {"contest_number": 544, "model_position": "A", "verdict": "B", "delta_logprob": None},
+    ...     {"contest_number": 544, "model_position": "B", "verdict": "ERROR", "delta_logprob": None},
+    ... ])
+    >>> result["win_rate"], result["n_judgments"], result["n_error"], result["n_contests"]
+    (0.6666666666666666, 4, 1, 2)
+"""
+
+# `verdict` is a large_string because evaluate refuses None in a plain string column, and None is how the
+# Overall protocol says "recalibrate from delta_logprob".
+_JUDGMENT = {
+    "contest_number": datasets.Value("int64"),
+    "model_position": datasets.Value("string"),
+    "verdict": datasets.Value("large_string"),
+    "delta_logprob": datasets.Value("float64"),
+}
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class GroupWinRate(evaluate.Metric):
+    """Group win rate (Zhang et al. 2024); the rule lives in `nycc_bench.scoring.win_rate`."""
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features({"judgments": _JUDGMENT}),
+            homepage="https://github.com/yguooo/cartoon-caption-generation",
+            codebase_urls=["https://github.com/yguooo/cartoon-caption-generation"],
+            reference_urls=["https://arxiv.org/abs/2406.10522"],
+        )
+
+    def add_batch(self, *, judgments=None, **kwargs):
+        """Add judgments, checked and cut to the four schema fields (evaluate's encoder rejects other keys)."""
+        super().add_batch(judgments=check_judgments(judgments), **kwargs)
+
+    def add(self, *, judgments=None, **kwargs):
+        """Add one judgment, checked and cut to the four schema fields."""
+        super().add(judgments=check_judgments([judgments])[0], **kwargs)
+
+    def _compute(self, judgments, threshold=THRESHOLD, confidence=CONFIDENCE, n_resamples=N_RESAMPLES, seed=SEED):
+        # Judge-calling options (judge_model, judge_base_url, judge_backend, cache_dir, max_concurrency) are to
+        # come as keyword arguments here, producing `judgments` through nycc_bench.judge before this call.
+        return win_rate(judgments, threshold=threshold, confidence=confidence, n_resamples=n_resamples, seed=seed)

@@ -1,0 +1,87 @@
+"""Seeded percentile bootstrap intervals that resample units (contests, captions, items), never judgments."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+import numpy as np
+
+CONFIDENCE = 0.95
+N_RESAMPLES = 1000
+SEED = 0
+# Resampled index matrices are drawn in chunks of at most this many entries, so memory stays flat.
+_CHUNK_ENTRIES = 1 << 22
+
+
+def bootstrap_ci(
+    numerators: Sequence[float] | np.ndarray,
+    denominators: Sequence[float] | np.ndarray | None = None,
+    *,
+    strata: Sequence[Hashable] | None = None,
+    confidence: float = CONFIDENCE,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+) -> tuple[float, float] | tuple[None, None]:
+    """Percentile bootstrap interval of a pooled rate `sum(numerators) / sum(denominators)` over units.
+
+    One entry per unit (a contest, a caption, an item): e.g. for a win rate the numerator is the number of
+    wins in a contest and the denominator its number of valid judgments. Units are drawn with replacement,
+    so judgments of one contest stay together. `denominators=None` means 1 per unit (a plain mean).
+    Units whose denominator is 0 carry no information and are left out before resampling.
+
+    With `strata` (e.g. cross-validation folds), units are resampled within each stratum and the statistic
+    is the unweighted mean over strata of the stratum's rate: the interval of a fold-averaged accuracy.
+
+    Returns `(low, high)`, or `(None, None)` when no unit has a positive denominator. The same inputs and
+    seed always give the same interval. A sample whose units all agree (all correct, say) gives a
+    degenerate interval `(rate, rate)`.
+
+    >>> bootstrap_ci([1, 1, 0, 1, 0, 1, 1, 1], seed=0)
+    (0.375, 1.0)
+    >>> bootstrap_ci([3, 0], [4, 0])
+    (0.75, 0.75)
+    """
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    if int(n_resamples) != n_resamples or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    num = np.asarray(numerators, dtype=np.float64)
+    den = np.ones_like(num) if denominators is None else np.asarray(denominators, dtype=np.float64)
+    if num.ndim != 1 or den.shape != num.shape:
+        raise ValueError(
+            f"numerators and denominators must be flat and of equal length, got {num.shape} and {den.shape}"
+        )
+    labels = np.zeros(len(num), dtype=np.int64) if strata is None else _stratum_labels(strata, len(num))
+    keep = den > 0
+    num, den, labels = num[keep], den[keep], labels[keep]
+    if len(num) == 0:
+        return None, None
+
+    rng = np.random.default_rng(seed)
+    stats = np.zeros(int(n_resamples))
+    present = np.unique(labels)
+    for label in present:
+        stats += _resampled_rates(num[labels == label], den[labels == label], int(n_resamples), rng)
+    stats /= len(present)
+    alpha = (1 - confidence) / 2
+    low, high = np.percentile(stats, [100 * alpha, 100 * (1 - alpha)])
+    return float(low), float(high)
+
+
+def _resampled_rates(num: np.ndarray, den: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    n_units = len(num)
+    chunk = max(1, _CHUNK_ENTRIES // n_units)
+    rates = np.empty(n_resamples)
+    for start in range(0, n_resamples, chunk):
+        stop = min(start + chunk, n_resamples)
+        idx = rng.integers(0, n_units, size=(stop - start, n_units))
+        rates[start:stop] = num[idx].sum(axis=1) / den[idx].sum(axis=1)
+    return rates
+
+
+def _stratum_labels(strata: Sequence[Hashable], n_units: int) -> np.ndarray:
+    strata = list(strata)
+    if len(strata) != n_units:
+        raise ValueError(f"strata has {len(strata)} items, expected {n_units} (one per unit)")
+    codes: dict[Hashable, int] = {}
+    return np.array([codes.setdefault(s, len(codes)) for s in strata], dtype=np.int64)

