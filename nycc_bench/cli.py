@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from .builders import ALL_CONFIGS, BuildReport, SourceError, build_dataset
+from .judging import JudgeSpec
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
 
@@ -74,6 +75,35 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def judge_spec(args: argparse.Namespace) -> JudgeSpec | None:
+    """The --judge options as a spec; keys are never options, they come from the environment."""
+    if not args.judge:
+        return None
+    return JudgeSpec.parse(args.judge, base_url=args.judge_base_url, cache_dir=args.cache_dir,
+                           max_concurrency=args.max_concurrency)
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    """Score predictions; the last printed line is the scores as one JSON object."""
+    from .score import score
+
+    result = score(args.task, args.predictions, dataset=args.dataset, split=args.split, folds=args.fold,
+                   judge=judge_spec(args), protocol=args.protocol, last_k_tokens=args.last_k_tokens)
+    if args.out:
+        Path(args.out).write_text(json.dumps(result, indent=2))
+    print(json.dumps(result))
+    return 0
+
+
+def cmd_reliability(args: argparse.Namespace) -> int:
+    """Zhang's judge-reliability protocol on the dataset's held-out contests."""
+    from .score import reliability
+
+    result = reliability(judge_spec(args), dataset=args.dataset, split=args.split, protocol=args.protocol)
+    print(json.dumps(result))
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job on the embedded sample: build every config and show the table."""
     out = Path(args.out)
@@ -117,6 +147,32 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--limit", type=int, help="only the first N instances (a smoke test)")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.set_defaults(func=cmd_run)
+    def judge_options(p: argparse.ArgumentParser, required: bool = False) -> None:
+        p.add_argument("--judge", required=required, metavar="SPEC",
+                       help="openai:MODEL, transformers:PATH, reward:PATH (offline humor reward model) or "
+                            "embedding:PATH (offline HumorBench grader); API keys come from OPENAI_API_KEY")
+        p.add_argument("--judge-base-url", help="OpenAI-compatible endpoint of the judge")
+        p.add_argument("--protocol", choices=["overall", "best_pick"], default="overall",
+                       help="group comparison protocol (Zhang 2024)")
+        p.add_argument("--cache-dir", help="judge cache folder (default ~/.cache/nycc_bench/judge)")
+        p.add_argument("--max-concurrency", type=int, default=16, help="parallel judge calls")
+
+    s = sub.add_parser("score", help="score predictions through the evaluate modules (JSON on the last line)")
+    s.add_argument("--task", required=True, help=f"one of: {', '.join(TASKS)}")
+    s.add_argument("--predictions", required=True, nargs="+", metavar="FILE",
+                   help="runner JSONL or Hessel-style JSON ({instance_id: letter}); one file per --fold")
+    s.add_argument("--fold", type=int, nargs="+", help="the fold of each predictions file (averaged as Hessel does)")
+    s.add_argument("--dataset", default=DEFAULT_DATASET, help="dataset folder or Hub repo")
+    s.add_argument("--split", help="split (default: test)")
+    s.add_argument("--last-k-tokens", type=int, help="HumorBench: grade only the last k tokens of an explanation")
+    s.add_argument("--out", help="also write the result JSON here")
+    judge_options(s)
+    s.set_defaults(func=cmd_score)
+    j = sub.add_parser("reliability", help="Zhang's judge-reliability check: human top10 vs #1000-1009")
+    j.add_argument("--dataset", default=DEFAULT_DATASET, help="dataset folder or Hub repo")
+    j.add_argument("--split", default="test", help="held-out split (validation or test)")
+    judge_options(j, required=True)
+    j.set_defaults(func=cmd_reliability)
     d = sub.add_parser("demo", help="run the main job on the embedded sample")
     d.add_argument("--out", default="out/demo", help="output folder (default: out/demo)")
     d.add_argument("--quiet", action="store_true", help="no progress bars")

@@ -103,24 +103,26 @@ def run_task(task_name: str, system_spec: str, out: str | Path, dataset: str = D
     meta_path = out.with_name(out.name + ".meta.json")
     meta = _meta(task, system, dataset, split, fold, shots, seed)
     _check_resume(meta_path, meta, out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    meta_path.write_text(json.dumps(meta, indent=2, default=str))
     done = read_predictions(out)
     todo = [i for i in instances if i.instance_id not in done]
     unparsed = sum(1 for r in done.values() if r["prediction"] is None)
     answer = system.choose if task.kind == "choice" else system.generate
-    with open(out, "a", encoding="utf-8") as f, tqdm(total=len(instances), initial=len(instances) - len(todo),
-                                                     desc=f"{task.name} × {system.spec}", unit="item",
-                                                     disable=not progress) as bar:
+    with tqdm(total=len(instances), initial=len(instances) - len(todo), desc=f"{task.name} × {system.spec}",
+              unit="item", disable=not progress) as bar:
         for start in range(0, len(todo), system.batch_size):
             batch = todo[start:start + system.batch_size]
-            for inst, output in zip(batch, answer(task, batch), strict=True):
-                prediction = parse_output(task, inst, output)
-                unparsed += prediction is None
-                f.write(json.dumps({"instance_id": inst.instance_id, "prediction": prediction, "raw": output.raw,
-                                    "prompt_version": task.prompt_version, "system": system.spec},
-                                   ensure_ascii=False) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+            outputs = answer(task, batch)  # a system that cannot do the task fails here, before any file exists
+            if not meta_path.exists():
+                out.parent.mkdir(parents=True, exist_ok=True)
+                meta_path.write_text(json.dumps(meta, indent=2, default=str))
+            with open(out, "a", encoding="utf-8") as f:
+                for inst, output in zip(batch, outputs, strict=True):
+                    prediction = parse_output(task, inst, output)
+                    unparsed += prediction is None
+                    f.write(json.dumps({"instance_id": inst.instance_id, "prediction": prediction, "raw": output.raw,
+                                        "prompt_version": task.prompt_version, "system": system.spec},
+                                       ensure_ascii=False) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
             bar.update(len(batch))
     return RunSummary(str(out), len(instances), len(todo), len(instances) - len(todo), unparsed)

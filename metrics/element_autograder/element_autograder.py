@@ -3,6 +3,7 @@
 import datasets
 import evaluate
 
+from nycc_bench.judging import element_judgments, judge_from_kwargs
 from nycc_bench.scoring.autograder import VERDICTS, element_scores, validation_scores
 from nycc_bench.scoring.bootstrap import CONFIDENCE, N_RESAMPLES, SEED
 from nycc_bench.scoring.checks import check_choices, check_strings
@@ -39,6 +40,12 @@ Args:
         "wordplay", "cultural reference", "toxic or shocking".
     hard (`list` of `bool`, optional): whether each row is in the hard subset.
     human_labels (`list` of `str`, optional): human "PASS"/"FAIL" labels; switches to validation mode.
+    judge_model (`str`, optional): grade with a judge instead of passing `judgments`: an LLM
+        (`judge_backend="openai"` with `judge_base_url`, key from OPENAI_API_KEY, or `"transformers"` with a
+        local model) with the HumorBench autograder prompt, or the offline embedding grader
+        (`judge_backend="embedding"`, a grader folder). Needs `descriptions` and `captions` (one per row).
+    judge_backend, judge_base_url, cache_dir (judge calls are cached there and a re-run makes none),
+        max_concurrency, last_k_tokens (grade only the last k tokens of each explanation): judge options.
     confidence (`float`, default 0.95), n_resamples (`int`, default 1000), seed (`int`, default 0):
         the percentile bootstrap intervals.
 Returns:
@@ -106,6 +113,21 @@ class ElementAutograder(evaluate.Metric):
         check_strings([reference], "reference")
         check_choices([judgments], "judgments", VERDICTS)
         super().add(prediction=prediction, reference=reference, judgments=judgments, **kwargs)
+
+    def compute(self, *, predictions=None, references=None, judgments=None, descriptions=None, captions=None,
+                judge_model=None, judge_backend=None, judge_base_url=None, cache_dir=None, max_concurrency=16,
+                last_k_tokens=None, **kwargs):
+        """Score given verdicts, or first obtain them from a judge (see the inputs description)."""
+        judge = judge_from_kwargs(judge_model, judge_backend, judge_base_url, cache_dir, max_concurrency)
+        if judge is not None:
+            if judgments is not None:
+                raise ValueError("judgments: give either judgments or judge_model, not both")
+            if descriptions is None or captions is None:
+                raise ValueError("descriptions, captions: a judge needs the cartoon description and caption of "
+                                 "each row")
+            records = element_judgments(judge, descriptions, captions, references, predictions, last_k_tokens)
+            judgments = [r["verdict"] for r in records]
+        return super().compute(predictions=predictions, references=references, judgments=judgments, **kwargs)
 
     def _compute(
         self,

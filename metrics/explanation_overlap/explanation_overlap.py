@@ -3,6 +3,8 @@
 import datasets
 import evaluate
 
+from nycc_bench.judge.protocols.explanation_pairwise import explanation_win_rate
+from nycc_bench.judging import explanation_judgments, judge_from_kwargs
 from nycc_bench.scoring.checks import check_strings
 from nycc_bench.scoring.overlap import bleu, rouge_l
 
@@ -40,10 +42,16 @@ _KWARGS_DESCRIPTION = """
 Args:
     predictions (`list` of `str`): one generated explanation per item.
     references (`list` of `str`): the human explanation of each item (the dataset's `label`).
+    judge_model (`str`, optional): also judge each model explanation against the human one, both orders, with
+        an LLM judge (Hessel's human evaluation was this pairwise comparison); needs `descriptions` and
+        `captions`. judge_backend ("openai" or "transformers"), judge_base_url, cache_dir, max_concurrency:
+        judge options (the key comes from OPENAI_API_KEY or NYCC_JUDGE_API_KEY).
 Returns:
     bleu (`float`, 0–100): corpus BLEU-4.
     rouge_l (`float`, 0–1): mean ROUGE-L F1.
     n (`int`): number of items.
+    judge (`dict`, with a judge): win_rate of the model's explanation (0–1), ci_low, ci_high (bootstrap over
+        items), n_items, n_judgments, n_error, and the judge's name.
 Raises:
     ValueError: a missing explanation, lengths that differ, no item at all.
 Examples:
@@ -90,9 +98,15 @@ class ExplanationOverlap(evaluate.Metric):
         check_strings([reference], "reference")
         super().add(prediction=prediction, reference=reference, **kwargs)
 
-    def _compute(self, predictions, references):
-        return {
-            "bleu": bleu(predictions, references),
-            "rouge_l": rouge_l(predictions, references),
-            "n": len(predictions),
-        }
+    def _compute(self, predictions, references, descriptions=None, captions=None, judge_model=None,
+                 judge_backend=None, judge_base_url=None, cache_dir=None, max_concurrency=16):
+        result = {"bleu": bleu(predictions, references), "rouge_l": rouge_l(predictions, references),
+                  "n": len(predictions)}
+        judge = judge_from_kwargs(judge_model, judge_backend, judge_base_url, cache_dir, max_concurrency)
+        if judge is not None:
+            if descriptions is None or captions is None:
+                raise ValueError("descriptions, captions: the pairwise judge needs each cartoon's description "
+                                 "and caption")
+            records = explanation_judgments(judge, descriptions, captions, predictions, references)
+            result["judge"] = {"judge": judge.name, **explanation_win_rate(records)}
+        return result

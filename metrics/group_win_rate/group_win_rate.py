@@ -3,6 +3,7 @@
 import datasets
 import evaluate
 
+from nycc_bench.judging import group_judgments, judge_from_kwargs
 from nycc_bench.scoring.bootstrap import CONFIDENCE, N_RESAMPLES, SEED
 from nycc_bench.scoring.win_rate import THRESHOLD, check_judgments, win_rate
 
@@ -14,8 +15,9 @@ fraction in [0, 1] (the paper prints percentages). Overall protocol: the verdict
 Δ = log p("A") − log p("B") > 3.003349167 (the paper's recalibration of the judge's A-bias); give `verdict=None`
 and `delta_logprob` to have it applied. Best Pick protocol: give the parsed verdict. An ERROR verdict (an
 unparseable judge reply) leaves numerator and denominator and is counted in `n_error`. The interval is a
-seeded percentile bootstrap over contests (a contest's judgments stay together). This module aggregates given
-judgments; it calls no judge.
+seeded percentile bootstrap over contests (a contest's judgments stay together). Give `judgments`, or give
+the groups and a `judge_model` and the module runs the judge first (an LLM, cached, or the offline humor
+reward model).
 """
 
 _CITATION = """
@@ -34,6 +36,11 @@ Args:
         ("A" or "B": where the model's group was shown), `verdict` ("A", "B", "ERROR", or None to
         recalibrate from `delta_logprob`) and `delta_logprob` (`float` or None). Other keys (e.g.
         `human_group`, `raw`) are ignored; filter by human group before calling for one win rate per group.
+    model_groups, human_groups (`list` of `list` of `str`), contest_numbers (`list` of `int`), descriptions
+        (`list` of `str` or of (description, uncanny description)), protocol ("overall" or "best_pick"):
+        instead of `judgments`, with `judge_model`: the model's 10 captions and one human group per contest.
+    judge_model (`str`), judge_backend ("openai", "transformers" or "reward"), judge_base_url, cache_dir,
+        max_concurrency: the judge (API key from OPENAI_API_KEY or NYCC_JUDGE_API_KEY, never an argument).
     threshold (`float`, default 3.003349167): the recalibration threshold (exactly at it → "B").
     confidence (`float`, default 0.95), n_resamples (`int`, default 1000), seed (`int`, default 0):
         the percentile bootstrap interval.
@@ -89,7 +96,19 @@ class GroupWinRate(evaluate.Metric):
         """Add one judgment, checked and cut to the four schema fields."""
         super().add(judgments=check_judgments([judgments])[0], **kwargs)
 
+    def compute(self, *, judgments=None, model_groups=None, human_groups=None, contest_numbers=None,
+                descriptions=None, protocol="overall", judge_model=None, judge_backend=None, judge_base_url=None,
+                cache_dir=None, max_concurrency=16, **kwargs):
+        """Aggregate given judgments, or first obtain them from a judge (see the inputs description)."""
+        judge = judge_from_kwargs(judge_model, judge_backend, judge_base_url, cache_dir, max_concurrency)
+        if judge is not None:
+            if judgments is not None:
+                raise ValueError("judgments: give either judgments or judge_model, not both")
+            if model_groups is None or human_groups is None or contest_numbers is None:
+                raise ValueError("model_groups, human_groups, contest_numbers: a judge needs the groups to compare")
+            judgments = group_judgments(judge, model_groups, {"human": human_groups}, contest_numbers, descriptions,
+                                        protocol)
+        return super().compute(judgments=judgments, **kwargs)
+
     def _compute(self, judgments, threshold=THRESHOLD, confidence=CONFIDENCE, n_resamples=N_RESAMPLES, seed=SEED):
-        # Judge-calling options (judge_model, judge_base_url, judge_backend, cache_dir, max_concurrency) are to
-        # come as keyword arguments here, producing `judgments` through nycc_bench.judge before this call.
         return win_rate(judgments, threshold=threshold, confidence=confidence, n_resamples=n_resamples, seed=seed)

@@ -128,15 +128,17 @@ def build_instances(task: Task, dataset: str = DEFAULT_DATASET, split: str | Non
             out.append(Instance(
                 instance_id=str(row["contest_number"]), system=prompts.ZHANG_GENERATION_SYSTEM,
                 user=user, context=_description(row),
-                reference={"contest_number": row["contest_number"], **groups},
+                reference={"contest_number": row["contest_number"], **groups,
+                           "judge_description": ((row["image_description"], row.get("image_uncanny_description") or "")
+                                                 if row.get("image_description") else row.get("description"))},
             ))
         else:  # humorbench: the explainer prompt is the single user message, as upstream sends it
             out.append(Instance(
                 instance_id=row["caption_id"],
                 user=EXPLAINER_PROMPT.format(description=row["description"], caption=row["caption"]),
                 context=f"{row['description']} {row['caption']}",
-                reference={k: row[k] for k in ("description", "caption", "elements", "element_ids",
-                                                "element_categories")},
+                reference={k: row.get(k) for k in ("description", "caption", "elements", "element_ids",
+                                                    "element_categories", "element_in_hard")},
             ))
     if skipped:
         log.warning("%s: %d of %d contests have no description to prompt with and are left out: %s", task.name,

@@ -1,0 +1,121 @@
+"""One entry point per judged protocol, whatever the judge: an LLM (OpenAI-compatible or local transformers),
+the humor reward model, or the embedding element grader. Metrics, `nycc-bench score` and the leaderboard
+call these, so a judge is named the same way everywhere:
+
+    openai:<model>          any OpenAI-compatible endpoint (`base_url`; key from OPENAI_API_KEY / NYCC_JUDGE_API_KEY)
+    transformers:<path|id>  a local causal LM
+    reward:<path|repo>      the humor reward model (group comparisons; free, offline)
+    embedding:<path|repo>   the embedding element grader (HumorBench; free, offline)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from .judge import JudgeConfig, grade_elements, judge_explanations, judge_groups
+from .judge.protocols.zhang_format import Description, RankingExample
+
+BACKENDS = ("openai", "transformers", "reward", "embedding")
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """Which judge, and how to reach it (never a key: keys come from the environment)."""
+
+    backend: str
+    model: str
+    base_url: str | None = None
+    cache_dir: str | None = None
+    max_concurrency: int = 16
+
+    def __post_init__(self) -> None:
+        if self.backend not in BACKENDS:
+            raise ValueError(f"judge_backend: expected one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        if not self.model:
+            raise ValueError("judge_model: empty; name a model (e.g. gpt-4o) or a folder")
+
+    @classmethod
+    def parse(cls, spec: str, **options: Any) -> JudgeSpec:
+        """`backend:model` (a bare model name means `openai:`)."""
+        backend, sep, model = spec.partition(":")
+        if not sep or backend not in BACKENDS:
+            backend, model = "openai", spec
+        return cls(backend, model, **options)
+
+    @property
+    def name(self) -> str:
+        """How results and cards name this judge."""
+        return f"{self.backend}:{self.model}"
+
+    def config(self) -> JudgeConfig:
+        """The LLM judge engine's config for this spec."""
+        if self.backend not in ("openai", "transformers"):
+            raise ValueError(f"judge: {self.name} is not an LLM judge")
+        return JudgeConfig(backend=self.backend, model=self.model, base_url=self.base_url,
+                           cache_dir=self.cache_dir, max_concurrency=self.max_concurrency)
+
+
+def judge_from_kwargs(judge_model: str | None, judge_backend: str | None = None, judge_base_url: str | None = None,
+                      cache_dir: str | None = None, max_concurrency: int = 16) -> JudgeSpec | None:
+    """The metrics' judge keyword arguments as a spec (None when no judge is asked for)."""
+    if judge_model is None:
+        return None
+    options = {"base_url": judge_base_url, "cache_dir": cache_dir, "max_concurrency": max_concurrency}
+    if judge_backend is None:
+        return JudgeSpec.parse(judge_model, **options)
+    return JudgeSpec(judge_backend, judge_model, **options)
+
+
+@cache
+def _reward_model(path: str) -> Any:
+    from .reward import RewardModel
+
+    return RewardModel.load(path)
+
+
+@cache
+def _grader(path: str) -> Any:
+    from .reward import EmbeddingGrader
+
+    return EmbeddingGrader.load(path)
+
+
+def group_judgments(judge: JudgeSpec, model_groups: Sequence[Sequence[str]],
+                    human_groups: Mapping[str, Sequence[Sequence[str]]], contest_numbers: Sequence[int],
+                    descriptions: Sequence[Description] | None, protocol: str = "overall",
+                    shots: Sequence[RankingExample] | None = None) -> list[dict[str, Any]]:
+    """Zhang's group comparison of every contest against every human group, both orders."""
+    if judge.backend == "reward":
+        from .reward import judge_groups_reward
+
+        return judge_groups_reward(_reward_model(judge.model), model_groups, human_groups, contest_numbers,
+                                   descriptions, protocol)
+    if judge.backend == "embedding":
+        raise ValueError("judge: the embedding grader grades HumorBench elements, not caption groups; use reward:")
+    return judge_groups(model_groups, human_groups, contest_numbers, descriptions, protocol, judge.config(),
+                        shots or None, n_shots=5 if shots else 0)
+
+
+def element_judgments(judge: JudgeSpec, descriptions: Sequence[str], captions: Sequence[str],
+                      elements: Sequence[str], explanations: Sequence[str],
+                      last_k_tokens: int | None = None) -> list[dict[str, Any]]:
+    """HumorBench: one PASS/FAIL/ERROR record per (explanation, element) row."""
+    if judge.backend == "embedding":
+        from .reward import grade_elements_embedding
+
+        return grade_elements_embedding(descriptions, captions, elements, explanations, _grader(judge.model),
+                                        last_k_tokens=last_k_tokens)
+    if judge.backend == "reward":
+        raise ValueError("judge: the reward model compares captions; grade HumorBench with embedding: or an LLM")
+    return grade_elements(descriptions, captions, elements, explanations, judge.config(), last_k_tokens)
+
+
+def explanation_judgments(judge: JudgeSpec, descriptions: Sequence[str], captions: Sequence[str],
+                          model_explanations: Sequence[str], human_explanations: Sequence[str]) -> list[dict]:
+    """Hessel's pairwise human evaluation played by an LLM judge: model vs human explanation, both orders."""
+    if judge.backend not in ("openai", "transformers"):
+        raise ValueError(f"judge: explanation pairwise judging needs an LLM judge, not {judge.name}")
+    return judge_explanations(descriptions, captions, model_explanations, human_explanations, judge.config())

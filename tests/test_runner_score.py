@@ -1,0 +1,214 @@
+"""`nycc-bench run` and `score` end to end on the embedded sample: baselines, an OpenAI-compatible system and
+judges on a local test server, resume after a kill, fold averaging, and every bad input."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from nycc_bench.builders import build_dataset
+from nycc_bench.cli import SAMPLE_DIR, main
+from nycc_bench.judge.fake_server import FakeChatServer, Reply, last_user_text
+from nycc_bench.judging import JudgeSpec
+from nycc_bench.runner import read_predictions, run_task
+from nycc_bench.score import score
+from nycc_bench.tasks import TASKS
+
+BASELINE_TASKS = {  # what each baseline can answer on the sample
+    "random": list(TASKS),
+    "length": ["matching", "matching_from_pixels", "ranking", "ranking_from_pixels"],
+    "sbert:all-MiniLM-L6-v2": ["matching", "ranking", "explanation", "caption_generation", "humorbench"],
+}
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The sample dataset, built once."""
+    out = tmp_path_factory.mktemp("sample_dataset")
+    build_dataset(SAMPLE_DIR, out, progress=False)
+    return str(out)
+
+
+def _judge_reply(body: dict, attempt: int) -> Reply:
+    """A scripted judge: Overall prefers A, HumorBench passes elements that mention 'joke', pairwise says B."""
+    text = last_user_text(body)
+    if "anticipated answer point" in text.lower():
+        verdict = "PASS" if "joke" in text.split("Student")[-1].lower() else "FAIL"
+        return Reply(text=f"<reasoning>ok</reasoning><judgement>{verdict}</judgement>", top_logprobs=None)
+    if body.get("logprobs"):
+        return Reply(text="A", top_logprobs=[("A", -0.05), ("B", -4.0)])
+    return Reply(text="Explanation B is better.\nB", top_logprobs=None)
+
+
+@pytest.mark.parametrize(("system", "task"), [(s, t) for s, tasks in BASELINE_TASKS.items() for t in tasks])
+def test_baselines_run_and_score_every_task(dataset: str, tmp_path: Path, system: str, task: str) -> None:
+    """Every task runs with every baseline that supports it and scores through the evaluate modules."""
+    out = tmp_path / "preds.jsonl"
+    summary = run_task(task, system, out, dataset=dataset, progress=False)
+    assert summary.answered == summary.total > 0 and summary.unparsed == 0
+    records = read_predictions(out)
+    assert all(r["prompt_version"] == TASKS[task].prompt_version for r in records.values())
+    meta = json.loads((tmp_path / "preds.jsonl.meta.json").read_text())
+    assert meta["system"]["spec"] == system and meta["task"] == task
+    if task == "humorbench":  # needs a judge: scored in the server test below
+        return
+    result = score(task, [out], dataset=dataset)
+    assert result["n"] == summary.total and result["n_unparsed"] == 0
+    values = result["scores"]
+    key = {"nycc_accuracy": "accuracy", "crowd_ny_accuracy": "accuracy", "explanation_overlap": "bleu",
+           "ead_diversity": "average_ead"}[result["metric"]]
+    assert values[key] is not None
+
+
+def test_random_is_seeded_and_order_independent(dataset: str, tmp_path: Path) -> None:
+    """The same seed gives the same letters, whatever the batch order; another seed differs somewhere."""
+    a, b, c = (tmp_path / f"{n}.jsonl" for n in "abc")
+    run_task("matching", "random", a, dataset=dataset, progress=False)
+    run_task("matching", "random", b, dataset=dataset, progress=False, limit=2)
+    run_task("matching", "random", b, dataset=dataset, progress=False)
+    run_task("matching", "random:7", c, dataset=dataset, progress=False)
+    pa, pb, pc = (read_predictions(p) for p in (a, b, c))
+    assert {k: v["prediction"] for k, v in pa.items()} == {k: v["prediction"] for k, v in pb.items()}
+    assert {k: v["prediction"] for k, v in pa.items()} != {k: v["prediction"] for k, v in pc.items()}
+
+
+def test_resume_after_a_killed_run(dataset: str, tmp_path: Path) -> None:
+    """A torn last line is cut, and the re-run answers only what is missing."""
+    out = tmp_path / "p.jsonl"
+    run_task("humorbench", "random", out, dataset=dataset, progress=False, limit=5)
+    with open(out, "a") as f:
+        f.write('{"instance_id": "torn", "predic')  # the process died mid-write
+    summary = run_task("humorbench", "random", out, dataset=dataset, progress=False)
+    assert (summary.resumed, summary.answered) == (5, summary.total - 5)
+    assert len(read_predictions(out)) == summary.total
+    assert out.read_text().count("\n") == summary.total
+
+
+def test_openai_system_and_judges_on_a_local_server(dataset: str, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """An OpenAI-compatible system answers every kind of task; judged scores come from the same kind of
+    server; re-running makes no new request; the key reaches no file."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-0123456789")
+    cache = tmp_path / "cache"
+
+    def system_reply(body: dict, attempt: int) -> Reply:
+        text = last_user_text(body)
+        if "generate 10 funny captions" in json.dumps(body):
+            return Reply(text="\n".join(f'{i}. "Caption number {i} about the joke." - why' for i in range(1, 11)))
+        if "<explanation>" in text:
+            return Reply(text="<explanation>The joke is a pun on the word.</explanation>")
+        if "Explanation:" in text:
+            return Reply(text="The joke is that the scene is absurd.")
+        return Reply(text="I think... Answer: B" if "Answer:" in text else "B")
+
+    with FakeChatServer(system_reply) as server:
+        for task in ("matching", "ranking_from_pixels", "explanation", "caption_generation", "humorbench"):
+            out = tmp_path / f"{task}.jsonl"
+            assert main(["run", "--task", task, "--system", "openai:fake-model", "--base-url", server.base_url,
+                         "--dataset", dataset, "--out", str(out), "--quiet",
+                         "--system-option", f"cache_dir={cache}"]) == 0
+        n_requests = server.count()
+        assert main(["run", "--task", "matching", "--system", "openai:fake-model", "--base-url", server.base_url,
+                     "--dataset", dataset, "--out", str(tmp_path / "again.jsonl"), "--quiet",
+                     "--system-option", f"cache_dir={cache}"]) == 0
+        assert server.count() == n_requests  # answered from the cache
+        images = [b for r in server.requests for m in r.body["messages"] if isinstance(m["content"], list)
+                  for b in m["content"] if b.get("type") == "image_url"]
+        assert images  # from pixels sends the cartoon ...
+        assert all(isinstance(m["content"], str) for r in server.requests if "choices A:" in json.dumps(r.body)
+                   for m in r.body["messages"])  # ... from description sends text only
+    assert {r["prediction"] for r in read_predictions(tmp_path / "matching.jsonl").values()} == {"B"}
+    groups = [r["prediction"] for r in read_predictions(tmp_path / "caption_generation.jsonl").values()]
+    assert all(len(g) == 10 and g[0] == "Caption number 1 about the joke." for g in groups)
+
+    with FakeChatServer(_judge_reply) as judge:
+        spec = JudgeSpec.parse("openai:fake-judge", base_url=judge.base_url, cache_dir=str(cache))
+        generation = score("caption_generation", [tmp_path / "caption_generation.jsonl"], dataset=dataset, judge=spec)
+        # The judge always prefers A strongly (Δ = 3.95 > 3.003): the model wins exactly the orders where it is A.
+        for group in ("human_top10", "human_200", "human_1000", "human_median"):
+            assert generation["scores"]["win_rate"][group]["win_rate"] == 0.5
+        humor = score("humorbench", [tmp_path / "humorbench.jsonl"], dataset=dataset, judge=spec)
+        assert humor["scores"]["element_accuracy"] == 1.0  # every explanation says "joke"
+        assert humor["scores"]["n_pass"] == 31 and humor["scores"]["category_scores"]
+        explanation = score("explanation", [tmp_path / "explanation.jsonl"], dataset=dataset, judge=spec)
+        assert explanation["scores"]["judge"]["win_rate"] == 0.5  # always "B": wins once per item
+        reliability_out = main(["reliability", "--dataset", dataset, "--judge", "openai:fake-judge",
+                                "--judge-base-url", judge.base_url, "--cache-dir", str(cache)])
+        assert reliability_out == 0
+        n_judge = judge.count()
+        score("humorbench", [tmp_path / "humorbench.jsonl"], dataset=dataset, judge=spec)
+        assert judge.count() == n_judge  # cached
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert b"sk-test-secret-0123456789" not in path.read_bytes(), path
+
+
+def test_fold_averaging_and_hessel_format(dataset: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two folds are averaged unweighted; Hessel's `{instance_id: letter}` files are accepted."""
+    files = []
+    for fold in (0, 1):
+        out = tmp_path / f"fold{fold}.jsonl"
+        run_task("matching", "length", out, dataset=dataset, fold=fold, progress=False)
+        hessel = tmp_path / f"fold{fold}.json"
+        hessel.write_text(json.dumps({k: r["prediction"] for k, r in read_predictions(out).items()}))
+        files.append(hessel)
+    singles = [score("matching", [f], dataset=dataset, folds=[k])["scores"]["accuracy"] for k, f in enumerate(files)]
+    assert main(["score", "--task", "matching", "--dataset", dataset, "--predictions", *map(str, files),
+                 "--fold", "0", "1"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["scores"]["accuracy"] == pytest.approx(sum(singles) / 2)
+    assert result["configs"] == ["matching", "matching_1"]
+
+
+def test_bad_input(dataset: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Bad system specs, tasks, splits, folds and incomplete predictions give one clear line and status 2."""
+    out = str(tmp_path / "p.jsonl")
+    cases = [
+        (["run", "--task", "matching", "--system", "gpt4", "--dataset", dataset, "--out", out], "cannot read 'gpt4'"),
+        (["run", "--task", "matchng", "--system", "random", "--dataset", dataset, "--out", out],
+         "Did you mean 'matching'?"),
+        (["run", "--task", "humorbench", "--system", "random", "--dataset", dataset, "--split", "train", "--out",
+          out], "has no split 'train'; it has test"),
+        (["run", "--task", "humorbench", "--system", "random", "--dataset", dataset, "--fold", "2", "--out", out],
+         "has no cross-validation folds"),
+        (["run", "--task", "caption_generation", "--system", "length", "--dataset", dataset, "--out", out],
+         "length answers multiple-choice tasks only"),
+        (["run", "--task", "matching", "--system", "random:x", "--dataset", dataset, "--out", out], "whole-number"),
+        (["run", "--task", "matching", "--system", "random", "--dataset", str(tmp_path / "nope"), "--out", out],
+         "cannot load config 'matching'"),
+        (["score", "--task", "humorbench", "--dataset", dataset, "--predictions", out], "does not exist"),
+    ]
+    for argv, message in cases:
+        assert main(argv) == 2, argv
+        assert message in capsys.readouterr().err, argv
+    assert not Path(out).exists()  # a failed run leaves no file behind
+    run_task("matching", "random", out, dataset=dataset, progress=False, limit=2)
+    assert main(["score", "--task", "matching", "--dataset", dataset, "--predictions", out]) == 2
+    assert re.search(r"no prediction for 2 of 4 matching instances", capsys.readouterr().err)
+    assert main(["run", "--task", "matching", "--system", "length", "--dataset", dataset, "--out", out]) == 2
+    assert "holds predictions of system 'random'" in capsys.readouterr().err
+    run_task("humorbench", "random", tmp_path / "h.jsonl", dataset=dataset, progress=False)
+    argv = ["score", "--task", "humorbench", "--dataset", dataset, "--predictions", str(tmp_path / "h.jsonl")]
+    assert main(argv) == 2
+    assert "HumorBench is scored by an autograder" in capsys.readouterr().err
+
+
+def test_group_win_rate_module_calls_the_judge(tmp_path: Path) -> None:
+    """`evaluate.load("metrics/group_win_rate").compute(..., judge_model=...)` judges both orders, then aggregates."""
+    from nycc_bench.score import load_metric
+
+    metric = load_metric("group_win_rate")
+    groups = [[f"model caption {i}" for i in range(10)], [f"other {i}" for i in range(10)]]
+    human = [[f"human caption {i}" for i in range(10)]] * 2
+    with FakeChatServer(_judge_reply) as judge:
+        result = metric.compute(model_groups=groups, human_groups=human, contest_numbers=[543, 544],
+                                descriptions=["A cat in a bank.", "A dog at sea."], judge_model="fake-judge",
+                                judge_base_url=judge.base_url, cache_dir=str(tmp_path))
+        assert judge.count() == 4  # 2 contests × 2 orders
+    assert (result["win_rate"], result["n_judgments"], result["n_contests"]) == (0.5, 4, 2)
+    with pytest.raises(ValueError, match="either judgments or judge_model"):
+        metric.compute(judgments=[{"contest_number": 1, "model_position": "A", "verdict": "A", "delta_logprob": None}],
+                       model_groups=groups, human_groups=human, contest_numbers=[1, 2], judge_model="x")
