@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from .builders import ALL_CONFIGS, BuildReport, SourceError, build_dataset
-from .judging import JudgeSpec
+from .judging import DryRun, JudgeSpec
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
 
@@ -80,7 +80,7 @@ def judge_spec(args: argparse.Namespace) -> JudgeSpec | None:
     if not args.judge:
         return None
     return JudgeSpec.parse(args.judge, base_url=args.judge_base_url, cache_dir=args.cache_dir,
-                           max_concurrency=args.max_concurrency)
+                           max_concurrency=args.max_concurrency, dry_run=args.dry_run)
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -105,10 +105,13 @@ def cmd_reliability(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """The main job on the embedded sample: build every config and show the table."""
-    out = Path(args.out)
-    report = build_dataset(resolve_source("sample"), out / "dataset", progress=not args.quiet)
-    print(summary_table(report))
+    """The main job on the embedded sample, end to end; prints where every output is."""
+    from .demo import run_demo
+
+    outputs = run_demo(Path(args.out), resolve_source("sample")[0], quiet=args.quiet)
+    print("\nDone. Outputs:")
+    for name, path in outputs.items():
+        print(f"  {name:<12} {path}")
     return 0
 
 
@@ -156,6 +159,9 @@ def parser() -> argparse.ArgumentParser:
                        help="group comparison protocol (Zhang 2024)")
         p.add_argument("--cache-dir", help="judge cache folder (default ~/.cache/nycc_bench/judge)")
         p.add_argument("--max-concurrency", type=int, default=16, help="parallel judge calls")
+        p.add_argument("--dry-run", action="store_true",
+                       help="print the judge calls still needed (after the cache) and their estimated cost; "
+                            "spend nothing")
 
     s = sub.add_parser("score", help="score predictions through the evaluate modules (JSON on the last line)")
     s.add_argument("--task", required=True, help=f"one of: {', '.join(TASKS)}")
@@ -192,6 +198,10 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         return args.func(args)
+    except DryRun as stop:
+        print(stop)
+        print(json.dumps({"dry_run": stop.estimate.to_dict()}))
+        return 0
     except (SourceError, ValueError, DownloadError) as err:
         print(f"nycc-bench {args.command}: error: {err}", file=sys.stderr)
         return 2

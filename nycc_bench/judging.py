@@ -10,15 +10,33 @@ call these, so a judge is named the same way everywhere:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from .judge import JudgeConfig, grade_elements, judge_explanations, judge_groups
+from .judge import (
+    Estimate,
+    JudgeConfig,
+    build_explanation_jobs,
+    build_grader_jobs,
+    build_group_jobs,
+    estimate_jobs,
+    grade_elements,
+    judge_explanations,
+    judge_groups,
+)
 from .judge.protocols.zhang_format import Description, RankingExample
 
 BACKENDS = ("openai", "transformers", "reward", "embedding")
+
+
+class DryRun(Exception):
+    """Raised instead of calling an LLM judge when the spec asks for a dry run; carries the estimate."""
+
+    def __init__(self, estimate: Estimate) -> None:
+        super().__init__(str(estimate))
+        self.estimate = estimate
 
 
 @dataclass(frozen=True)
@@ -30,6 +48,7 @@ class JudgeSpec:
     base_url: str | None = None
     cache_dir: str | None = None
     max_concurrency: int = 16
+    dry_run: bool = False  # LLM judges: count the calls still needed and their cost, then stop (DryRun)
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -44,6 +63,12 @@ class JudgeSpec:
         if not sep or backend not in BACKENDS:
             backend, model = "openai", spec
         return cls(backend, model, **options)
+
+    def stop_if_dry(self, jobs: Callable[[JudgeConfig], list[Any]]) -> None:
+        """In a dry run, estimate the jobs the judge would run (after the cache) and stop before any call."""
+        if self.dry_run and self.backend in ("openai", "transformers"):
+            config = self.config()
+            raise DryRun(estimate_jobs(jobs(config), config, echo=False))
 
     @property
     def name(self) -> str:
@@ -95,8 +120,10 @@ def group_judgments(judge: JudgeSpec, model_groups: Sequence[Sequence[str]],
                                    descriptions, protocol)
     if judge.backend == "embedding":
         raise ValueError("judge: the embedding grader grades HumorBench elements, not caption groups; use reward:")
+    judge.stop_if_dry(lambda config: build_group_jobs(model_groups, human_groups, contest_numbers, descriptions,
+                                                      protocol, config, shots or None))
     return judge_groups(model_groups, human_groups, contest_numbers, descriptions, protocol, judge.config(),
-                        shots or None, n_shots=5 if shots else 0)
+                        shots or None)
 
 
 def element_judgments(judge: JudgeSpec, descriptions: Sequence[str], captions: Sequence[str],
@@ -110,6 +137,8 @@ def element_judgments(judge: JudgeSpec, descriptions: Sequence[str], captions: S
                                         last_k_tokens=last_k_tokens)
     if judge.backend == "reward":
         raise ValueError("judge: the reward model compares captions; grade HumorBench with embedding: or an LLM")
+    judge.stop_if_dry(lambda config: build_grader_jobs(descriptions, captions, elements, explanations, config,
+                                                       last_k_tokens))
     return grade_elements(descriptions, captions, elements, explanations, judge.config(), last_k_tokens)
 
 
@@ -118,4 +147,6 @@ def explanation_judgments(judge: JudgeSpec, descriptions: Sequence[str], caption
     """Hessel's pairwise human evaluation played by an LLM judge: model vs human explanation, both orders."""
     if judge.backend not in ("openai", "transformers"):
         raise ValueError(f"judge: explanation pairwise judging needs an LLM judge, not {judge.name}")
+    judge.stop_if_dry(lambda config: build_explanation_jobs(descriptions, captions, model_explanations,
+                                                            human_explanations, config))
     return judge_explanations(descriptions, captions, model_explanations, human_explanations, judge.config())

@@ -159,9 +159,9 @@ def reliability(judge: JudgeSpec | None, dataset: str = DEFAULT_DATASET, split: 
     if judge is None:
         raise ValueError("judge: name the judge to check (--judge)")
     rows = [r for r in load_split(dataset, "caption_generation", split).remove_columns("image")
-            if r["human_top10"] and r["human_1000"]]
+            if r["human_top10"] and r["human_1000"] and (r["image_description"] or r["description"])]
     if not rows:
-        raise ValueError(f"dataset: no {split} contest has both a top-10 and a #1000-1009 group")
+        raise ValueError(f"dataset: no {split} contest has a description and both a top-10 and a #1000-1009 group")
     descriptions = [(r["image_description"], r["image_uncanny_description"] or "") if r["image_description"]
                     else r["description"] or "" for r in rows]
     records = group_judgments(judge, [r["human_top10"] for r in rows], {"human_1000": [r["human_1000"] for r in rows]},

@@ -87,8 +87,8 @@ def test_resume_after_a_killed_run(dataset: str, tmp_path: Path) -> None:
     assert out.read_text().count("\n") == summary.total
 
 
-def test_openai_system_and_judges_on_a_local_server(dataset: str, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_openai_system_and_judges_on_a_local_server(dataset: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
     """An OpenAI-compatible system answers every kind of task; judged scores come from the same kind of
     server; re-running makes no new request; the key reaches no file."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-0123456789")
@@ -135,12 +135,20 @@ def test_openai_system_and_judges_on_a_local_server(dataset: str, tmp_path: Path
         assert humor["scores"]["n_pass"] == 31 and humor["scores"]["category_scores"]
         explanation = score("explanation", [tmp_path / "explanation.jsonl"], dataset=dataset, judge=spec)
         assert explanation["scores"]["judge"]["win_rate"] == 0.5  # always "B": wins once per item
-        reliability_out = main(["reliability", "--dataset", dataset, "--judge", "openai:fake-judge",
-                                "--judge-base-url", judge.base_url, "--cache-dir", str(cache)])
-        assert reliability_out == 0
+        assert main(["reliability", "--dataset", dataset, "--judge", "openai:fake-judge",
+                     "--judge-base-url", judge.base_url, "--cache-dir", str(cache)]) == 0
+        reliability = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+        assert reliability["reliability"] == 0.5 and reliability["n_contests"] == 2
         n_judge = judge.count()
         score("humorbench", [tmp_path / "humorbench.jsonl"], dataset=dataset, judge=spec)
         assert judge.count() == n_judge  # cached
+        dry = ["score", "--task", "caption_generation", "--dataset", dataset, "--predictions",
+               str(tmp_path / "caption_generation.jsonl"), "--judge", "openai:gpt-4o", "--judge-base-url",
+               judge.base_url, "--cache-dir", str(tmp_path / "empty_cache"), "--protocol", "best_pick", "--dry-run"]
+        assert main(dry) == 0
+        estimate = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["dry_run"]
+        assert estimate["n_calls"] == 2 * 2 * 4 and estimate["cost_usd"] > 0  # 2 contests, 2 orders, 4 groups
+        assert judge.count() == n_judge  # a dry run spends nothing
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert b"sk-test-secret-0123456789" not in path.read_bytes(), path
