@@ -113,9 +113,12 @@ def test_humorbench_keys_and_categories(built: Path) -> None:
     assert sum(len(r["elements"]) for r in hard) == 8
 
 
-def test_cli_demo_prints_summary_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """`nycc-bench demo` builds every config from the sample and prints the table."""
-    assert main(["demo", "--out", str(tmp_path), "--quiet"]) == 0
+def test_cli_build_prints_summary_table_and_marks_the_sample(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """`nycc-bench build --source sample` prints the table; the card says it is sample data."""
+    assert main(["build", "--source", "sample", "--out", str(tmp_path), "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "caption_generation" in out and "humorbench_hard" in out
-    assert load_dataset(str(tmp_path / "dataset"), "preference_pairs")["validation"].num_rows > 0
+    assert "caption_generation" in out and "humorbench_hard" in out and "no source for: matching_2" in out
+    card = (tmp_path / "README.md").read_text()
+    assert "- sample-data" in card and "**Sample data.**" in card and "## How to score" in card
+    assert load_dataset(str(tmp_path), "preference_pairs")["validation"].num_rows > 0

@@ -140,6 +140,12 @@ def test_humorbench_counts(built: Path) -> None:
     assert all(0 < p < 1 for r in hard for p in r["element_pass_rates"])
 
 
+def test_real_build_card_is_not_marked_sample(built: Path) -> None:
+    """Only builds of the embedded sample carry the sample-data marker."""
+    card = (built / "README.md").read_text()
+    assert "sample-data" not in card and "## Limitations" in card and "size_categories" in card
+
+
 def test_every_config_loads_with_load_dataset(built: Path) -> None:
     """`load_dataset(folder, config)` works for every config written, with the card's split sizes."""
     for config in ["caption_ratings", "caption_generation", "preference_pairs", "humorbench", "humorbench_hard"]:

@@ -41,6 +41,12 @@ def check_configs(names: list[str] | None) -> set[str]:
     return set(names)
 
 
+def _is_sample(root: Path) -> bool:
+    """Whether a source folder is (inside) the embedded sample, whose builds must say so."""
+    sample = Path(__file__).resolve().parents[2] / "sample_data"
+    return Path(root).resolve() == sample or sample in Path(root).resolve().parents
+
+
 def build_dataset(source: Path | list[Path], out_dir: Path, configs: list[str] | None = None,
                   progress: bool = True) -> BuildReport:
     """Discover upstream files below `source` (one folder or several), build the requested configs, write the repo.
@@ -65,7 +71,7 @@ def build_dataset(source: Path | list[Path], out_dir: Path, configs: list[str] |
     out_dir.mkdir(parents=True, exist_ok=True)
 
     infos = {b.spec.name: write_config(out_dir, b) for b in built}
-    write_card(out_dir, built, infos)
+    write_card(out_dir, built, infos, sample=any(_is_sample(r) for r in roots))
     rows = {b.spec.name: {s: t.num_rows for s, t in b.splits.items()} for b in built}
     return BuildReport(out_dir, rows, sorted(wanted - set(rows), key=order.index))
 
