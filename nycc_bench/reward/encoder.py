@@ -1,0 +1,75 @@
+"""Frozen sentence-transformers embeddings for the offline judges: one loaded model per path, texts deduplicated."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+
+from nycc_bench.scoring.sbert import TEST_MODEL, resolve_model_path
+
+DEFAULT_MODEL = TEST_MODEL
+DEFAULT_BATCH_SIZE = 128
+# Inputs at least this long get a progress bar unless the caller says otherwise.
+PROGRESS_FROM = 2048
+
+
+class Embedder:
+    """Unit-norm float32 embeddings of texts with one sentence-transformers model.
+
+    `model` is a Hub id or a local folder; all-MiniLM-L6-v2 and all-mpnet-base-v2 resolve to their offline
+    PyPI packages when installed (`nycc_bench.scoring.resolve_model_path`). Each distinct text is embedded
+    once per call; with `cache=True` also once per Embedder (the benchmarks reuse embeddings across folds).
+    Embeddings depend on the model, the text and, in the last bits of float32, on the other texts of the call
+    (padding changes the matrix shapes); the same set of texts always gives the same output, in any order.
+    """
+
+    def __init__(
+        self, model: str = DEFAULT_MODEL, *, device: str | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
+        cache: bool = False,
+    ) -> None:
+        if not isinstance(model, str) or not model:
+            raise ValueError(f"embedding model must be a Hub id or a folder, got {model!r}")
+        self.model_id = model
+        self.device = device
+        self.batch_size = batch_size
+        self._cache: dict[str, np.ndarray] | None = {} if cache else None
+
+    @property
+    def n_cached(self) -> int:
+        """How many distinct texts the cache holds (0 without a cache)."""
+        return len(self._cache or {})
+
+    @property
+    def dimension(self) -> int:
+        """Width of the embeddings."""
+        encoder = _load(resolve_model_path(self.model_id), self.device)
+        get = getattr(encoder, "get_embedding_dimension", None) or encoder.get_sentence_embedding_dimension
+        return int(get())
+
+    def embed(self, texts: Sequence[str], *, progress: bool | None = None, desc: str = "embed") -> np.ndarray:
+        """(len(texts), dimension) float32, one unit-norm row per text, in input order."""
+        texts = list(texts)
+        # sorted, so the batches (and the last float bits) depend on the set of texts, not on their order
+        unique = sorted(set(texts))
+        todo = unique if self._cache is None else [t for t in unique if t not in self._cache]
+        rows: dict[str, np.ndarray] = {} if self._cache is None else self._cache
+        if todo:
+            encoder = _load(resolve_model_path(self.model_id), self.device)
+            show = len(todo) >= PROGRESS_FROM if progress is None else progress
+            vectors = encoder.encode(
+                todo, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True,
+                show_progress_bar=show,
+            )
+            rows.update(zip(todo, np.asarray(vectors, dtype=np.float32), strict=True))
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.stack([rows[t] for t in texts])
+
+
+@lru_cache(maxsize=4)
+def _load(path: str, device: str | None):  # -> SentenceTransformer, imported lazily (torch is heavy)
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(path, device=device)
