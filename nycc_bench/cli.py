@@ -104,6 +104,23 @@ def cmd_reliability(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reward(args: argparse.Namespace) -> int:
+    """Train or evaluate the offline judges; the last printed line is one JSON object."""
+    from . import reward
+
+    needed = {"train": ["out"], "evaluate": ["model"], "train-grader": ["rubric", "out"]}[args.action]
+    if missing := [name for name in needed if getattr(args, name) is None]:
+        raise ValueError(f"{', '.join(missing)}: `nycc-bench reward {args.action}` needs --{' --'.join(missing)}")
+    if args.action == "train":
+        result = reward.train(args.dataset, args.out, args.embedding_model)
+    elif args.action == "evaluate":
+        result = reward.evaluate(args.model, args.dataset, splits=args.splits)
+    else:
+        result = reward.train_grader(args.rubric, args.out, args.embedding_model)
+    print(json.dumps(result, default=str))
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job on the embedded sample, end to end; prints where every output is."""
     from .demo import run_demo
@@ -179,6 +196,17 @@ def parser() -> argparse.ArgumentParser:
     j.add_argument("--split", default="test", help="held-out split (validation or test)")
     judge_options(j, required=True)
     j.set_defaults(func=cmd_reliability)
+    w = sub.add_parser("reward", help="offline judges: train/evaluate the humor reward model, train the grader")
+    w.add_argument("action", choices=["train", "evaluate", "train-grader"],
+                   help="train: fit on caption_ratings train contests; evaluate: Zhang's reliability protocol and "
+                        "pairwise checks on held-out contests; train-grader: fit the HumorBench element grader")
+    w.add_argument("--dataset", default=DEFAULT_DATASET, help="dataset folder or Hub repo (train, evaluate)")
+    w.add_argument("--model", help="reward model folder or Hub repo (evaluate)")
+    w.add_argument("--splits", nargs="+", default=["validation", "test"], help="held-out splits (evaluate)")
+    w.add_argument("--rubric", help="HumorBench rubric folder or CSV files with human labels (train-grader)")
+    w.add_argument("--out", help="output folder (train, train-grader)")
+    w.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="sentence-transformers model or folder")
+    w.set_defaults(func=cmd_reward)
     d = sub.add_parser("demo", help="run the main job on the embedded sample")
     d.add_argument("--out", default="out/demo", help="output folder (default: out/demo)")
     d.add_argument("--quiet", action="store_true", help="no progress bars")

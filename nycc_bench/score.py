@@ -106,7 +106,7 @@ def _score_humorbench(preds: list[Any], instances: list[Instance], judge: JudgeS
         categories=[i.reference["element_categories"][k] for _, i, k in rows], hard=hard,
         judge_model=judge.model, judge_backend=judge.backend, judge_base_url=judge.base_url,
         cache_dir=judge.cache_dir, max_concurrency=judge.max_concurrency, last_k_tokens=last_k_tokens),
-        "judge": judge.name}
+        "judge": {"judge": judge.name, "last_k_tokens": last_k_tokens}}
 
 
 def score(task_name: str, prediction_files: list[str | Path], dataset: str = DEFAULT_DATASET,

@@ -220,3 +220,27 @@ def test_group_win_rate_module_calls_the_judge(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="either judgments or judge_model"):
         metric.compute(judgments=[{"contest_number": 1, "model_position": "A", "verdict": "A", "delta_logprob": None}],
                        model_groups=groups, human_groups=human, contest_numbers=[1, 2], judge_model="x")
+
+
+def test_offline_judges_through_the_cli(dataset: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`nycc-bench reward train|evaluate|train-grader`, then scores judged by `reward:` and `embedding:`."""
+    def last_json(argv: list[str]) -> dict:
+        assert main(argv) == 0, argv
+        return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+    reward, grader = tmp_path / "reward", tmp_path / "grader"
+    trained = last_json(["reward", "train", "--dataset", dataset, "--out", str(reward)])
+    assert trained["training"]["splits"] == ["train"] and (reward / "config.json").exists()
+    evaluated = last_json(["reward", "evaluate", "--model", str(reward), "--dataset", dataset])
+    assert 0 <= evaluated["group_overall"]["accuracy"] <= 1 and evaluated["group_overall"]["n_contests"] == 91
+    last_json(["reward", "train-grader", "--rubric", str(SAMPLE_DIR / "humorbench_reubennarad" / "rubric"),
+               "--out", str(grader)])
+    for task, judge in (("caption_generation", f"reward:{reward}"), ("humorbench", f"embedding:{grader}")):
+        predictions = tmp_path / f"{task}.jsonl"
+        run_task(task, "random", predictions, dataset=dataset, progress=False)
+        result = last_json(["score", "--task", task, "--dataset", dataset, "--predictions", str(predictions),
+                            "--judge", judge])
+        assert result["scores"]["judge"]["judge"] == judge
+    assert main(["score", "--task", "humorbench", "--dataset", dataset, "--predictions", str(predictions),
+                 "--judge", f"reward:{reward}"]) == 2
+    assert "grade HumorBench with embedding: or an LLM" in capsys.readouterr().err
