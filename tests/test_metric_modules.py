@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from nycc_bench.metric_widget import compute
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
@@ -104,8 +106,7 @@ class TestFolder:
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         assert isinstance(module.demo, gr.Blocks)
-        defaults = [getattr(module, name).value for name in inspect.signature(module.compute).parameters]
-        result = module.compute(*defaults)
+        result = compute(str(module.MODULE), tuple(module.FIELDS), *[f.example for f in module.FIELDS])
         assert "error" not in result, result
 
 

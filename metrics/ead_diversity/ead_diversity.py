@@ -64,11 +64,11 @@ Examples:
     >>> import evaluate
     >>> ead = evaluate.load("metrics/ead_diversity")
     >>> result = ead.compute(predictions=[
-    ...     ["Take one small step out of the vehicle, sir.", "I'd like to see other people."],
-    ...     ["It looked smaller online.", "It looked smaller online."],
+    ...     ["Please remain seated until the llama stops.", "I think we should see other aquariums."],
+    ...     ["The brochure said it was cozy.", "The brochure said it was cozy."],
     ... ])
     >>> round(result["average_ead"], 6), round(result["distinct_ead"], 6), result["n_groups"]
-    (0.700091, 0.826371, 2)
+    (0.750098, 0.769531, 2)
 """
 
 

@@ -61,8 +61,8 @@ Examples:
     >>> import evaluate
     >>> autograder = evaluate.load("metrics/element_autograder")
     >>> result = autograder.compute(
-    ...     predictions=["The boss rides the bus.", "The boss rides the bus.", "A pun on 'stop'."],
-    ...     references=["Leadership depends on who is riding.", "CEO until 63rd street.", "Stop means quit."],
+    ...     predictions=["The boss sits by the window.", "The boss sits by the window.", "A pun on 'stop'."],
+    ...     references=["Leadership depends on who is riding.", "President until the next stop.", "Stop means quit."],
     ...     judgments=["PASS", "FAIL", "PASS"],
     ...     categories=[[], [], ["wordplay"]],
     ... )

@@ -1,58 +1,17 @@
-"""Gradio widget for the nycc_accuracy metric: paste JSON inputs, press Compute (run `python app.py`)."""
+"""Gradio widget of the nycc_accuracy metric Space (run `python app.py`)."""
 
-import json
-from functools import cache
 from pathlib import Path
 
-import evaluate
-import gradio as gr
+from nycc_bench.metric_widget import Field, metric_widget
 
 MODULE = Path(__file__).resolve().parent / "nycc_accuracy.py"
-DESCRIPTION = (
-    "# nycc_accuracy\n\nMatching accuracy (Hessel et al. 2023), fold-averaged"
-    " when folds are given. Inputs are JSON; see the card for definitions."
-)
-
-
-@cache
-def _metric() -> evaluate.EvaluationModule:
-    return evaluate.load(str(MODULE))
-
-
-def compute(predictions: str, references: str, folds: str) -> dict:
-    """Parse the JSON inputs and run the metric; an input error is shown as {"error": ...}, not raised."""
-    try:
-        kwargs = {}
-        kwargs["predictions"] = json.loads(predictions)
-        kwargs["references"] = json.loads(references)
-        if folds.strip():
-            kwargs["folds"] = json.loads(folds)
-        result = _metric().compute(**kwargs)
-    except (ValueError, TypeError) as error:  # json.JSONDecodeError is a ValueError
-        return {"error": str(error)}
-    return json.loads(json.dumps(result))  # fold ids and other int keys become JSON strings
-
-
-with gr.Blocks(title="nycc_accuracy") as demo:
-    gr.Markdown(DESCRIPTION)
-    predictions = gr.Textbox(
-        label="predictions",
-        value='["A", "C", "E", "B", "A"]',
-        lines=1,
-    )
-    references = gr.Textbox(
-        label="references",
-        value='["A", "C", "D", "B", "B"]',
-        lines=1,
-    )
-    folds = gr.Textbox(
-        label="folds (optional)",
-        value="[0, 0, 0, 1, 1]",
-        lines=1,
-    )
-    button = gr.Button("Compute", variant="primary")
-    result = gr.JSON(label="result")
-    button.click(compute, inputs=[predictions, references, folds], outputs=result)
+FIELDS = [
+    Field("predictions", '["A", "C", "E", "B", "A"]'),
+    Field("references", '["A", "C", "D", "B", "B"]'),
+    Field("folds", '[0, 0, 0, 1, 1]', optional=True),
+]
+SUMMARY = "Matching accuracy (Hessel et al. 2023), fold-averaged when folds are given."
+demo = metric_widget(MODULE, "nycc_accuracy", SUMMARY, FIELDS)
 
 if __name__ == "__main__":
     demo.launch()

@@ -36,8 +36,8 @@ def parse_explanation(text: str) -> str:
     """HumorBench explainer reply: the text inside the first ``<explanation>…</explanation>``, else the whole
     reply; stripped.
 
-    >>> parse_explanation("Sure! <explanation> The shark thinks the swimmer is groceries. </explanation>")
-    'The shark thinks the swimmer is groceries.'
+    >>> parse_explanation("Sure! <explanation> The octopus thinks the barista is a rival. </explanation>")
+    'The octopus thinks the barista is a rival.'
     >>> parse_explanation("  No tags here.  ")
     'No tags here.'
     """
