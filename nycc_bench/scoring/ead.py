@@ -20,8 +20,8 @@ def tokenize(caption: str) -> list[str]:
 
     Case is kept, and other punctuation stays attached to its word.
 
-    >>> tokenize("Take one small step out of the vehicle, sir.")
-    ['Take', 'one', 'small', 'step', 'out', 'of', 'the', 'vehicle,', 'sir']
+    >>> tokenize("Please remain seated, until the llama stops.")
+    ['Please', 'remain', 'seated,', 'until', 'the', 'llama', 'stops']
     >>> tokenize("Wait...  what?\\nNo")
     ['Wait', 'what?No']
     """
@@ -79,8 +79,8 @@ def group_eads(groups: Sequence[Sequence[str]], *, vocab_size: int = VOCAB_SIZE,
 def average_ead(groups: Sequence[Sequence[str]], *, vocab_size: int = VOCAB_SIZE, max_n: int = MAX_N) -> float:
     """Zhang et al.'s Average EAD: the mean over contests of `group_eads` (V = 32000, n = 1..5 by default).
 
-    >>> round(average_ead([["I'd like to see other people.", "I'd like to see other people."]]), 6)
-    0.500055
+    >>> round(average_ead([["I think we should see other aquariums.", "I think we should see other aquariums."]]), 6)
+    0.50007
     """
     return float(np.mean(group_eads(groups, vocab_size=vocab_size, max_n=max_n)))
 
