@@ -121,6 +121,14 @@ def cmd_reward(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    """Serve the leaderboard Space locally (blocks until interrupted)."""
+    from .leaderboard import serve
+
+    serve(args.data_dir, args.port, dataset=args.dataset, host=args.host)
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job on the embedded sample, end to end; prints where every output is."""
     from .demo import run_demo
@@ -129,6 +137,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print("\nDone. Outputs:")
     for name, path in outputs.items():
         print(f"  {name:<12} {path}")
+    print(f"\nOpen the report: file://{Path(outputs['report']).resolve()}\nOpen the leaderboard: nycc-bench "
+          f"leaderboard --data-dir {outputs['leaderboard']} --dataset {outputs['dataset']} --port 7860  "
+          "(then http://127.0.0.1:7860)")
     return 0
 
 
@@ -207,6 +218,12 @@ def parser() -> argparse.ArgumentParser:
     w.add_argument("--out", help="output folder (train, train-grader)")
     w.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="sentence-transformers model or folder")
     w.set_defaults(func=cmd_reward)
+    lb = sub.add_parser("leaderboard", help="serve the leaderboard (the Space's app) locally")
+    lb.add_argument("--data-dir", default="leaderboard-data", help="local store: requests, results, predictions")
+    lb.add_argument("--port", type=int, default=7860)
+    lb.add_argument("--host", default="127.0.0.1")
+    lb.add_argument("--dataset", help="dataset folder or Hub repo the worker and the Browse tab read")
+    lb.set_defaults(func=cmd_leaderboard)
     d = sub.add_parser("demo", help="run the main job on the embedded sample")
     d.add_argument("--out", default="out/demo", help="output folder (default: out/demo)")
     d.add_argument("--quiet", action="store_true", help="no progress bars")

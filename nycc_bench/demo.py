@@ -63,16 +63,40 @@ def run_demo(out: Path, sample_dir: Path, quiet: bool = False) -> dict[str, str]
     """Run every stage; return where each output is."""
     out.mkdir(parents=True, exist_ok=True)
     dataset = out / "dataset"
-    _step("1/5 build the dataset from the embedded sample", quiet)
+    _step("1/6 build the dataset from the embedded sample", quiet)
     build_dataset(sample_dir, dataset, progress=not quiet)
-    _step("2/5 train the offline judges (humor reward model, embedding element grader)", quiet)
+    _step("2/6 train the offline judges (humor reward model, embedding element grader)", quiet)
     judges = train_offline_judges(dataset, out / "judges", sample_dir)
-    _step("3/5 run the baselines on every task and score them", quiet)
+    _step("3/6 run the baselines on every task and score them", quiet)
     results = run_baselines(dataset, out, judges, quiet)
     results_path = out / "results.json"
     results_path.write_text(json.dumps(results, indent=2, default=str))
-    _step("4/5 write the report", quiet)
+    _step("4/6 write the report", quiet)
     report = write_report(results, out / "report.html", judges={k: v.name for k, v in judges.items()})
-    outputs = {"dataset": str(dataset), "judges": str(out / "judges"), "predictions": str(out / "predictions"),
-               "results": str(results_path), "report": str(report)}
-    return outputs
+    _step("5/6 seed a local leaderboard", quiet)
+    leaderboard = seed_leaderboard(out / "leaderboard", dataset)
+    _step("6/6 stage the upload (dry run: nothing leaves this machine)", quiet)
+    staged = stage_upload(out / "staged", dataset)
+    return {"dataset": str(dataset), "judges": str(out / "judges"), "predictions": str(out / "predictions"),
+            "results": str(results_path), "report": str(report), "leaderboard": str(leaderboard),
+            "staged": str(staged)}
+
+
+def seed_leaderboard(data_dir: Path, dataset: Path) -> Path:
+    """Open a local leaderboard store and seed it with the shipped baseline results, as a fresh Space does."""
+    from .leaderboard import SEED_DIR, Settings, open_store
+
+    store = open_store(Settings.from_env(data_dir=data_dir, dataset=str(dataset)))
+    store.seed(SEED_DIR)
+    if not store.results():
+        raise RuntimeError(f"leaderboard: seeding {data_dir} from {SEED_DIR} left it empty")
+    return data_dir
+
+
+def stage_upload(out: Path, dataset: Path) -> Path:
+    """`upload.py --dry-run`: stage every repo the push would create (the sample is labelled as such)."""
+    from .publish.cli import main as upload
+
+    if upload(["--dry-run", "--out", str(out), "--dataset-dir", str(dataset), "--allow-sample"]) != 0:
+        raise RuntimeError(f"upload: staging into {out} failed")
+    return out

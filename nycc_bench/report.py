@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .scoreboard import COLUMNS, FAMILIES, Column, format_score
+from .leaderboard.benchmarks import FAMILIES, METRICS, Metric
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; }
@@ -21,22 +21,35 @@ img { max-width: 100%; }
 """
 
 
-def _plot(column: Column, rows: Sequence[dict[str, Any]]) -> str:
+def format_score(metric: Metric, scores: dict[str, Any]) -> str:
+    """`62.5 [55.1, 69.8] (n=528)`; an em dash when the result does not have the score."""
+    value, low, high, n = metric.extract(scores)
+    if value is None:
+        return "—"
+    scale, digits = (100, 1) if metric.rate else (1, 3)
+    text = f"{value * scale:.{digits}f}"
+    if low is not None and high is not None:
+        text += f" [{low * scale:.{digits}f}, {high * scale:.{digits}f}]"
+    return text + (f" (n={n})" if n is not None else "")
+
+
+def _plot(column: Metric, rows: Sequence[dict[str, Any]]) -> str:
     """A horizontal bar per system with its interval, as an inline PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    scale = 100 if column.percent else 1
+    scale = 100 if column.rate else 1
     names = [r["system"] for r in rows]
-    values = [(column.value(r["scores"]) or 0) * scale for r in rows]
-    bounds = [column.interval(r["scores"]) for r in rows]
+    extracted = [column.extract(r["scores"]) for r in rows]
+    values = [(value or 0) * scale for value, _, _, _ in extracted]
+    bounds = [(low, high) for _, low, high, _ in extracted]
     errors = [[max(v - (lo * scale if lo is not None else v), 0) for v, (lo, _) in zip(values, bounds, strict=True)],
               [max((hi * scale if hi is not None else v) - v, 0) for v, (_, hi) in zip(values, bounds, strict=True)]]
     fig, ax = plt.subplots(figsize=(6, 0.5 + 0.45 * len(rows)))
     ax.barh(names, values, xerr=errors, color="#4c72b0", capsize=3)
-    ax.set_xlabel(column.label + (" (%)" if column.percent else ""))
+    ax.set_xlabel(column.label + (" (%)" if column.rate else ""))
     ax.invert_yaxis()
     fig.tight_layout()
     buf = io.BytesIO()
@@ -55,8 +68,9 @@ def render_report(results: Sequence[dict[str, Any]], judges: dict[str, str] | No
         named = ", ".join(f"{html.escape(k)}: <code>{html.escape(v)}</code>" for k, v in judges.items())
         parts.append(f"<p class='note'>Judged scores come from offline judges trained on the same data ({named}); "
                      "they are a free pre-screen, not the papers' GPT-4 judges.</p>")
-    for family, family_name in FAMILIES.items():
-        columns = [c for c in COLUMNS if c.family == family]
+    for family in FAMILIES:
+        family_name = family.title
+        columns = [m for m in METRICS if m.family == family.key]
         tasks = list(dict.fromkeys(c.task for c in columns))
         shown = [t for t in tasks if any(r["task"] == t for r in results)]
         if not shown:
@@ -64,7 +78,7 @@ def render_report(results: Sequence[dict[str, Any]], judges: dict[str, str] | No
         parts.append(f"<h2>{html.escape(family_name)}</h2>")
         for task in shown:
             rows = [r for r in results if r["task"] == task]
-            cols = [c for c in columns if c.task == task and any(c.value(r["scores"]) is not None for r in rows)]
+            cols = [c for c in columns if c.task == task and any(c.extract(r["scores"])[0] is not None for r in rows)]
             head = "".join(f"<th>{html.escape(c.label)}</th>" for c in cols)
             body = "".join(
                 f"<tr><td>{html.escape(r['system'])}</td>"

@@ -1,0 +1,61 @@
+"""The public leaderboard: a Gradio app over a store of requests and results, with a worker that evaluates
+submissions. `serve()` runs it locally (`nycc-bench leaderboard`); `spaces/leaderboard/app.py` on a Space."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from .settings import Settings
+from .store import LocalStore, Store, StoreUnavailable
+
+log = logging.getLogger("nycc_bench.leaderboard")
+SEED_DIR = Path(__file__).resolve().parents[2] / "spaces" / "leaderboard" / "seed"
+
+
+def open_store(settings: Settings, hub_api: Any = None) -> Store:
+    """The Hub store when both repos are configured, else the local one; `StoreUnavailable` when unreachable."""
+    if settings.hub:
+        if not (settings.requests_repo and settings.results_repo):
+            raise StoreUnavailable("set both NYCC_LB_REQUESTS_REPO and NYCC_LB_RESULTS_REPO (or neither)")
+        from .hub_store import HubStore
+
+        return HubStore(settings.data_dir / "hub", settings.requests_repo, settings.results_repo, api=hub_api)
+    return LocalStore(settings.data_dir)
+
+
+def create_app(settings: Settings, seed_dir: Path | None = SEED_DIR, start_worker: bool | None = None,
+               hub_api: Any = None, model_api: Any = None) -> tuple[Any, Any]:
+    """(gradio Blocks, App): open the store, take back jobs of dead workers, seed an empty store, start the
+    worker. A store that cannot be opened gives an app that shows the error and nothing else."""
+    from .ui import App, build
+    from .worker import Worker
+
+    store: Store | None
+    try:
+        store = open_store(settings, hub_api)
+        for job in store.recover(settings.heartbeat_timeout_s, settings.max_attempts):
+            log.warning("job %s of %s: %s", job.id, job.model, job.reason)
+        if seed_dir is not None and (n := store.seed(seed_dir)):
+            log.info("seeded %d baseline results from %s", n, seed_dir)
+        error = None
+    except StoreUnavailable as err:
+        store, error = None, str(err)
+        log.error("results store unavailable: %s", err)
+    app = App(settings, store, error, hub_api=model_api)
+    if store is not None and (settings.worker if start_worker is None else start_worker):
+        Worker(store, settings).start()
+    return build(app), app
+
+
+def serve(data_dir: str | Path, port: int, dataset: str | None = None, host: str = "127.0.0.1") -> None:
+    """Run the leaderboard on `host:port` with a local store in `data_dir` (blocks until interrupted)."""
+    from .ui import launch_options
+
+    settings = Settings.from_env(data_dir=data_dir, dataset=dataset)
+    demo, _ = create_app(settings)
+    demo.queue(default_concurrency_limit=8).launch(server_name=host, server_port=port, **launch_options(settings))
+
+
+__all__ = ["SEED_DIR", "Settings", "create_app", "open_store", "serve"]

@@ -1,0 +1,202 @@
+"""The Browse tab's data: one contest's cartoon, descriptions, human caption groups, HumorBench elements, and
+what each finished run answered for its instances. Everything shown as HTML goes through `html.escape`."""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from ..tasks import TASKS, get_task
+from ..tasks.instances import load_split
+
+log = logging.getLogger("nycc_bench.leaderboard")
+GROUPS = (("human_top10", "Top 10"), ("human_200", "#200-209"), ("human_1000", "#1000-1009"),
+          ("human_median", "Median"))
+CONFIGS = (*TASKS, "humorbench_hard")  # fold 0, test split: what the leaderboard scores
+e = html.escape
+
+
+@dataclass
+class Contest:
+    """Everything the dataset says about one contest."""
+
+    number: int
+    image: Any = None
+    description: str = ""
+    uncanny: str = ""
+    groups: dict[str, list[str]] = field(default_factory=dict)
+    items: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))  # task → rows
+
+
+class ContestIndex:
+    """Row positions by contest over the leaderboard's configs; rows (and images) are read when shown."""
+
+    def __init__(self, dataset: str) -> None:
+        self.dataset = dataset
+
+    @cached_property
+    def splits(self) -> dict[str, Any]:
+        out = {}
+        for config in CONFIGS:
+            try:
+                out[config] = load_split(self.dataset, config, "test")
+            except ValueError as err:  # a dataset without this config still browses the others
+                log.info("browse: %s", err)
+        return out
+
+    @cached_property
+    def text_splits(self) -> dict[str, Any]:
+        """The same splits without their image column (reading a row then decodes no image)."""
+        return {c: rows.remove_columns("image") if "image" in rows.column_names else rows
+                for c, rows in self.splits.items()}
+
+    @cached_property
+    def positions(self) -> dict[int, list[tuple[str, int]]]:
+        where: dict[int, list[tuple[str, int]]] = defaultdict(list)
+        for config, rows in self.splits.items():
+            for i, number in enumerate(rows["contest_number"]):
+                if number is not None:
+                    where[int(number)].append((config, i))
+        return dict(sorted(where.items()))
+
+    def choices(self) -> list[tuple[str, int]]:
+        """(label, contest number) for a dropdown; the label starts with the contest's description."""
+        out = []
+        for number in self.positions:
+            text = self.contest(number, images=False).description
+            out.append((f"#{number}: {text[:70]}{'...' if len(text) > 70 else ''}", number))
+        return out
+
+    def contest(self, number: int, images: bool = True) -> Contest:
+        """One contest's rows gathered by task."""
+        contest = Contest(number)
+        for config, i in self.positions.get(int(number), []):
+            row = (self.splits if images else self.text_splits)[config][i]
+            if images and contest.image is None and row.get("image") is not None:
+                contest.image = row["image"]
+            described = row.get("image_description") or row.get("description") or ""
+            if len(described) > len(contest.description):
+                contest.description = described
+            contest.uncanny = contest.uncanny or row.get("image_uncanny_description") or ""
+            if config == "caption_generation":
+                contest.groups = {k: row.get(k) or [] for k, _ in GROUPS}
+            else:
+                contest.items[config].append(row)
+        return contest
+
+
+def _choice_list(row: dict[str, Any], letters: str) -> str:
+    label = row.get("label")
+    parts = []
+    for letter, caption in zip(letters, row.get("caption_choices") or [], strict=False):
+        mark = " <b>(answer)</b>" if letter == label else ""
+        parts.append(f"<li><b>{letter}</b>. {e(caption)}{mark}</li>")
+    return "<ul class='nycc-choices'>" + "".join(parts) + "</ul>"
+
+
+def contest_html(contest: Contest) -> str:
+    """The contest's text: description, the Hessel items, the human groups and the HumorBench elements."""
+    out = [f"<h3>Contest #{contest.number}</h3>"]
+    if contest.description:
+        out.append(f"<p><b>Description.</b> {e(contest.description)}</p>")
+    if contest.uncanny:
+        out.append(f"<p><b>What is unusual.</b> {e(contest.uncanny)}</p>")
+    if contest.groups:
+        out.append("<h4>Human caption groups (Zhang et al. 2024)</h4><div class='nycc-groups'>")
+        for key, label in GROUPS:
+            items = "".join(f"<li>{e(c)}</li>" for c in contest.groups.get(key, []))
+            out.append(f"<div><b>{label}</b><ol>{items or '<li><i>none</i></li>'}</ol></div>")
+        out.append("</div>")
+    for task in ("matching", "ranking", "explanation"):
+        for row in contest.items.get(task, []):
+            out.append(f"<h4>{e(get_task(task).summary)} <small>item {e(str(row['instance_id'])[:8])}</small></h4>")
+            if task == "explanation":
+                out.append(f"<p><b>Caption.</b> {e(str(row.get('caption_choices')))}</p>"
+                           f"<p><b>Human explanation.</b> {e(str(row.get('label')))}</p>")
+            else:
+                out.append(_choice_list(row, get_task(task).letters))
+    hard = {row["caption_id"] for row in contest.items.get("humorbench_hard", [])}
+    for row in contest.items.get("humorbench", []):
+        tag = " <span class='nycc-tag'>hard</span>" if row["caption_id"] in hard else ""
+        elements = "".join(
+            f"<li>{e(text)}" + (f" <i>({e(', '.join(cats))})</i>" if cats else "") + "</li>"
+            for text, cats in zip(row.get("elements") or [], row.get("element_categories") or [], strict=False))
+        out.append(f"<h4>HumorBench caption {e(str(row['caption_id']))}{tag}</h4><p>{e(row['caption'])}</p>"
+                   f"<p>Elements an explanation must contain:</p><ul>{elements}</ul>")
+    return "\n".join(out)
+
+
+class Predictions:
+    """Predictions files read once per change, by path."""
+
+    def __init__(self) -> None:
+        self._cache: dict[Path, tuple[int, dict[str, Any]]] = {}
+
+    def records(self, path: Path) -> dict[str, Any]:
+        try:
+            mtime = path.stat().st_mtime_ns
+        except OSError:
+            return {}
+        cached = self._cache.get(path)
+        if cached is None or cached[0] != mtime:
+            records = {}
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    try:
+                        record = json.loads(line)
+                    except json.JSONDecodeError:
+                        break  # a torn last line of a run in progress
+                    records[record["instance_id"]] = record
+            cached = self._cache[path] = (mtime, records)
+        return cached[1]
+
+
+def _instance_ids(contest: Contest) -> dict[str, list[tuple[str, Any]]]:
+    """task → (instance id, reference) of this contest's items."""
+    out: dict[str, list[tuple[str, Any]]] = {}
+    for task in TASKS:
+        if task == "caption_generation":
+            out[task] = [(str(contest.number), None)] if contest.groups else []
+        elif task == "humorbench":
+            out[task] = [(str(r["caption_id"]), None) for r in contest.items.get(task, [])]
+        else:
+            out[task] = [(str(r["instance_id"]), r.get("label") if get_task(task).kind == "choice" else None)
+                         for r in contest.items.get(task, [])]
+    return out
+
+
+def _shown(prediction: Any) -> str:
+    if prediction is None:
+        return "<i>unparseable</i>"
+    if isinstance(prediction, list):
+        return "<ol>" + "".join(f"<li>{e(str(p))}</li>" for p in prediction) + "</ol>"
+    return e(str(prediction))
+
+
+def outputs_html(contest: Contest, results: list[dict[str, Any]], resolve: Any, cache: Predictions) -> str:
+    """What every run answered for this contest's instances (fold 0 files), in a table."""
+    rows = []
+    ids = _instance_ids(contest)
+    for result in results:
+        name = result.get("model", {}).get("name", "?")
+        for task, entry in result.get("tasks", {}).items():
+            files = entry.get("predictions") or []
+            if not files or not ids.get(task):
+                continue
+            records = cache.records(resolve(files[0]))
+            for instance_id, label in ids[task]:
+                if (record := records.get(instance_id)) is None:
+                    continue
+                verdict = "" if label is None else ("correct" if record.get("prediction") == label else "wrong")
+                rows.append(f"<tr><td>{e(name)}</td><td>{e(task)}</td><td>{e(instance_id[:8])}</td>"
+                            f"<td>{_shown(record.get('prediction'))}</td><td>{verdict}</td></tr>")
+    if not rows:
+        return "<p><i>No finished run has answered this contest's items yet.</i></p>"
+    return ("<h4>What the models said</h4><table class='nycc-outputs'><thead><tr><th>Model</th><th>Task</th>"
+            "<th>Item</th><th>Answer</th><th>Result</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")

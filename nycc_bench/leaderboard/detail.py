@@ -1,0 +1,71 @@
+"""One run's detail: the model and where it came from, each task's scores with intervals, the command that
+reproduces it, and its predictions files. All text from results is escaped before it becomes HTML."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .benchmarks import METRICS
+
+e = html.escape
+
+
+def run_choices(results: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(label, run id) for the detail dropdown, by model name."""
+    out = []
+    for r in results:
+        model = r.get("model", {})
+        tag = " (sample data)" if r.get("dataset", {}).get("sample") else ""
+        commit = f" @ {str(model['commit'])[:8]}" if model.get("commit") and model.get("source") == "hub" else ""
+        out.append((f"{model.get('name', '?')}{commit}{tag}", r["run_id"]))
+    return sorted(out, key=lambda c: c[0].lower())
+
+
+def _cell(value: float | None, low: float | None, high: float | None, n: int | None, rate: bool) -> str:
+    if value is None:
+        return "—"
+    scale = 100 if rate else 1
+    text = f"{value * scale:.1f}" if rate else f"{value:.3f}"
+    if low is not None and high is not None:
+        text += f" [{low * scale:.1f}, {high * scale:.1f}]" if rate else f" [{low:.3f}, {high:.3f}]"
+    return text + (f" (n={n})" if n is not None else "")
+
+
+def detail_html(result: dict[str, Any]) -> str:
+    """The run's model facts, then one block per task: scores, status, and the reproduce command."""
+    model = result.get("model", {})
+    name = e(str(model.get("name", "?")))
+    url = model.get("url")
+    title = f"<a href='{e(url)}' target='_blank' rel='noopener'>{name}</a>" if url else name
+    facts = [("System", model.get("spec")), ("Source", model.get("source")), ("Revision", model.get("revision")),
+             ("Commit", model.get("commit")), ("Parameters", f"{model['params']:,}" if model.get("params") else None),
+             ("License", model.get("license")), ("Settings", ", ".join(f"{k}={v}" for k, v in
+                                                                       result.get("options", {}).items()) or None),
+             ("Dataset", result.get("dataset", {}).get("name")), ("Finished", result.get("created_at"))]
+    out = [f"<h3>{title}</h3><table class='nycc-facts'>"]
+    out += [f"<tr><th>{k}</th><td>{e(str(v))}</td></tr>" for k, v in facts if v]
+    out.append("</table>")
+    if result.get("dataset", {}).get("sample"):
+        out.append("<p class='nycc-warn'>Sample data: invented items, a handful per task.</p>")
+    for task, entry in result.get("tasks", {}).items():
+        out.append(f"<h4>{e(task)}</h4>")
+        scores = (entry.get("score") or {}).get("scores")
+        lines = [f"<li>{e(m.label)}: {_cell(*m.extract(scores), m.rate)}</li>" for m in METRICS
+                 if m.task == task and m.extract(scores)[0] is not None]
+        if lines:
+            out.append("<ul>" + "".join(lines) + "</ul>")
+        for key in ("unscored", "error"):
+            if entry.get(key):
+                out.append(f"<p class='nycc-warn'>{key}: {e(str(entry[key]))}</p>")
+        if entry.get("command"):
+            out.append(f"<pre class='nycc-command'><code>{e(entry['command'])}</code></pre>")
+    return "\n".join(out)
+
+
+def prediction_files(result: dict[str, Any], resolve: Callable[[str], Path]) -> list[str]:
+    """The run's predictions files that exist, as local paths for a download component."""
+    files = [resolve(p) for entry in result.get("tasks", {}).values() for p in entry.get("predictions") or []]
+    return [str(f) for f in files if f.is_file()]

@@ -1,0 +1,93 @@
+"""The store backed by two Hub datasets, Open LLM Leaderboard style: requests and results.
+
+A `LocalStore` under `<data_dir>/hub/` is the working copy. At start both repos are downloaded
+(`snapshot_download`) and every `requests/<job_id>.json` is loaded into SQLite, so the queue survives a
+restart; then each job change uploads its request file, and each result is committed together with its
+predictions files (one commit, so a result never names predictions that are not there). The token comes from
+`HF_TOKEN` in the environment and is never written anywhere. A repo that cannot be reached at start raises
+`StoreUnavailable`; an upload that fails later is retried on the next change and reported by `health()`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from .store import Job, LocalStore, StoreUnavailable, check_run_id
+
+log = logging.getLogger("nycc_bench.leaderboard")
+
+
+def request_path(job: Job) -> str:
+    """Where a job's request file lives in the requests repo."""
+    return f"requests/{check_run_id(job.id)}.json"
+
+
+def request_bytes(job: Job) -> bytes:
+    """A job as its request file (stable key order, so unchanged jobs give unchanged files)."""
+    return json.dumps(job.to_json(), indent=2, sort_keys=True, ensure_ascii=False).encode()
+
+
+class HubStore(LocalStore):
+    """`LocalStore` whose jobs and results are mirrored to Hub datasets; `api` is an `HfApi`-like object."""
+
+    def __init__(self, root: str | Path, requests_repo: str, results_repo: str, api: Any = None) -> None:
+        if api is None:
+            from huggingface_hub import HfApi
+
+            api = HfApi(token=os.environ.get("HF_TOKEN") or None)
+        self.api, self.requests_repo, self.results_repo = api, requests_repo, results_repo
+        self._unsynced: dict[str, Job] = {}
+        self._sync_error: str | None = None
+        self._sync_lock = threading.Lock()
+        super().__init__(root)
+        try:
+            self.api.snapshot_download(repo_id=results_repo, repo_type="dataset", local_dir=str(self.root))
+            requests = Path(self.api.snapshot_download(repo_id=requests_repo, repo_type="dataset",
+                                                       local_dir=str(self.root / "hub-requests")))
+        except Exception as err:  # any failure to reach the Hub must stop the app visibly
+            raise StoreUnavailable(f"cannot download {results_repo} / {requests_repo} from the Hub: {err}") from err
+        self._load_requests(requests / "requests")
+
+    def _load_requests(self, folder: Path) -> None:
+        """Request files into SQLite; a job this working copy already knows keeps its state (it pushed it)."""
+        jobs = [Job.from_json(json.loads(p.read_text(encoding="utf-8"))) for p in sorted(folder.glob("*.json"))]
+        with self._write() as db:
+            for job in jobs:
+                if db.execute("SELECT 1 FROM jobs WHERE id = ?", (job.id,)).fetchone() is None:
+                    self._upsert(db, job)
+
+    def _changed(self, jobs: list[Job]) -> None:
+        with self._sync_lock:
+            self._unsynced.update({job.id: job for job in jobs})
+            for job_id, job in list(self._unsynced.items()):
+                try:
+                    self.api.upload_file(path_or_fileobj=request_bytes(job), path_in_repo=request_path(job),
+                                         repo_id=self.requests_repo, repo_type="dataset",
+                                         commit_message=f"{job.model}: {job.status}")
+                except Exception as err:  # kept for the next change; shown in the banner meanwhile
+                    self._sync_error = f"request {job_id} not yet saved to {self.requests_repo}: {err}"
+                    log.warning(self._sync_error)
+                    return
+                del self._unsynced[job_id]
+            self._sync_error = None
+
+    def save_result(self, result: dict[str, Any]) -> None:
+        from huggingface_hub import CommitOperationAdd
+
+        super().save_result(result)
+        files = [f"results/{check_run_id(result['run_id'])}.json"]
+        files += [p for task in result.get("tasks", {}).values() for p in task.get("predictions", [])]
+        operations = [CommitOperationAdd(path_in_repo=p, path_or_fileobj=str(self.resolve(p))) for p in files]
+        try:
+            self.api.create_commit(repo_id=self.results_repo, repo_type="dataset", operations=operations,
+                                   commit_message=f"results of {result['model']['name']} ({result['run_id']})")
+        except Exception as err:
+            raise StoreUnavailable(f"cannot save result {result['run_id']} to {self.results_repo}: {err}") from err
+
+    def health(self) -> str | None:
+        return super().health() or self._sync_error

@@ -1,0 +1,105 @@
+"""Operator settings of the leaderboard, read from the environment (a Space's variables and secrets)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..tasks.instances import DEFAULT_DATASET
+
+ENV_HELP = {
+    "NYCC_LB_DATA_DIR": "local store folder (SQLite + results + predictions); default ./leaderboard-data",
+    "NYCC_LB_DATASET": "dataset folder or Hub repo the worker evaluates on (default: NYCC_DATASET or the Hub repo)",
+    "NYCC_LB_SAMPLE_DATA": "1: the dataset is the embedded sample (invented content); every page says so",
+    "NYCC_LB_ALLOW_LOCAL": "1: accept a local model folder as a submission (tests, private deployments)",
+    "NYCC_LB_ALLOW_API": "1: accept OpenAI-compatible API models (key from OPENAI_API_KEY)",
+    "NYCC_LB_API_BASE_URL": "the OpenAI-compatible endpoint API submissions run against (never user-supplied)",
+    "NYCC_LB_ALLOW_REMOTE_CODE": "1: accept models that need trust_remote_code",
+    "NYCC_LB_MAX_PARAMS_B": "largest model accepted, in billions of parameters (default 15)",
+    "NYCC_LB_RATE_LIMIT": "submissions per user per window (default 5)",
+    "NYCC_LB_RATE_WINDOW_H": "rate-limit window in hours (default 24)",
+    "NYCC_LB_ANONYMOUS": "bucket name for submitters who are not signed in; empty: signing in is required",
+    "NYCC_LB_REQUESTS_REPO": "Hub dataset holding the requests (with NYCC_LB_RESULTS_REPO and HF_TOKEN)",
+    "NYCC_LB_RESULTS_REPO": "Hub dataset holding results and predictions",
+    "NYCC_LB_JUDGES": "judges of the judged tasks, e.g. caption_generation=reward:DIR,humorbench=openai:gpt-4o",
+    "NYCC_LB_FOLDS": "Hessel cross-validation folds to run, e.g. 0,1,2,3,4 (default 0)",
+    "NYCC_LB_WORKER": "0: do not start the background worker",
+    "NYCC_LB_HEARTBEAT_TIMEOUT_S": "a RUNNING job silent this long is taken back (default 900)",
+    "NYCC_LB_MAX_ATTEMPTS": "a job taken back this often is FAILED (default 3)",
+}
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _judges(text: str) -> dict[str, str]:
+    """`task=spec,task=spec` → {task: spec}; a malformed entry is an operator error, said at start-up."""
+    out: dict[str, str] = {}
+    for item in filter(None, (p.strip() for p in text.split(","))):
+        task, sep, spec = item.partition("=")
+        if not sep or not task.strip() or not spec.strip():
+            raise ValueError(f"NYCC_LB_JUDGES: expected task=judge, got {item!r}")
+        out[task.strip()] = spec.strip()
+    return out
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything an operator can set; secrets are read where used, never kept here."""
+
+    data_dir: Path
+    dataset: str = DEFAULT_DATASET
+    sample_data: bool = False
+    allow_local: bool = False
+    allow_api: bool = False
+    api_base_url: str | None = None
+    allow_remote_code: bool = False
+    max_params_b: float = 15.0
+    rate_limit: int = 5
+    rate_window_s: float = 24 * 3600
+    anonymous_user: str | None = "anonymous"
+    requests_repo: str | None = None
+    results_repo: str | None = None
+    judges: dict[str, str] = field(default_factory=dict)
+    folds: tuple[int, ...] = (0,)
+    worker: bool = True
+    heartbeat_timeout_s: float = 900.0
+    heartbeat_every_s: float = 30.0
+    max_attempts: int = 3
+    poll_s: float = 10.0
+    oauth: bool = False  # a Space with `hf_oauth: true` (gradio's LoginButton needs it)
+
+    @classmethod
+    def from_env(cls, data_dir: str | Path | None = None, dataset: str | None = None, **overrides: object) -> Settings:
+        """Settings from the environment; explicit arguments win over it."""
+        env = os.environ.get
+        values: dict[str, object] = {
+            "data_dir": Path(data_dir or env("NYCC_LB_DATA_DIR") or "leaderboard-data"),
+            "dataset": dataset or env("NYCC_LB_DATASET") or DEFAULT_DATASET,
+            "sample_data": _flag("NYCC_LB_SAMPLE_DATA"),
+            "allow_local": _flag("NYCC_LB_ALLOW_LOCAL"),
+            "allow_api": _flag("NYCC_LB_ALLOW_API"),
+            "api_base_url": env("NYCC_LB_API_BASE_URL") or None,
+            "allow_remote_code": _flag("NYCC_LB_ALLOW_REMOTE_CODE"),
+            "max_params_b": float(env("NYCC_LB_MAX_PARAMS_B", "15")),
+            "rate_limit": int(env("NYCC_LB_RATE_LIMIT", "5")),
+            "rate_window_s": float(env("NYCC_LB_RATE_WINDOW_H", "24")) * 3600,
+            "anonymous_user": env("NYCC_LB_ANONYMOUS", "anonymous") or None,
+            "requests_repo": env("NYCC_LB_REQUESTS_REPO") or None,
+            "results_repo": env("NYCC_LB_RESULTS_REPO") or None,
+            "judges": _judges(env("NYCC_LB_JUDGES", "")),
+            "folds": tuple(int(f) for f in env("NYCC_LB_FOLDS", "0").split(",") if f.strip()),
+            "worker": env("NYCC_LB_WORKER", "1") != "0",
+            "heartbeat_timeout_s": float(env("NYCC_LB_HEARTBEAT_TIMEOUT_S", "900")),
+            "max_attempts": int(env("NYCC_LB_MAX_ATTEMPTS", "3")),
+            "oauth": bool(env("OAUTH_CLIENT_ID")) and bool(env("SPACE_ID")),
+        }
+        values.update(overrides)
+        return cls(**values)  # type: ignore[arg-type]
+
+    @property
+    def hub(self) -> bool:
+        """Whether requests and results live in Hub datasets."""
+        return bool(self.requests_repo or self.results_repo)

@@ -1,0 +1,57 @@
+"""A submission from the form to a queued job: who submits, what model, which tasks, which settings."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import time
+from pathlib import Path
+from typing import Any
+
+from .settings import Settings
+from .store import Job, Refused, Store
+from .validate import check_facts, check_revision, check_tasks, resolve_model
+
+DTYPES = ("default", "bfloat16", "float16", "float32")
+
+
+def user_of(username: str | None, settings: Settings) -> str:
+    """The rate-limit bucket: the signed-in Hugging Face user, else the operator's anonymous bucket."""
+    if username:
+        return username
+    if settings.anonymous_user:
+        return settings.anonymous_user
+    raise Refused("sign in with Hugging Face to submit")
+
+
+def new_job_id() -> str:
+    """Sortable and unique: UTC time and random hex (a file name in the requests repo)."""
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(4)
+
+
+def run_key(source: str, name: str, commit: str | None, options: dict[str, Any]) -> str:
+    """Same model, same revision, same settings → same key (case-insensitive Hub ids)."""
+    text = json.dumps([source, name.lower() if source == "hub" else name, commit, options], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def submit(store: Store, settings: Settings, model: str, revision: str, tasks: list[str] | None,
+           username: str | None, dtype: str = "default", api: Any = None) -> Job:
+    """Validate a submission and queue it; raises `Refused` with the reason otherwise."""
+    user = user_of(username, settings)
+    if len(model) > 300 or len(revision or "") > 200:
+        raise Refused("model: too long")
+    chosen = check_tasks(tasks)
+    if dtype not in DTYPES:
+        raise Refused(f"precision: one of {', '.join(DTYPES)}")
+    facts = resolve_model(model, check_revision(revision or ""), settings, api)
+    check_facts(facts, chosen, settings)
+    options: dict[str, Any] = {} if dtype == "default" or facts.source == "api" else {"dtype": dtype}
+    if facts.remote_code:
+        options["trust_remote_code"] = True
+    name = Path(facts.name).name if facts.source == "local" else facts.name
+    job = Job(id=new_job_id(), model=name, spec=facts.spec, source=facts.source, tasks=chosen, user=user,
+              run_key=run_key(facts.source, facts.name, facts.commit, options), revision=facts.revision,
+              commit=facts.commit, options=options, params=facts.params, license=facts.license)
+    return store.add_job(job, settings.rate_limit, settings.rate_window_s)

@@ -1,0 +1,262 @@
+"""The Gradio 6 app: leaderboard tabs (overview + one per family), run detail, Browse, Submit, About."""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import logging
+from typing import Any
+
+import gradio as gr
+import pandas as pd
+
+from ..tasks import TASKS
+from . import about
+from .benchmarks import FAMILIES, family_metrics
+from .browse import ContestIndex, Predictions, contest_html, outputs_html
+from .detail import detail_html, prediction_files, run_choices
+from .plots import interval_plot
+from .settings import Settings
+from .store import Job, Refused, Store, StoreUnavailable
+from .submit import DTYPES, submit
+from .table import SETTINGS, SIZES, TYPES, UNKNOWN_SIZE, Filters, build_frame, datatypes, filter_rows, tab_table
+
+log = logging.getLogger("nycc_bench.leaderboard")
+e = html.escape
+VIEWS: list[tuple[str | None, str, str]] = [(None, "overview", "Overview"),
+                                            *((f.key, f.key, f.title) for f in FAMILIES)]
+CSS = """
+.nycc-banner {padding: 10px 14px; border-radius: 8px; margin: 4px 0;}
+.nycc-error {background: #fde8e8; color: #8a1c1c; border: 1px solid #f5b5b5;}
+.nycc-note {background: #fff8e1; color: #6b4e00; border: 1px solid #f0d68a;}
+.nycc-ok {background: #e8f6ec; color: #1c5e2f; border: 1px solid #a9dbb7;}
+.nycc-warn {color: #8a5a00;}
+.nycc-groups {display: grid; grid-template-columns: repeat(auto-fit, minmax(220px, 1fr)); gap: 12px;}
+.nycc-tag {background: #333; color: #fff; border-radius: 4px; padding: 0 5px; font-size: 0.8em;}
+.nycc-outputs td, .nycc-outputs th, .nycc-facts td, .nycc-facts th {padding: 3px 8px; vertical-align: top;
+  text-align: left; border-bottom: 1px solid #ddd;}
+.nycc-command {white-space: pre-wrap; font-size: 0.85em;}
+.nycc-choices {list-style: none; padding-left: 0.5em;}
+"""
+QUEUE_COLUMNS = ["Job", "Model", "Tasks", "Status", "Details", "Submitted (UTC)", "User"]
+
+
+def banner(kind: str, text: str) -> str:
+    """A coloured banner; `text` is HTML the caller has escaped."""
+    return f"<div class='nycc-banner nycc-{kind}'>{text}</div>"
+
+
+def queue_table(jobs: list[Job]) -> pd.DataFrame:
+    """The requests, newest first, with the reason of every failure."""
+    rows = [[j.id, j.model + (f" @ {j.commit[:8]}" if j.source == "hub" and j.commit else ""), ", ".join(j.tasks),
+             j.status, j.reason or j.progress or "",
+             dt.datetime.fromtimestamp(j.submitted_at, dt.UTC).strftime("%Y-%m-%d %H:%M"), j.user] for j in jobs]
+    return pd.DataFrame(rows, columns=QUEUE_COLUMNS)
+
+
+class App:
+    """The store, the dataset index and the cached results frame behind the UI's handlers."""
+
+    def __init__(self, settings: Settings, store: Store | None, store_error: str | None = None,
+                 hub_api: Any = None) -> None:
+        self.settings, self.store, self.store_error, self.hub_api = settings, store, store_error, hub_api
+        self.contests = ContestIndex(settings.dataset)
+        self.predictions = Predictions()
+        self._frame: tuple[tuple[int, ...], pd.DataFrame] | None = None
+
+    def results(self) -> tuple[list[dict[str, Any]], str | None]:
+        """Every result and the store's problem, if any (then no result: never stale or sample rows instead)."""
+        if self.store is None:
+            return [], self.store_error
+        try:
+            return self.store.results(), self.store.health()
+        except StoreUnavailable as err:
+            return [], str(err)
+
+    def frame(self, results: list[dict[str, Any]]) -> pd.DataFrame:
+        key = tuple(id(r) for r in results)
+        if self._frame is None or self._frame[0] != key:
+            self._frame = (key, build_frame(results))
+        return self._frame[1]
+
+    def banner_html(self, error: str | None, results: list[dict[str, Any]]) -> str:
+        parts = []
+        if error:
+            parts.append(banner("error", f"<b>The results store cannot be read:</b> {e(error)}. No results are "
+                                         "shown until the operator fixes it."))
+        if self.settings.sample_data:
+            parts.append(banner("note", about.SAMPLE_DATASET_NOTE))
+        elif any(r.get("dataset", {}).get("sample") for r in results):
+            parts.append(banner("note", about.SAMPLE_NOTE))
+        return "\n".join(parts)
+
+    # -- leaderboard -----------------------------------------------------------------------------------------
+    def refresh(self, search: str, types: list[str], sizes: list[str], settings: list[str], show_sample: bool,
+                show_ci: bool, *metric_labels: str) -> list[Any]:
+        """Banner, then per view its table and plot, then the run dropdown."""
+        results, error = self.results()
+        frame = self.frame(results)
+        filters = Filters(search or "", tuple(types or ()), tuple(sizes or ()), tuple(settings or ()),
+                          bool(show_sample), bool(show_ci))
+        out: list[Any] = [self.banner_html(error, results)]
+        kept = filter_rows(frame, filters)
+        for (family, _, _), label in zip(VIEWS, metric_labels, strict=True):
+            table = tab_table(frame, family, filters)
+            out.append(gr.Dataframe(value=table, datatype=datatypes(table)))
+            metric = next((m for m in family_metrics(family) if m.label == label), family_metrics(family)[0])
+            out.append(interval_plot(kept, metric))
+        choices = run_choices(results)
+        out.append(gr.Dropdown(choices=choices))
+        return out
+
+    def plot(self, view: int, search: str, types: list[str], sizes: list[str], show_sample: bool,
+             label: str) -> Any:
+        """One view's plot, for its metric picker (drawing all four costs ~0.2 s each at 200 runs)."""
+        family = VIEWS[view][0]
+        frame = self.frame(self.results()[0])
+        kept = filter_rows(frame, Filters(search or "", tuple(types or ()), tuple(sizes or ()),
+                                          show_sample=bool(show_sample)))
+        metric = next((m for m in family_metrics(family) if m.label == label), family_metrics(family)[0])
+        return interval_plot(kept, metric)
+
+    def detail(self, run_id: str | None) -> tuple[str, list[str] | None]:
+        results, _ = self.results()
+        result = next((r for r in results if r["run_id"] == run_id), None)
+        if result is None or self.store is None:
+            return "<p><i>Choose a run: its scores, the command that reproduces it, its predictions.</i></p>", None
+        return detail_html(result), prediction_files(result, self.store.resolve) or None
+
+    # -- browse ------------------------------------------------------------------------------------------------
+    def contest_choices(self) -> tuple[list[tuple[str, int]], str | None]:
+        try:
+            return self.contests.choices(), None
+        except Exception as err:  # the dataset cannot be loaded: the tab says so instead of breaking the app
+            log.exception("browse index")
+            return [], f"{type(err).__name__}: {err}"
+
+    def show_contest(self, number: int | None) -> tuple[Any, str, str]:
+        if number is None:
+            return gr.Image(value=None, visible=False), "<p><i>Choose a contest.</i></p>", ""
+        contest = self.contests.contest(int(number))
+        results, _ = self.results()
+        outputs = outputs_html(contest, results, self.store.resolve, self.predictions) if self.store else ""
+        return (gr.Image(value=contest.image, visible=contest.image is not None), contest_html(contest), outputs)
+
+    # -- submit ------------------------------------------------------------------------------------------------
+    def queue(self) -> pd.DataFrame:
+        return queue_table(self.store.jobs(limit=200)) if self.store else queue_table([])
+
+    def submit(self, model: str, revision: str, tasks: list[str], dtype: str,
+               profile: gr.OAuthProfile | None) -> tuple[str, pd.DataFrame]:
+        """Queue a submission, or say why not (escaped: the reason may quote what was typed)."""
+        if self.store is None:
+            return banner("error", "The store is unavailable; submissions are closed."), self.queue()
+        try:
+            job = submit(self.store, self.settings, model or "", revision or "", tasks, getattr(profile, "username",
+                                                                                                   None), dtype,
+                         api=self.hub_api)
+        except Refused as err:
+            return banner("error", f"<b>Not queued.</b> {e(str(err))}"), self.queue()
+        return banner("ok", f"Queued <b>{e(job.model)}</b> as job <code>{e(job.id)}</code> ({job.status}): "
+                            f"{e(', '.join(job.tasks))}."), self.queue()
+
+
+def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any]]:
+    """The per-view tables, plots and metric pickers, inside the leaderboard's sub-tabs."""
+    tables, plots, pickers = [], [], []
+    for family, key, title in VIEWS:
+        with gr.Tab(title, id=f"view-{key}", elem_id=f"view-{key}"):
+            summary = next((f.summary for f in FAMILIES if f.key == family), "Headline score of every family.")
+            gr.Markdown(summary)
+            tables.append(gr.Dataframe(value=pd.DataFrame(), interactive=False, pinned_columns=2 if family else 1,
+                                       max_height=520, wrap=False, elem_id=f"table-{key}", label=f"{title} results",
+                                       show_label=False, buttons=["fullscreen", "copy"]))
+            labels = [m.label for m in family_metrics(family)]
+            pickers.append(gr.Dropdown(labels, value=labels[0], label="Plot", elem_id=f"plot-metric-{key}"))
+            plots.append(gr.Plot(label="Score with 95% interval", format="png", elem_id=f"plot-{key}"))
+    return tables, plots, pickers
+
+
+def build(app: App) -> gr.Blocks:
+    """Lay out the app and wire its events."""
+    with gr.Blocks(title=about.TITLE, analytics_enabled=False) as demo:
+        gr.Markdown(f"# {about.TITLE}\n\n{about.INTRODUCTION}")
+        banner_box = gr.HTML(elem_id="banner")
+        if app.settings.oauth:
+            gr.LoginButton()
+        with gr.Tabs():
+            with gr.Tab("Leaderboard", id="leaderboard", elem_id="tab-leaderboard"):
+                with gr.Row():
+                    search = gr.Textbox(label="Search models", placeholder="name; another name", scale=3,
+                                        elem_id="search")
+                    show_sample = gr.Checkbox(value=True, label="Show sample-data rows", scale=1)
+                    show_ci = gr.Checkbox(value=True, label="Show intervals and counts", scale=1)
+                    refresh_btn = gr.Button("Refresh", scale=0, elem_id="refresh")
+                with gr.Row():
+                    types = gr.CheckboxGroup(list(TYPES.values()), value=list(TYPES.values()), label="Type")
+                    sizes = gr.CheckboxGroup([s[0] for s in SIZES] + [UNKNOWN_SIZE],
+                                             value=[s[0] for s in SIZES] + [UNKNOWN_SIZE], label="Size (parameters)")
+                    settings = gr.CheckboxGroup(list(SETTINGS), value=list(SETTINGS), label="Setting")
+                with gr.Tabs():
+                    tables, plots, pickers = _tab_views(app)
+                gr.Markdown("### Run detail")
+                run = gr.Dropdown(label="Run", choices=[], elem_id="run-picker")
+                detail = gr.HTML(app.detail(None)[0], elem_id="run-detail")
+                files = gr.File(label="Predictions (JSONL, one record per item)", file_count="multiple",
+                                interactive=False, height=140, elem_id="run-files")
+            with gr.Tab("Browse", id="browse", elem_id="tab-browse"):
+                choices, browse_error = app.contest_choices()
+                if browse_error:
+                    gr.HTML(banner("error", f"The dataset cannot be read: {e(browse_error)}"))
+                contest = gr.Dropdown(choices=choices, label="Contest", elem_id="contest-picker")
+                with gr.Row():
+                    image = gr.Image(label="Cartoon", type="pil", visible=False, interactive=False, height=320,
+                                     scale=1, elem_id="contest-image")
+                    text = gr.HTML(elem_id="contest-text")
+                said = gr.HTML(elem_id="contest-outputs")
+            with gr.Tab("Submit", id="submit", elem_id="tab-submit"):
+                gr.Markdown(about.SUBMIT_HELP)
+                with gr.Row():
+                    model = gr.Textbox(label="Model", placeholder="org/model-name", max_lines=1, elem_id="model-id",
+                                       scale=3)
+                    revision = gr.Textbox(label="Revision (optional)", placeholder="main", max_lines=1,
+                                          elem_id="model-revision", scale=1)
+                    dtype = gr.Dropdown(list(DTYPES), value="default", label="Precision", scale=1)
+                tasks = gr.CheckboxGroup(list(TASKS), value=["matching", "ranking"], label="Tasks", elem_id="tasks")
+                send = gr.Button("Submit", variant="primary", elem_id="submit-button")
+                message = gr.HTML(elem_id="submit-message")
+                with gr.Row():
+                    gr.Markdown("### Requests")
+                    queue_btn = gr.Button("Refresh", scale=0, elem_id="queue-refresh")
+                queue = gr.Dataframe(value=app.queue(), interactive=False, wrap=True, elem_id="queue",
+                                     show_label=False)
+            with gr.Tab("About", id="about"):
+                gr.Markdown(about.ABOUT + "\n\n" + about.citations_markdown())
+
+        filters = [search, show_sample, show_ci, types, sizes, settings]
+        view_outputs = [banner_box, *[x for pair in zip(tables, plots, strict=True) for x in pair], run]
+
+        def refresh(search: str, show_sample: bool, show_ci: bool, types: list[str], sizes: list[str],
+                    settings: list[str], *labels: str) -> list[Any]:
+            return app.refresh(search, types, sizes, settings, show_sample, show_ci, *labels)
+
+        refresh_inputs = [*filters, *pickers]
+        for trigger in [search.submit, refresh_btn.click, show_sample.change, show_ci.change, types.change,
+                        sizes.change, settings.change]:
+            trigger(refresh, refresh_inputs, view_outputs, show_progress="hidden")
+        for i, (picker, plot) in enumerate(zip(pickers, plots, strict=True)):
+            picker.change(lambda *a, i=i: app.plot(i, *a), [search, types, sizes, show_sample, picker], plot,
+                          show_progress="hidden")
+        demo.load(refresh, refresh_inputs, view_outputs)
+        run.change(app.detail, run, [detail, files])
+        contest.change(app.show_contest, contest, [image, text, said])
+        send.click(app.submit, [model, revision, tasks, dtype], [message, queue])
+        queue_btn.click(app.queue, None, queue)
+        gr.Timer(30.0).tick(app.queue, None, queue, show_progress="hidden")  # the queue moves on its own
+    return demo
+
+
+def launch_options(settings: Settings) -> dict[str, Any]:
+    """What `launch` needs: styles, the store folder for downloads, and a cap on uploads."""
+    return {"css": CSS, "allowed_paths": [str(settings.data_dir)], "max_file_size": "5mb"}
+

@@ -1,0 +1,29 @@
+"""Publish nycc-bench on the Hugging Face Hub: stage, check and push the dataset, metric Spaces, Spaces and model cards.
+
+`upload.py` (repository root) is the command line; `stage` builds the folders, `validate` and `files` check
+them, `hub` pushes them, `cards` writes model cards from results files, `local_hub` stands in for the Hub.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import __version__
+
+ROOT = Path(__file__).resolve().parents[2]
+NAMESPACE = "nycc-bench"
+DATASET_NAME = "newyorker-caption-contest"  # the repo name of nycc_bench.tasks.instances.DEFAULT_DATASET
+PROJECT_URL = "https://github.com/nycc-bench/nycc-bench"
+# Spaces install the package from the release tag until it is on PyPI; `--package-spec` overrides it.
+DEFAULT_PACKAGE_SPEC = f"nycc-bench @ git+{PROJECT_URL}@v{__version__}"
+SPACE_PYTHON = "3.11"  # the package needs Python >= 3.11; Spaces default to an older one
+KINDS = ("dataset", "metrics", "spaces", "models")
+
+
+class PublishError(ValueError):
+    """Something that stops a publication before anything is pushed; the message says what to fix."""
+
+
+def dataset_id(namespace: str) -> str:
+    """The Hub id of the dataset repo in a namespace."""
+    return f"{namespace}/{DATASET_NAME}"
