@@ -111,8 +111,10 @@ def _grader(path: str) -> Any:
 def group_judgments(judge: JudgeSpec, model_groups: Sequence[Sequence[str]],
                     human_groups: Mapping[str, Sequence[Sequence[str]]], contest_numbers: Sequence[int],
                     descriptions: Sequence[Description] | None, protocol: str = "overall",
-                    shots: Sequence[RankingExample] | None = None) -> list[dict[str, Any]]:
-    """Zhang's group comparison of every contest against every human group, both orders."""
+                    shots: Sequence[RankingExample] | None = None,
+                    images: Sequence[str | None] | None = None) -> list[dict[str, Any]]:
+    """Zhang's group comparison of every contest against every human group, both orders. `images` (image URLs
+    or data URLs, one per contest or None) give Best Pick its vision form, as in the paper."""
     if judge.backend == "reward":
         from .reward import judge_groups_reward
 
@@ -120,10 +122,11 @@ def group_judgments(judge: JudgeSpec, model_groups: Sequence[Sequence[str]],
                                    descriptions, protocol)
     if judge.backend == "embedding":
         raise ValueError("judge: the embedding grader grades HumorBench elements, not caption groups; use reward:")
+    images = images if protocol == "best_pick" and images and any(images) else None
     judge.stop_if_dry(lambda config: build_group_jobs(model_groups, human_groups, contest_numbers, descriptions,
-                                                      protocol, config, shots or None))
+                                                      protocol, config, shots or None, images=images))
     return judge_groups(model_groups, human_groups, contest_numbers, descriptions, protocol, judge.config(),
-                        shots or None)
+                        shots or None, images=images)
 
 
 def element_judgments(judge: JudgeSpec, descriptions: Sequence[str], captions: Sequence[str],

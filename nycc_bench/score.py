@@ -18,6 +18,7 @@ import evaluate
 from .judge.protocols.zhang_format import RankingExample
 from .judging import JudgeSpec, group_judgments
 from .runner import read_predictions
+from .systems.api import image_url
 from .tasks import Task, config_name, get_task
 from .tasks.instances import DEFAULT_DATASET, Instance, build_instances, load_split
 
@@ -59,14 +60,17 @@ def _join(task: Task, instances: list[Instance], predictions: dict[str, Any], pa
     return [predictions[i] for i in ids]
 
 
-def ranking_shots(dataset: str) -> list[RankingExample]:
-    """Hessel `ranking` train items as the Overall judge's in-context examples; none when the config is absent."""
+def ranking_shots(dataset: str, images: bool = False) -> list[RankingExample]:
+    """Hessel `ranking` train items as the group judge's in-context examples (with their cartoons for Best
+    Pick's vision form); none when the config is absent."""
     try:
         rows = load_split(dataset, "ranking", "train")
     except ValueError:
         log.warning("no Hessel ranking train split in %s: the group judge runs zero-shot", dataset)
         return []
-    return [RankingExample.from_hessel_row(r) for r in rows.remove_columns("image")]
+    if not images:
+        return [RankingExample.from_hessel_row(r) for r in rows.remove_columns("image")]
+    return [RankingExample.from_hessel_row(r, image_url=image_url(r["image"])) for r in rows]
 
 
 def _score_generation(preds: list[Any], instances: list[Instance], dataset: str, judge: JudgeSpec | None,
@@ -82,7 +86,9 @@ def _score_generation(preds: list[Any], instances: list[Instance], dataset: str,
         records = group_judgments(judge, [p for p, _ in answered], groups,
                                   [i.reference["contest_number"] for _, i in answered],
                                   [i.reference["judge_description"] for _, i in answered], protocol,
-                                  ranking_shots(dataset) if judge.backend in ("openai", "transformers") else None)
+                                  ranking_shots(dataset, images=protocol == "best_pick")
+                                  if judge.backend in ("openai", "transformers") else None,
+                                  [image_url(i.reference["judge_image"]) for _, i in answered])
         metric = load_metric("group_win_rate")
         scores["win_rate"] = {g: metric.compute(judgments=[r for r in records if r["human_group"] == g])
                               for g in groups}

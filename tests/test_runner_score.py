@@ -149,6 +149,12 @@ def test_openai_system_and_judges_on_a_local_server(dataset: str, tmp_path: Path
         estimate = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["dry_run"]
         assert estimate["n_calls"] == 2 * 2 * 4 and estimate["cost_usd"] > 0  # 2 contests, 2 orders, 4 groups
         assert judge.count() == n_judge  # a dry run spends nothing
+        best_pick = score("caption_generation", [tmp_path / "caption_generation.jsonl"], dataset=dataset, judge=spec,
+                          protocol="best_pick")
+        assert best_pick["scores"]["win_rate"]["human_top10"]["win_rate"] == 0.5  # always "B"
+        vision = [r for r in judge.requests[n_judge:] if any(isinstance(m["content"], list) and any(
+            part.get("type") == "image_url" for part in m["content"]) for m in r.body["messages"])]
+        assert vision  # Best Pick sees the cartoon where the dataset has it, as in the paper
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert b"sk-test-secret-0123456789" not in path.read_bytes(), path

@@ -37,7 +37,8 @@ Args:
         recalibrate from `delta_logprob`) and `delta_logprob` (`float` or None). Other keys (e.g.
         `human_group`, `raw`) are ignored; filter by human group before calling for one win rate per group.
     model_groups, human_groups (`list` of `list` of `str`), contest_numbers (`list` of `int`), descriptions
-        (`list` of `str` or of (description, uncanny description)), protocol ("overall" or "best_pick"):
+        (`list` of `str` or of (description, uncanny description)), images (`list` of image URLs or None, for
+        Best Pick's vision form), protocol ("overall" or "best_pick"):
         instead of `judgments`, with `judge_model`: the model's 10 captions and one human group per contest.
     judge_model (`str`), judge_backend ("openai", "transformers" or "reward"), judge_base_url, cache_dir,
         max_concurrency: the judge (API key from OPENAI_API_KEY or NYCC_JUDGE_API_KEY, never an argument).
@@ -97,8 +98,8 @@ class GroupWinRate(evaluate.Metric):
         super().add(judgments=check_judgments([judgments])[0], **kwargs)
 
     def compute(self, *, judgments=None, model_groups=None, human_groups=None, contest_numbers=None,
-                descriptions=None, protocol="overall", judge_model=None, judge_backend=None, judge_base_url=None,
-                cache_dir=None, max_concurrency=16, **kwargs):
+                descriptions=None, images=None, protocol="overall", judge_model=None, judge_backend=None,
+                judge_base_url=None, cache_dir=None, max_concurrency=16, **kwargs):
         """Aggregate given judgments, or first obtain them from a judge (see the inputs description)."""
         judge = judge_from_kwargs(judge_model, judge_backend, judge_base_url, cache_dir, max_concurrency)
         if judge is not None:
@@ -107,7 +108,7 @@ class GroupWinRate(evaluate.Metric):
             if model_groups is None or human_groups is None or contest_numbers is None:
                 raise ValueError("model_groups, human_groups, contest_numbers: a judge needs the groups to compare")
             judgments = group_judgments(judge, model_groups, {"human": human_groups}, contest_numbers, descriptions,
-                                        protocol)
+                                        protocol, images=images)
         return super().compute(judgments=judgments, **kwargs)
 
     def _compute(self, judgments, threshold=THRESHOLD, confidence=CONFIDENCE, n_resamples=N_RESAMPLES, seed=SEED):

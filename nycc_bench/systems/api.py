@@ -16,12 +16,18 @@ from ..tasks.instances import Instance
 from .base import Output, System
 
 
-def image_part(image: Any) -> dict[str, Any]:
-    """A PIL image as an OpenAI `image_url` content part (PNG data URL)."""
+def image_url(image: Any) -> str | None:
+    """A PIL image as a PNG data URL (None stays None)."""
+    if image is None:
+        return None
     buf = io.BytesIO()
     image.save(buf, format="PNG")
-    return {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(buf.getvalue())
-                                               .decode()}}
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
+
+
+def image_part(image: Any) -> dict[str, Any]:
+    """A PIL image as an OpenAI `image_url` content part."""
+    return {"type": "image_url", "image_url": {"url": image_url(image)}}
 
 
 def to_messages(inst: Instance) -> list[dict[str, Any]]:

@@ -130,7 +130,8 @@ def build_instances(task: Task, dataset: str = DEFAULT_DATASET, split: str | Non
                 user=user, context=_description(row),
                 reference={"contest_number": row["contest_number"], **groups,
                            "judge_description": ((row["image_description"], row.get("image_uncanny_description") or "")
-                                                 if row.get("image_description") else row.get("description"))},
+                                                 if row.get("image_description") else row.get("description")),
+                           "judge_image": row.get("image")},  # Best Pick's vision form; never shown to the system
             ))
         else:  # humorbench: the explainer prompt is the single user message, as upstream sends it
             out.append(Instance(
