@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from .builders import build_dataset
+from .cli import summary_table
 from .judging import JudgeSpec
-from .report import write_report
+from .leaderboard.benchmarks import METRICS
+from .report import format_score, write_report
 from .runner import run_task
 from .score import score
 from .tasks import TASKS
@@ -41,7 +43,8 @@ def train_offline_judges(dataset: Path, out: Path, sample_dir: Path) -> dict[str
 
     reward_dir, grader_dir = out / "reward_model", out / "element_grader"
     train_reward_model(str(dataset), MINILM, reward_dir)
-    train_grader(sample_dir / "humorbench_reubennarad" / "rubric", grader_dir, MINILM)
+    # balanced: the sample rubric is mostly PASS, so plain accuracy would fit a threshold that passes everything
+    train_grader(sample_dir / "humorbench_reubennarad" / "rubric", grader_dir, MINILM, objective="balanced")
     return {"reward": JudgeSpec("reward", str(reward_dir)), "embedding": JudgeSpec("embedding", str(grader_dir))}
 
 
@@ -64,22 +67,34 @@ def run_demo(out: Path, sample_dir: Path, quiet: bool = False) -> dict[str, str]
     out.mkdir(parents=True, exist_ok=True)
     dataset = out / "dataset"
     _step("1/6 build the dataset from the embedded sample", quiet)
-    build_dataset(sample_dir, dataset, progress=not quiet)
+    report = build_dataset(sample_dir, dataset, progress=not quiet)
+    print(summary_table(report))
     _step("2/6 train the offline judges (humor reward model, embedding element grader)", quiet)
     judges = train_offline_judges(dataset, out / "judges", sample_dir)
     _step("3/6 run the baselines on every task and score them", quiet)
     results = run_baselines(dataset, out, judges, quiet)
     results_path = out / "results.json"
     results_path.write_text(json.dumps(results, indent=2, default=str))
+    print(score_table(results))
     _step("4/6 write the report", quiet)
-    report = write_report(results, out / "report.html", judges={k: v.name for k, v in judges.items()})
+    html_report = write_report(results, out / "report.html", judges={k: v.name for k, v in judges.items()})
     _step("5/6 seed a local leaderboard", quiet)
     leaderboard = seed_leaderboard(out / "leaderboard", dataset)
     _step("6/6 stage the upload (dry run: nothing leaves this machine)", quiet)
     staged = stage_upload(out / "staged", dataset)
     return {"dataset": str(dataset), "judges": str(out / "judges"), "predictions": str(out / "predictions"),
-            "results": str(results_path), "report": str(report), "leaderboard": str(leaderboard),
+            "results": str(results_path), "report": str(html_report), "leaderboard": str(leaderboard),
             "staged": str(staged)}
+
+
+def score_table(results: list[dict[str, Any]]) -> str:
+    """One line per (system, task): the task's scores with intervals and counts, as the leaderboard shows them."""
+    lines = [f"{'system':<24}{'task':<26}scores"]
+    for r in results:
+        shown = [f"{m.label} {format_score(m, r['scores'])}" for m in METRICS
+                 if m.task == r["task"] and m.extract(r["scores"])[0] is not None]
+        lines.append(f"{r['system']:<24}{r['task']:<26}{'; '.join(shown) or '—'}")
+    return "\n".join(lines)
 
 
 def seed_leaderboard(data_dir: Path, dataset: Path) -> Path:
