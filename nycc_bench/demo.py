@@ -8,7 +8,6 @@ upload staged with `--dry-run`.
 from __future__ import annotations
 
 import json
-import logging
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,6 @@ from .runner import run_task
 from .score import score
 from .tasks import TASKS
 
-log = logging.getLogger("nycc_bench")
 MINILM = "all-MiniLM-L6-v2"
 # The baselines and the tasks each can answer (length: choice only; sbert: needs a text description).
 BASELINES: dict[str, list[str]] = {
