@@ -15,7 +15,7 @@ from .builders import build_dataset
 from .cli import summary_table
 from .judging import JudgeSpec
 from .leaderboard.benchmarks import METRICS
-from .report import format_score, write_report
+from .report import write_report
 from .runner import run_task
 from .score import score
 from .tasks import TASKS
@@ -89,7 +89,7 @@ def score_table(results: list[dict[str, Any]]) -> str:
     """One line per (system, task): the task's scores with intervals and counts, as the leaderboard shows them."""
     lines = [f"{'system':<24}{'task':<26}scores"]
     for r in results:
-        shown = [f"{m.label} {format_score(m, r['scores'])}" for m in METRICS
+        shown = [f"{m.label} {m.format(r['scores'])}" for m in METRICS
                  if m.task == r["task"] and m.extract(r["scores"])[0] is not None]
         lines.append(f"{r['system']:<24}{r['task']:<26}{'; '.join(shown) or '—'}")
     return "\n".join(lines)

@@ -21,18 +21,6 @@ img { max-width: 100%; }
 """
 
 
-def format_score(metric: Metric, scores: dict[str, Any]) -> str:
-    """`62.5 [55.1, 69.8] (n=528)`; an em dash when the result does not have the score."""
-    value, low, high, n = metric.extract(scores)
-    if value is None:
-        return "—"
-    scale, digits = (100, 1) if metric.rate else (1, 3)
-    text = f"{value * scale:.{digits}f}"
-    if low is not None and high is not None:
-        text += f" [{low * scale:.{digits}f}, {high * scale:.{digits}f}]"
-    return text + (f" (n={n})" if n is not None else "")
-
-
 def _plot(column: Metric, rows: Sequence[dict[str, Any]]) -> str:
     """A horizontal bar per system with its interval, as an inline PNG."""
     import matplotlib
@@ -82,7 +70,7 @@ def render_report(results: Sequence[dict[str, Any]], judges: dict[str, str] | No
             head = "".join(f"<th>{html.escape(c.label)}</th>" for c in cols)
             body = "".join(
                 f"<tr><td>{html.escape(r['system'])}</td>"
-                + "".join(f"<td>{html.escape(format_score(c, r['scores']))}</td>" for c in cols)
+                + "".join(f"<td>{html.escape(c.format(r['scores']))}</td>" for c in cols)
                 + f"<td>{r['n']}</td><td>{r['n_unparsed']}</td></tr>" for r in rows)
             parts.append(f"<h3>{html.escape(task)} <span class='note'>(split {html.escape(rows[0]['split'])}, "
                          f"prompt {html.escape(rows[0]['prompt_version'])})</span></h3>"

@@ -51,6 +51,17 @@ class Metric:
         parent = self.path.rpartition(".")[0]
         return lookup(scores, f"{parent}.{key}" if parent else key)
 
+    def format(self, scores: dict[str, Any] | None) -> str:
+        """`62.5 [55.1, 69.8] (n=528)` (a rate as a percentage); an em dash when the score is absent."""
+        value, low, high, n = self.extract(scores)
+        if value is None:
+            return "—"
+        scale, digits = (100, 1) if self.rate else (1, 3)
+        text = f"{value * scale:.{digits}f}"
+        if low is not None and high is not None:
+            text += f" [{low * scale:.{digits}f}, {high * scale:.{digits}f}]"
+        return text + (f" (n={n})" if n is not None else "")
+
     def extract(self, scores: dict[str, Any] | None) -> tuple[float | None, float | None, float | None, int | None]:
         """(value, ci_low, ci_high, n) from a task's `scores`; None for what is absent."""
         if not scores:

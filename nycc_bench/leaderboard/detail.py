@@ -24,16 +24,6 @@ def run_choices(results: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return sorted(out, key=lambda c: c[0].lower())
 
 
-def _cell(value: float | None, low: float | None, high: float | None, n: int | None, rate: bool) -> str:
-    if value is None:
-        return "—"
-    scale = 100 if rate else 1
-    text = f"{value * scale:.1f}" if rate else f"{value:.3f}"
-    if low is not None and high is not None:
-        text += f" [{low * scale:.1f}, {high * scale:.1f}]" if rate else f" [{low:.3f}, {high:.3f}]"
-    return text + (f" (n={n})" if n is not None else "")
-
-
 def detail_html(result: dict[str, Any]) -> str:
     """The run's model facts, then one block per task: scores, status, and the reproduce command."""
     model = result.get("model", {})
@@ -53,7 +43,7 @@ def detail_html(result: dict[str, Any]) -> str:
     for task, entry in result.get("tasks", {}).items():
         out.append(f"<h4>{e(task)}</h4>")
         scores = (entry.get("score") or {}).get("scores")
-        lines = [f"<li>{e(m.label)}: {_cell(*m.extract(scores), m.rate)}</li>" for m in METRICS
+        lines = [f"<li>{e(m.label)}: {m.format(scores)}</li>" for m in METRICS
                  if m.task == task and m.extract(scores)[0] is not None]
         if lines:
             out.append("<ul>" + "".join(lines) + "</ul>")
