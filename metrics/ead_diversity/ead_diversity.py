@@ -3,6 +3,7 @@
 import datasets
 import evaluate
 
+from nycc_bench.citations import ZHANG2024
 from nycc_bench.scoring.checks import check_groups
 from nycc_bench.scoring.ead import MAX_N, VOCAB_SIZE, average_ead, distinct_ead
 from nycc_bench.scoring.sbert import sbert_diversity
@@ -22,27 +23,7 @@ normalized sentence embeddings, over the full k×k matrix including the diagonal
 sentence-transformers/all-mpnet-base-v2).
 """
 
-_CITATION = """
-@inproceedings{zhang2024humor,
-  title={Humor in {AI}: Massive Scale Crowd-Sourced Preferences and Benchmarks for Cartoon Captioning},
-  author={Zhang, Jifan and Jain, Lalit and Guo, Yang and Chen, Jiayi and Zhou, Kuan Lok and Suresh, Siddharth
-          and Wagenmaker, Andrew and Sievert, Scott and Rogers, Timothy and Jamieson, Kevin and others},
-  journal={arXiv preprint arXiv:2406.10522},
-  year={2024}
-}
-@inproceedings{liu2022rethinking,
-  title={Rethinking and Refining the Distinct Metric},
-  author={Liu, Siyang and Sabour, Sahand and Zheng, Yinhe and Ke, Pei and Zhu, Xiaoyan and Huang, Minlie},
-  booktitle={Proceedings of the 60th Annual Meeting of the Association for Computational Linguistics (ACL)},
-  year={2022}
-}
-@inproceedings{reimers2019sentence,
-  title={Sentence-{BERT}: Sentence Embeddings using {Siamese} {BERT}-Networks},
-  author={Reimers, Nils and Gurevych, Iryna},
-  booktitle={Proceedings of EMNLP-IJCNLP},
-  year={2019}
-}
-"""
+_CITATION = ZHANG2024.bibtex
 
 _KWARGS_DESCRIPTION = """
 Args:

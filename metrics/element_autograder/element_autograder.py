@@ -3,6 +3,7 @@
 import datasets
 import evaluate
 
+from nycc_bench.citations import HUMORBENCH
 from nycc_bench.judging import element_judgments, judge_from_kwargs
 from nycc_bench.scoring.autograder import VERDICTS, element_scores, validation_scores
 from nycc_bench.scoring.bootstrap import CONFIDENCE, N_RESAMPLES, SEED
@@ -19,14 +20,7 @@ pass rate. With `human_labels` the module instead validates the autograder again
 accuracy, false-positive rate FP/(FP+TN) and false-negative rate FN/(FN+TP), PASS being the positive class.
 """
 
-_CITATION = """
-@misc{narad2025humorbench,
-  title={Which {LLMs} Get the Joke? Probing Non-{STEM} Reasoning Abilities with {HumorBench}},
-  author={Narad, Reuben and others},
-  year={2025},
-  howpublished={\\url{https://github.com/ReubenNarad/Humor-Bench}}
-}
-"""
+_CITATION = HUMORBENCH.bibtex
 
 _KWARGS_DESCRIPTION = """
 Args:

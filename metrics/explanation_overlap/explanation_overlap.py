@@ -3,6 +3,7 @@
 import datasets
 import evaluate
 
+from nycc_bench.citations import HESSEL2023
 from nycc_bench.judge.protocols.explanation_pairwise import explanation_win_rate
 from nycc_bench.judging import explanation_judgments, judge_from_kwargs
 from nycc_bench.scoring.checks import check_strings
@@ -16,27 +17,7 @@ tokenizer, no stemmer, 0–1). The paper warns that both correlate poorly with h
 evaluation is pairwise human preference, which an LLM judge can approximate.
 """
 
-_CITATION = """
-@inproceedings{hessel2023androids,
-  title={Do Androids Laugh at Electric Sheep? {Humor} ``Understanding'' Benchmarks from The New Yorker Caption Contest},
-  author={Hessel, Jack and Marasovi{\\'c}, Ana and Hwang, Jena D. and Lee, Lillian and Da, Jeff
-          and Zellers, Rowan and Mankoff, Robert and Choi, Yejin},
-  booktitle={Proceedings of the 61st Annual Meeting of the Association for Computational Linguistics (ACL)},
-  year={2023}
-}
-@inproceedings{post2018call,
-  title={A Call for Clarity in Reporting {BLEU} Scores},
-  author={Post, Matt},
-  booktitle={Proceedings of the Third Conference on Machine Translation},
-  year={2018}
-}
-@inproceedings{lin2004rouge,
-  title={{ROUGE}: A Package for Automatic Evaluation of Summaries},
-  author={Lin, Chin-Yew},
-  booktitle={Text Summarization Branches Out},
-  year={2004}
-}
-"""
+_CITATION = HESSEL2023.bibtex
 
 _KWARGS_DESCRIPTION = """
 Args:

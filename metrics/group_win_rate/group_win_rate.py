@@ -3,6 +3,7 @@
 import datasets
 import evaluate
 
+from nycc_bench.citations import ZHANG2024
 from nycc_bench.judging import group_judgments, judge_from_kwargs
 from nycc_bench.scoring.bootstrap import CONFIDENCE, N_RESAMPLES, SEED
 from nycc_bench.scoring.win_rate import THRESHOLD, check_judgments, win_rate
@@ -20,15 +21,7 @@ the groups and a `judge_model` and the module runs the judge first (an LLM, cach
 reward model).
 """
 
-_CITATION = """
-@inproceedings{zhang2024humor,
-  title={Humor in {AI}: Massive Scale Crowd-Sourced Preferences and Benchmarks for Cartoon Captioning},
-  author={Zhang, Jifan and Jain, Lalit and Guo, Yang and Chen, Jiayi and Zhou, Kuan Lok and Suresh, Siddharth
-          and Wagenmaker, Andrew and Sievert, Scott and Rogers, Timothy and Jamieson, Kevin and others},
-  journal={arXiv preprint arXiv:2406.10522},
-  year={2024}
-}
-"""
+_CITATION = ZHANG2024.bibtex
 
 _KWARGS_DESCRIPTION = """
 Args:

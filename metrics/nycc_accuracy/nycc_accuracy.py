@@ -3,6 +3,7 @@
 import datasets
 import evaluate
 
+from nycc_bench.citations import HESSEL2023
 from nycc_bench.scoring.accuracy import MATCHING_CHOICES, accuracy
 from nycc_bench.scoring.bootstrap import CONFIDENCE, N_RESAMPLES, SEED
 from nycc_bench.scoring.checks import check_strings, missing_as_none
@@ -15,15 +16,7 @@ A missing or unparseable answer is an error, never a silent skip. The interval i
 bootstrap over items (within folds when folds are given).
 """
 
-_CITATION = """
-@inproceedings{hessel2023androids,
-  title={Do Androids Laugh at Electric Sheep? {Humor} ``Understanding'' Benchmarks from The New Yorker Caption Contest},
-  author={Hessel, Jack and Marasovi{\\'c}, Ana and Hwang, Jena D. and Lee, Lillian and Da, Jeff
-          and Zellers, Rowan and Mankoff, Robert and Choi, Yejin},
-  booktitle={Proceedings of the 61st Annual Meeting of the Association for Computational Linguistics (ACL)},
-  year={2023}
-}
-"""
+_CITATION = HESSEL2023.bibtex
 
 _KWARGS_DESCRIPTION = """
 Args:
