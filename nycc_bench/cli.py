@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from .builders import ALL_CONFIGS, BuildReport, SourceError, build_dataset
+from .errors import NyccBenchError
 from .judging import DryRun, JudgeSpec
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
@@ -233,8 +234,6 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: bad input ends with one clear line on stderr and exit status 2."""
-    from .builders.download import DownloadError
-
     args = parser().parse_args(argv)
     if getattr(args, "quiet", False):
         import datasets
@@ -247,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         print(stop)
         print(json.dumps({"dry_run": stop.estimate.to_dict()}))
         return 0
-    except (SourceError, ValueError, DownloadError) as err:
+    except (NyccBenchError, ValueError) as err:
         print(f"nycc-bench {args.command}: error: {err}", file=sys.stderr)
         return 2
 

@@ -12,10 +12,12 @@ import httpx
 from huggingface_hub import constants, snapshot_download
 from tqdm.auto import tqdm
 
+from ..errors import NyccBenchError
+
 HESSEL_REPO = "jmhessel/newyorker_caption_contest"
 
 
-class DownloadError(RuntimeError):
+class DownloadError(NyccBenchError):
     """An upstream source could not be fetched as pinned; the message names the URL or the repository."""
 
 

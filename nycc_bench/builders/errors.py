@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import NyccBenchError
 
-class SourceError(ValueError):
+
+class SourceError(NyccBenchError):
     """An upstream file that cannot be built as it is; the message names the file, the row and the fix."""
 
     def __init__(self, path: Path | str, problem: str, fix: str, row: int | None = None) -> None:
