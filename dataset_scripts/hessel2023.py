@@ -9,7 +9,7 @@ The logic lives in `nycc_bench.builders.hessel2023`; this script is `nycc-bench 
 
 import sys
 
-from nycc_bench.builders import family_main
+from nycc_bench.cli import family_main
 
 if __name__ == "__main__":
     sys.exit(family_main("hessel2023"))

@@ -1,4 +1,8 @@
-"""The `nycc-bench` command line: `build` the Hub dataset repo and run the `demo`."""
+"""The `nycc-bench` command line: build the dataset, list tasks, evaluate systems, score, judge, publish.
+
+Heavy libraries are imported inside the commands that use them, so `nycc-bench --help` and `nycc-bench tasks`
+answer at once. Bad input ends with one line on stderr and exit status 2, never a traceback.
+"""
 
 from __future__ import annotations
 
@@ -7,56 +11,26 @@ import json
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
-from .builders import ALL_CONFIGS, BuildReport, SourceError, build_dataset
-from .errors import NyccBenchError
-from .judging import DryRun, JudgeSpec
+from .errors import DryRun, NyccBenchError
 
-SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
-
-
-def resolve_source(source: str, progress: bool = True) -> list[Path]:
-    """`sample` → the embedded sample; `upstream` → download the real sources; anything else is a folder."""
-    if source == "sample":
-        if not SAMPLE_DIR.is_dir():
-            raise SourceError(SAMPLE_DIR, "the embedded sample is not here",
-                              "run from a source checkout of nycc-bench, or pass a folder to --source")
-        return [SAMPLE_DIR]
-    if source == "upstream":
-        from .builders.download import fetch_upstream
-
-        return fetch_upstream(progress=progress)
-    return [Path(source)]
+DEFAULT_DATASET = "nycc-bench/newyorker-caption-contest"
 
 
-def summary_table(report: BuildReport) -> str:
-    """A plain-text table of configs and their split sizes, as printed after a build."""
-    splits = ("train", "validation", "test")
-    header = f"{'config':<28}" + "".join(f"{s:>12}" for s in splits)
-    lines = [header, "-" * len(header)]
-    for name, rows in report.rows.items():
-        lines.append(f"{name:<28}" + "".join(f"{rows[s]:>12,}" if s in rows else f"{'-':>12}" for s in splits))
-    if report.skipped:
-        lines.append(f"no source for: {', '.join(report.skipped)}")
-    lines.append(f"written to {report.out_dir}  (load with datasets.load_dataset({str(report.out_dir)!r}, CONFIG))")
-    return "\n".join(lines)
+def _dataset_default() -> str:
+    import os
+
+    return os.environ.get("NYCC_DATASET", DEFAULT_DATASET)
 
 
-def cmd_build(args: argparse.Namespace) -> int:
-    """Build the dataset repo from a source and print what was written."""
-    report = build_dataset(resolve_source(args.source, not args.quiet), Path(args.out), args.configs,
-                           progress=not args.quiet)
-    print(summary_table(report))
-    return 0
-
-
-def parse_options(pairs: list[str] | None) -> dict[str, object]:
+def parse_options(pairs: list[str] | None, what: str = "system-option") -> dict[str, object]:
     """`key=value` pairs as keyword arguments; values that read as JSON (numbers, true) are typed."""
     out: dict[str, object] = {}
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise ValueError(f"system-option: expected KEY=VALUE, got {pair!r}")
+            raise NyccBenchError(f"{what}: expected KEY=VALUE, got {pair!r}")
         try:
             out[key] = json.loads(value)
         except json.JSONDecodeError:
@@ -64,44 +38,143 @@ def parse_options(pairs: list[str] | None) -> dict[str, object]:
     return out
 
 
+def parse_task_options(pairs: list[str] | None) -> dict[str, dict[str, object]]:
+    """`TASK.KEY=VALUE` pairs as {task: {key: value}}."""
+    out: dict[str, dict[str, object]] = {}
+    for key, value in parse_options(pairs, "task-option").items():
+        task, dot, name = key.partition(".")
+        if not dot or not name:
+            raise NyccBenchError(f"task-option: expected TASK.KEY=VALUE (e.g. humorbench.unit=caption), got {key!r}")
+        out.setdefault(task, {})[name] = value
+    return out
+
+
+def parse_folds(text: str | None) -> list[int] | None:
+    """`0,1,2` as fold numbers."""
+    if not text:
+        return None
+    try:
+        return [int(f) for f in text.split(",") if f.strip()]
+    except ValueError:
+        raise NyccBenchError(f"folds: expected comma-separated fold numbers such as 0,1,2,3,4, got {text!r}") from None
+
+
+def judge_spec(args: argparse.Namespace) -> Any:
+    """The --judge options as a spec; keys are never options, they come from the environment."""
+    if not getattr(args, "judge", None):
+        return None
+    from .judging import JudgeSpec
+
+    return JudgeSpec.parse(args.judge, base_url=args.judge_base_url, cache_dir=args.cache_dir,
+                           max_concurrency=args.max_concurrency, dry_run=getattr(args, "dry_run", False))
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    """Build the dataset repo from a source and print what was written."""
+    from .builders import build_dataset
+    from .building import resolve_source, summary_table
+
+    report = build_dataset(resolve_source(args.source, not args.quiet), Path(args.out), args.configs,
+                           progress=not args.quiet)
+    print(summary_table(report))
+    return 0
+
+
+def cmd_tasks(args: argparse.Namespace) -> int:
+    """List the tasks, or print one task's whole definition."""
+    from .tasks import all_tasks, get_task
+
+    if args.action == "show":
+        if not args.name:
+            raise NyccBenchError("name: `nycc-bench tasks show NAME`; `nycc-bench tasks` lists the names")
+        described = get_task(args.name).describe()
+        if args.json:
+            print(json.dumps(described, indent=2, ensure_ascii=False))
+        else:
+            print(_show(described))
+        return 0
+    tasks = all_tasks()
+    if args.json:
+        print(json.dumps({n: t.describe() for n, t in tasks.items()}, ensure_ascii=False))
+        return 0
+    print(f"{'task':<26}{'family':<12}{'kind':<12}{'judge':<7}summary")
+    for name, task in tasks.items():
+        print(f"{name:<26}{task.family:<12}{task.kind:<12}{'yes' if task.needs_judge else '-':<7}{task.summary}")
+    print("\ngroups: all, hessel, zhang, humorbench   (`nycc-bench tasks show NAME [--json]` for a definition)")
+    return 0
+
+
+def _show(d: dict[str, Any], indent: str = "") -> str:
+    """A task definition as indented text."""
+    lines = []
+    for key, value in d.items():
+        if isinstance(value, dict) and value:
+            lines.append(f"{indent}{key}:")
+            lines.append(_show(value, indent + "  "))
+        elif isinstance(value, list) and value and any(isinstance(v, str) and len(v) > 40 for v in value):
+            lines.append(f"{indent}{key}:")
+            lines += [f"{indent}  - {v}" for v in value]
+        else:
+            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            lines.append(f"{indent}{key}: {shown}")
+    return "\n".join(lines)
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    """Run and score every task with one system; write RUN_DIR/results.json; print a score table."""
+    from .evaluation import evaluate
+    from .report import score_lines
+
+    result = evaluate(args.system, args.tasks, dataset=args.dataset, judge=judge_spec(args),
+                      folds=parse_folds(args.folds), split=args.split, out=args.out, limit=args.limit,
+                      base_url=args.base_url, task_options=parse_task_options(args.task_option),
+                      progress=not args.quiet, **parse_options(args.system_option))
+    print("\n".join(score_lines(result.record)))
+    print(f"results: {result.path}")
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Run a system on a task and write predictions (resumable)."""
     from .runner import run_task
 
+    options = parse_task_options(args.task_option).get(args.task, {})
+    if args.shots:
+        options["shots"] = args.shots
+    if args.seed:
+        options["seed"] = args.seed
     summary = run_task(args.task, args.system, args.out, dataset=args.dataset, split=args.split, fold=args.fold,
-                       shots=args.shots, seed=args.seed, base_url=args.base_url, limit=args.limit,
-                       progress=not args.quiet, system_options=parse_options(args.system_option))
+                       base_url=args.base_url, limit=args.limit, progress=not args.quiet,
+                       system_options=parse_options(args.system_option), task_options=options)
     print(f"{summary.out}: {summary.total} instances, {summary.answered} answered now, {summary.resumed} "
-          f"already there, {summary.unparsed} unparseable")
-    return 0
-
-
-def judge_spec(args: argparse.Namespace) -> JudgeSpec | None:
-    """The --judge options as a spec; keys are never options, they come from the environment."""
-    if not args.judge:
-        return None
-    return JudgeSpec.parse(args.judge, base_url=args.judge_base_url, cache_dir=args.cache_dir,
-                           max_concurrency=args.max_concurrency, dry_run=args.dry_run)
+          f"already there, {summary.unparsed} unparseable, {summary.failed} failed (re-run to retry)")
+    return 1 if summary.failed else 0
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    """Score predictions; the last printed line is the scores as one JSON object."""
+    """Score predictions; the last printed line is the task's result entry as one JSON object."""
     from .score import score
 
+    options = parse_task_options(args.task_option).get(args.task, {})
+    if args.protocol:
+        options["protocol"] = args.protocol
     result = score(args.task, args.predictions, dataset=args.dataset, split=args.split, folds=args.fold,
-                   judge=judge_spec(args), protocol=args.protocol, last_k_tokens=args.last_k_tokens)
+                   judge=judge_spec(args), task_options=options, last_k_tokens=args.last_k_tokens)
+    text = json.dumps(result, ensure_ascii=False, default=str)
     if args.out:
-        Path(args.out).write_text(json.dumps(result, indent=2))
-    print(json.dumps(result))
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(result, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    print(text)
     return 0
 
 
 def cmd_reliability(args: argparse.Namespace) -> int:
-    """Zhang's judge-reliability protocol on the dataset's held-out contests."""
-    from .score import reliability
+    """Zhang's judge-reliability protocol (Table 2)."""
+    from .reliability import reliability
 
-    result = reliability(judge_spec(args), dataset=args.dataset, split=args.split, protocol=args.protocol)
-    print(json.dumps(result))
+    print(json.dumps(reliability(judge_spec(args), dataset=args.dataset, protocol=args.protocol or "overall"),
+                     default=str))
     return 0
 
 
@@ -111,7 +184,7 @@ def cmd_reward(args: argparse.Namespace) -> int:
 
     needed = {"train": ["out"], "evaluate": ["model"], "train-grader": ["rubric", "out"]}[args.action]
     if missing := [name for name in needed if getattr(args, name) is None]:
-        raise ValueError(f"{', '.join(missing)}: `nycc-bench reward {args.action}` needs --{' --'.join(missing)}")
+        raise NyccBenchError(f"{', '.join(missing)}: `nycc-bench reward {args.action}` needs --{' --'.join(missing)}")
     if args.action == "train":
         result = reward.train(args.dataset, args.out, args.embedding_model)
     elif args.action == "evaluate":
@@ -134,7 +207,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     """The main job on the embedded sample, end to end; prints where every output is."""
     from .demo import run_demo
 
-    outputs = run_demo(Path(args.out), resolve_source("sample")[0], quiet=args.quiet)
+    outputs = run_demo(Path(args.out), quiet=args.quiet)
     print("\nDone. Outputs:")
     for name, path in outputs.items():
         print(f"  {name:<12} {path}")
@@ -144,92 +217,166 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_cards(args: argparse.Namespace) -> int:
+    """Model cards from results records (and, with --systems, evaluate the baselines first)."""
+    from .publish.cards import make_cards
+
+    for path in make_cards(args.results, args.out, systems=args.systems, source=args.source, work=args.work):
+        print(path)
+    return 0
+
+
+def cmd_seed(args: argparse.Namespace) -> int:
+    """Regenerate the leaderboard's seed results (the baselines on the embedded sample)."""
+    from .leaderboard.seed import make_seed
+
+    print(json.dumps(make_seed(Path(args.out) if args.out else None)))
+    return 0
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    """`upload.py`: stage and push the dataset, metric Spaces, leaderboard and model cards."""
+    from .publish.cli import main as publish
+
+    return publish(args.rest)
+
+
+def _judge_options(p: argparse.ArgumentParser, required: bool = False) -> None:
+    """The options every judged command shares."""
+    p.add_argument("--judge", required=required, metavar="SPEC",
+                   help="openai:MODEL, transformers:PATH, reward:PATH (offline humor reward model) or "
+                        "embedding:PATH (offline HumorBench grader); API keys come from OPENAI_API_KEY")
+    p.add_argument("--judge-base-url", help="OpenAI-compatible endpoint of the judge")
+    p.add_argument("--cache-dir", help="judge cache folder (default ~/.cache/nycc_bench/judge)")
+    p.add_argument("--max-concurrency", type=int, default=16, help="parallel judge calls")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the judge calls still needed (after the cache) and their estimated cost; spend nothing")
+
+
+def _system_options(p: argparse.ArgumentParser) -> None:
+    """The options every command that runs a system shares."""
+    p.add_argument("--system", required=True, help="system spec: random, length, sbert:MODEL, hf:MODEL[@REV], "
+                                                   "vlm:MODEL, clip:MODEL, openai:MODEL")
+    p.add_argument("--dataset", default=_dataset_default(), help="dataset folder or Hub repo "
+                                                                 f"(default {_dataset_default()})")
+    p.add_argument("--split", help="split (default: each task's, test)")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint for openai:<model> (vLLM, TGI, Ollama, ...)")
+    p.add_argument("--system-option", action="append", metavar="KEY=VALUE",
+                   help="system setting, repeatable: batch_size=4, dtype=bfloat16, mc_mode=generate; decoding "
+                        "(temperature, top_p, repetition_penalty, seed, max_new_tokens) overrides the task's "
+                        "paper defaults and is recorded as a deviation; trust_remote_code=true is for operators")
+    p.add_argument("--task-option", action="append", metavar="TASK.KEY=VALUE",
+                   help="a task's named option (see `nycc-bench tasks show TASK`), e.g. humorbench.unit=caption")
+    p.add_argument("--limit", type=int, help="only the first N instances of each task (a smoke test)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    p = argparse.ArgumentParser(prog="nycc-bench", description=__doc__)
+    p = argparse.ArgumentParser(prog="nycc-bench", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="build the Hub dataset repo (parquet + card) from upstream raw files")
     b.add_argument("--source", default="sample",
                    help="'sample' (embedded), 'upstream' (download the real sources) or a folder holding "
                         "upstream files under their upstream names (default: sample)")
-    b.add_argument("--out", required=True, help="output folder (its data/ is replaced)")
-    b.add_argument("--configs", nargs="+", metavar="CONFIG",
-                   help=f"only these configs (default: all): {', '.join(ALL_CONFIGS)}")
+    b.add_argument("--out", required=True, help="output folder (replaced)")
+    b.add_argument("--configs", nargs="+", metavar="CONFIG", help="only these configs (default: all)")
     b.add_argument("--quiet", action="store_true", help="no progress bars")
     b.set_defaults(func=cmd_build)
-    from .systems import SPECS
-    from .tasks import TASKS
-    from .tasks.instances import DEFAULT_DATASET
 
-    r = sub.add_parser("run", help="run a system on a task; writes predictions JSONL (resumable)",
-                       formatter_class=argparse.RawDescriptionHelpFormatter,
-                       epilog="systems:\n" + "\n".join(f"  {k:<26} {v}" for k, v in SPECS.items()))
-    r.add_argument("--task", required=True, help=f"one of: {', '.join(TASKS)}")
-    r.add_argument("--system", required=True, help="system spec, e.g. random, sbert:MODEL, hf:MODEL, openai:MODEL")
+    t = sub.add_parser("tasks", help="list the tasks; `tasks show NAME [--json]` prints one task's definition")
+    t.add_argument("action", nargs="?", choices=["list", "show"], default="list")
+    t.add_argument("name", nargs="?", help="the task to show")
+    t.add_argument("--json", action="store_true", help="as JSON")
+    t.set_defaults(func=cmd_tasks)
+
+    e = sub.add_parser("evaluate", help="run and score many tasks with one system into RUN_DIR/results.json")
+    _system_options(e)
+    e.add_argument("--tasks", default="all", help="comma-separated tasks or groups: all, hessel, zhang, humorbench")
+    e.add_argument("--folds", help="Hessel folds, e.g. 0,1,2,3,4 (default: every fold the dataset has)")
+    e.add_argument("--out", required=True, help="run folder: results.json and predictions/ (resumable)")
+    _judge_options(e)
+    e.set_defaults(func=cmd_evaluate)
+
+    r = sub.add_parser("run", help="run a system on one task; writes predictions JSONL (resumable)")
+    _system_options(r)
+    r.add_argument("--task", required=True, help="a task name (`nycc-bench tasks`)")
     r.add_argument("--out", required=True, help="predictions file (JSONL); an existing one is resumed")
-    r.add_argument("--dataset", default=DEFAULT_DATASET, help=f"dataset folder or Hub repo (default {DEFAULT_DATASET})")
-    r.add_argument("--split", help="split (default: test)")
     r.add_argument("--fold", type=int, default=0, help="cross-validation fold 0..4 of the Hessel tasks")
     r.add_argument("--shots", type=int, default=0, help="in-context examples from train (Hessel, from description)")
     r.add_argument("--seed", type=int, default=0, help="seed of the shots")
-    r.add_argument("--base-url", help="OpenAI-compatible endpoint for openai:<model> (vLLM, TGI, Ollama, ...)")
-    r.add_argument("--system-option", action="append", metavar="KEY=VALUE",
-                   help="system setting, repeatable: batch_size=4, dtype=bfloat16, max_new_tokens=128, "
-                        "mc_mode=generate, trust_remote_code=true (operators only)")
-    r.add_argument("--limit", type=int, help="only the first N instances (a smoke test)")
-    r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.set_defaults(func=cmd_run)
-    def judge_options(p: argparse.ArgumentParser, required: bool = False) -> None:
-        p.add_argument("--judge", required=required, metavar="SPEC",
-                       help="openai:MODEL, transformers:PATH, reward:PATH (offline humor reward model) or "
-                            "embedding:PATH (offline HumorBench grader); API keys come from OPENAI_API_KEY")
-        p.add_argument("--judge-base-url", help="OpenAI-compatible endpoint of the judge")
-        p.add_argument("--protocol", choices=["overall", "best_pick"], default="overall",
-                       help="group comparison protocol (Zhang 2024)")
-        p.add_argument("--cache-dir", help="judge cache folder (default ~/.cache/nycc_bench/judge)")
-        p.add_argument("--max-concurrency", type=int, default=16, help="parallel judge calls")
-        p.add_argument("--dry-run", action="store_true",
-                       help="print the judge calls still needed (after the cache) and their estimated cost; "
-                            "spend nothing")
 
-    s = sub.add_parser("score", help="score predictions through the evaluate modules (JSON on the last line)")
-    s.add_argument("--task", required=True, help=f"one of: {', '.join(TASKS)}")
+    s = sub.add_parser("score", help="score one task's predictions (JSON on the last line)")
+    s.add_argument("--task", required=True, help="a task name (`nycc-bench tasks`)")
     s.add_argument("--predictions", required=True, nargs="+", metavar="FILE",
                    help="runner JSONL or Hessel-style JSON ({instance_id: letter}); one file per --fold")
     s.add_argument("--fold", type=int, nargs="+", help="the fold of each predictions file (averaged as Hessel does)")
-    s.add_argument("--dataset", default=DEFAULT_DATASET, help="dataset folder or Hub repo")
-    s.add_argument("--split", help="split (default: test)")
+    s.add_argument("--dataset", default=_dataset_default(), help="dataset folder or Hub repo")
+    s.add_argument("--split", help="split (default: the task's, test)")
+    s.add_argument("--protocol", choices=["overall", "best_pick"], help="Zhang group comparison protocol")
+    s.add_argument("--task-option", action="append", metavar="TASK.KEY=VALUE", help="a task's scoring option")
     s.add_argument("--last-k-tokens", type=int, help="HumorBench: grade only the last k tokens of an explanation")
-    s.add_argument("--out", help="also write the result JSON here")
-    judge_options(s)
+    s.add_argument("--out", help="also write the result JSON here (folders are created)")
+    _judge_options(s)
     s.set_defaults(func=cmd_score)
-    j = sub.add_parser("reliability", help="Zhang's judge-reliability check: human top10 vs #1000-1009")
-    j.add_argument("--dataset", default=DEFAULT_DATASET, help="dataset folder or Hub repo")
-    j.add_argument("--split", default="test", help="held-out split (validation or test)")
-    judge_options(j, required=True)
+
+    j = sub.add_parser("reliability", help="Zhang's judge-reliability check (Table 2): top 10 vs #1000-1009")
+    j.add_argument("--dataset", default=_dataset_default(), help="dataset folder or Hub repo")
+    j.add_argument("--protocol", choices=["overall", "best_pick"], default="overall", help="group protocol")
+    _judge_options(j, required=True)
     j.set_defaults(func=cmd_reliability)
+
     w = sub.add_parser("reward", help="offline judges: train/evaluate the humor reward model, train the grader")
     w.add_argument("action", choices=["train", "evaluate", "train-grader"],
                    help="train: fit on caption_ratings train contests; evaluate: Zhang's reliability protocol and "
                         "pairwise checks on held-out contests; train-grader: fit the HumorBench element grader")
-    w.add_argument("--dataset", default=DEFAULT_DATASET, help="dataset folder or Hub repo (train, evaluate)")
+    w.add_argument("--dataset", default=_dataset_default(), help="dataset folder or Hub repo (train, evaluate)")
     w.add_argument("--model", help="reward model folder or Hub repo (evaluate)")
     w.add_argument("--splits", nargs="+", default=["validation", "test"], help="held-out splits (evaluate)")
     w.add_argument("--rubric", help="HumorBench rubric folder or CSV files with human labels (train-grader)")
     w.add_argument("--out", help="output folder (train, train-grader)")
     w.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="sentence-transformers model or folder")
     w.set_defaults(func=cmd_reward)
+
     lb = sub.add_parser("leaderboard", help="serve the leaderboard (the Space's app) locally")
     lb.add_argument("--data-dir", default="leaderboard-data", help="local store: requests, results, predictions")
     lb.add_argument("--port", type=int, default=7860)
     lb.add_argument("--host", default="127.0.0.1")
     lb.add_argument("--dataset", help="dataset folder or Hub repo the worker and the Browse tab read")
     lb.set_defaults(func=cmd_leaderboard)
+
+    c = sub.add_parser("cards", help="model cards from results records (optionally evaluating the baselines)")
+    c.add_argument("--results", required=True, help="folder of results records (*.json)")
+    c.add_argument("--out", required=True, help="where <slug>/README.md cards go")
+    c.add_argument("--systems", nargs="*", help="evaluate these systems first (e.g. random length), into --results")
+    c.add_argument("--source", default="sample", help="data for --systems: sample, upstream or a folder")
+    c.add_argument("--work", help="keep the dataset and runs of --systems here (default: a temporary folder)")
+    c.set_defaults(func=cmd_cards)
+
+    sd = sub.add_parser("seed", help="regenerate the leaderboard's seed results (baselines on the sample)")
+    sd.add_argument("--out", help="seed folder (default: the package's leaderboard/seed)")
+    sd.set_defaults(func=cmd_seed)
+
     d = sub.add_parser("demo", help="run the main job on the embedded sample")
     d.add_argument("--out", default="out/demo", help="output folder (default: out/demo)")
     d.add_argument("--quiet", action="store_true", help="no progress bars")
     d.set_defaults(func=cmd_demo)
+
+    pb = sub.add_parser("publish", help="stage and push to the Hub (upload.py; `publish --help` for options)",
+                        add_help=False)
+    pb.add_argument("rest", nargs=argparse.REMAINDER)
+    pb.set_defaults(func=cmd_publish)
     return p
+
+
+def family_main(family: str, argv: list[str] | None = None) -> int:
+    """`dataset_scripts/<family>.py`: `nycc-bench build` restricted to one family's configs."""
+    from .builders import ALL_CONFIGS
+
+    configs = [name for name, key in ALL_CONFIGS.items() if key == family]
+    args = list(sys.argv[1:] if argv is None else argv)
+    return main(["build", *args, "--configs", *configs])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -244,11 +391,24 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except DryRun as stop:
         print(stop)
-        print(json.dumps({"dry_run": stop.estimate.to_dict()}))
+        estimate = stop.estimate
+        print(json.dumps({"dry_run": estimate.to_dict() if hasattr(estimate, "to_dict") else str(estimate)}))
         return 0
-    except (NyccBenchError, ValueError) as err:
-        print(f"nycc-bench {args.command}: error: {err}", file=sys.stderr)
+    except NyccBenchError as err:
+        print(f"nycc-bench {args.command}: error: {_one_line(err)}", file=sys.stderr)
         return 2
+    except ValueError as err:  # a library's bad-input error (datasets, evaluate): still one line
+        print(f"nycc-bench {args.command}: error: {_one_line(err)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"nycc-bench {args.command}: interrupted; re-run the same command to resume", file=sys.stderr)
+        return 130
+
+
+def _one_line(err: BaseException) -> str:
+    """An error message on one line (a multi-line message keeps its first line and says how many follow)."""
+    lines = str(err).strip().splitlines() or [type(err).__name__]
+    return lines[0] if len(lines) == 1 else f"{lines[0]} (+{len(lines) - 1} lines: " + " | ".join(lines[1:4]) + ")"
 
 
 if __name__ == "__main__":

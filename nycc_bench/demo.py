@@ -1,32 +1,21 @@
 """`make demo` / `nycc-bench demo`: the whole toolkit on the embedded sample, offline, in a few minutes.
 
-build the dataset → run the baselines on every task → score through the `evaluate` modules (judged scores with
-the offline judges, labelled as such) → results files and an HTML report → a seeded local leaderboard → the
-upload staged with `--dry-run`.
+build the dataset → train the offline judges → `evaluate` every baseline on every task (one results record
+each) → an HTML report → a seeded local leaderboard → the upload staged with `--dry-run`.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from .builders import build_dataset
-from .cli import summary_table
-from .judging import JudgeSpec
-from .leaderboard.benchmarks import METRICS
-from .report import write_report
-from .runner import run_task
-from .score import score
-from .tasks import TASKS
-
-MINILM = "all-MiniLM-L6-v2"
-# The baselines and the tasks each can answer (length: choice only; sbert: needs a text description).
-BASELINES: dict[str, list[str]] = {
-    "random": list(TASKS),
-    "length": [t for t, task in TASKS.items() if task.kind == "choice"],
-    f"sbert:{MINILM}": [t for t, task in TASKS.items() if not task.from_pixels],
-}
+from .building import summary_table
+from .evaluation import evaluate
+from .offline_judges import train_offline_judges
+from .paths import SAMPLE_DIR
+from .publish.cards import slug
+from .report import score_lines, write_report
+from .systems import BASELINES
 
 
 def _step(title: str, quiet: bool) -> None:
@@ -35,69 +24,37 @@ def _step(title: str, quiet: bool) -> None:
         print(f"\n== {title}", flush=True)
 
 
-def train_offline_judges(dataset: Path, out: Path, sample_dir: Path) -> dict[str, JudgeSpec]:
-    """The humor reward model and the embedding element grader, trained on the sample (free, offline)."""
-    from .reward import train_grader, train_reward_model
-
-    reward_dir, grader_dir = out / "reward_model", out / "element_grader"
-    train_reward_model(str(dataset), MINILM, reward_dir)
-    # balanced: the sample rubric is mostly PASS, so plain accuracy would fit a threshold that passes everything
-    train_grader(sample_dir / "humorbench_reubennarad" / "rubric", grader_dir, MINILM, objective="balanced")
-    return {"reward": JudgeSpec("reward", str(reward_dir)), "embedding": JudgeSpec("embedding", str(grader_dir))}
-
-
-def run_baselines(dataset: Path, out: Path, judges: dict[str, JudgeSpec], quiet: bool) -> list[dict[str, Any]]:
-    """Every baseline on every task it supports, scored; judged tasks use the offline judges."""
-    results = []
-    for system, tasks in BASELINES.items():
-        for task in tasks:
-            predictions = out / "predictions" / system.replace(":", "_").replace("/", "_") / f"{task}.jsonl"
-            run_task(task, system, predictions, dataset=str(dataset), progress=not quiet)
-            judge = judges["embedding"] if task == "humorbench" else judges["reward"]
-            result = score(task, [predictions], dataset=str(dataset),
-                           judge=judge if task in ("caption_generation", "humorbench") else None)
-            results.append({"system": system, "predictions": str(predictions), **result})
-    return results
-
-
-def run_demo(out: Path, sample_dir: Path, quiet: bool = False) -> dict[str, str]:
+def run_demo(out: Path, sample_dir: Path = SAMPLE_DIR, quiet: bool = False) -> dict[str, str]:
     """Run every stage; return where each output is."""
+    from .builders import build_dataset
+
     out.mkdir(parents=True, exist_ok=True)
     dataset = out / "dataset"
     _step("1/6 build the dataset from the embedded sample", quiet)
-    report = build_dataset(sample_dir, dataset, progress=not quiet)
-    print(summary_table(report))
+    print(summary_table(build_dataset(sample_dir, dataset, progress=not quiet)))
     _step("2/6 train the offline judges (humor reward model, embedding element grader)", quiet)
-    judges = train_offline_judges(dataset, out / "judges", sample_dir)
-    _step("3/6 run the baselines on every task and score them", quiet)
-    results = run_baselines(dataset, out, judges, quiet)
-    results_path = out / "results.json"
-    results_path.write_text(json.dumps(results, indent=2, default=str))
-    print(score_table(results))
+    judges = train_offline_judges(dataset, out / "judges", sample_dir / "humorbench_reubennarad" / "rubric")
+    _step("3/6 evaluate the baselines on every task (nycc_bench.evaluate)", quiet)
+    records: list[dict[str, Any]] = []
+    for spec in BASELINES:
+        run = evaluate(spec, "all", dataset=str(dataset), judge=judges, out=out / "runs" / slug(spec),
+                       progress=not quiet)
+        records.append(run.record)
+        print("\n".join(score_lines(run.record)))
     _step("4/6 write the report", quiet)
-    html_report = write_report(results, out / "report.html", judges={k: v.name for k, v in judges.items()})
+    html_report = write_report(records, out / "report.html")
     _step("5/6 seed a local leaderboard", quiet)
     leaderboard = seed_leaderboard(out / "leaderboard", dataset)
     _step("6/6 stage the upload (dry run: nothing leaves this machine)", quiet)
     staged = stage_upload(out / "staged", dataset)
-    return {"dataset": str(dataset), "judges": str(out / "judges"), "predictions": str(out / "predictions"),
-            "results": str(results_path), "report": str(html_report), "leaderboard": str(leaderboard),
-            "staged": str(staged)}
-
-
-def score_table(results: list[dict[str, Any]]) -> str:
-    """One line per (system, task): the task's scores with intervals and counts, as the leaderboard shows them."""
-    lines = [f"{'system':<24}{'task':<26}scores"]
-    for r in results:
-        shown = [f"{m.label} {m.format(r['scores'])}" for m in METRICS
-                 if m.task == r["task"] and m.extract(r["scores"])[0] is not None]
-        lines.append(f"{r['system']:<24}{r['task']:<26}{'; '.join(shown) or '—'}")
-    return "\n".join(lines)
+    return {"dataset": str(dataset), "judges": str(out / "judges"), "runs": str(out / "runs"),
+            "report": str(html_report), "leaderboard": str(leaderboard), "staged": str(staged)}
 
 
 def seed_leaderboard(data_dir: Path, dataset: Path) -> Path:
     """Open a local leaderboard store and seed it with the shipped baseline results, as a fresh Space does."""
-    from .leaderboard import SEED_DIR, Settings, open_store
+    from .leaderboard import Settings, open_store
+    from .paths import SEED_DIR
 
     store = open_store(Settings.from_env(data_dir=data_dir, dataset=str(dataset)))
     store.seed(SEED_DIR)
@@ -107,8 +64,17 @@ def seed_leaderboard(data_dir: Path, dataset: Path) -> Path:
 
 
 def stage_upload(out: Path, dataset: Path) -> Path:
-    """`upload.py --dry-run`: stage every repo the push would create (the sample is labelled as such)."""
+    """`nycc-bench publish --dry-run`: stage every repo the push would create (the sample is labelled as such).
+
+    Publishing needs a source checkout (the metric and leaderboard Space folders); from an installed wheel this
+    stage says so and is skipped.
+    """
+    from .publish import ROOT
     from .publish.cli import main as upload
+
+    if not (ROOT / "metrics").is_dir() or not (ROOT / "spaces").is_dir():
+        print("staging skipped: publishing runs from a source checkout of nycc-bench (metrics/ and spaces/)")
+        return out
 
     if upload(["--dry-run", "--out", str(out), "--dataset-dir", str(dataset), "--allow-sample"]) != 0:
         raise RuntimeError(f"upload: staging into {out} failed")

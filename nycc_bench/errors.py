@@ -5,3 +5,11 @@ from __future__ import annotations
 
 class NyccBenchError(ValueError):
     """Bad input or an unusable environment; the message names the field (or file) and the fix."""
+
+
+class DryRun(Exception):
+    """Raised instead of calling an LLM when a dry run is asked for; carries the estimate of what it would cost."""
+
+    def __init__(self, estimate: object) -> None:
+        super().__init__(str(estimate))
+        self.estimate = estimate

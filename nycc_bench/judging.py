@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from .errors import DryRun, NyccBenchError
 from .judge import (
-    Estimate,
     JudgeConfig,
     build_explanation_jobs,
     build_grader_jobs,
@@ -29,14 +29,6 @@ from .judge import (
 from .judge.protocols.zhang_format import Description, RankingExample
 
 BACKENDS = ("openai", "transformers", "reward", "embedding")
-
-
-class DryRun(Exception):
-    """Raised instead of calling an LLM judge when the spec asks for a dry run; carries the estimate."""
-
-    def __init__(self, estimate: Estimate) -> None:
-        super().__init__(str(estimate))
-        self.estimate = estimate
 
 
 @dataclass(frozen=True)
@@ -52,9 +44,9 @@ class JudgeSpec:
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
-            raise ValueError(f"judge_backend: expected one of {', '.join(BACKENDS)}, got {self.backend!r}")
+            raise NyccBenchError(f"judge_backend: expected one of {', '.join(BACKENDS)}, got {self.backend!r}")
         if not self.model:
-            raise ValueError("judge_model: empty; name a model (e.g. gpt-4o) or a folder")
+            raise NyccBenchError("judge_model: empty; name a model (e.g. gpt-4o) or a folder")
 
     @classmethod
     def parse(cls, spec: str, **options: Any) -> JudgeSpec:
@@ -69,6 +61,20 @@ class JudgeSpec:
         if self.dry_run and self.backend in ("openai", "transformers"):
             config = self.config()
             raise DryRun(estimate_jobs(jobs(config), config, echo=False))
+
+    @property
+    def is_llm(self) -> bool:
+        """Whether the judge is an LLM (OpenAI-compatible or local transformers), not an offline model."""
+        return self.backend in ("openai", "transformers")
+
+    def metric_kwargs(self) -> dict[str, Any]:
+        """The judge as the judged metrics' keyword arguments."""
+        return {"judge_model": self.model, "judge_backend": self.backend, "judge_base_url": self.base_url,
+                "cache_dir": self.cache_dir, "max_concurrency": self.max_concurrency}
+
+    def describe(self) -> dict[str, Any]:
+        """How results record the judge (never a key)."""
+        return {"name": self.name, "backend": self.backend, "model": self.model, "base_url": self.base_url}
 
     @property
     def name(self) -> str:

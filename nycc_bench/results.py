@@ -1,74 +1,47 @@
-"""Results files: one system's `nycc-bench score` outputs with the commands that produced them (write, read, check).
-
-A results file is the one input of the model-card generator and of anything else that reports a system::
+"""The one results record, `nycc-bench-results/2`: written once by `write_results`, validated when written and
+when read, and read by everything that shows a number (CLI, report, leaderboard, model cards).
 
     {
-      "format": "nycc-bench-results/1",
-      "model": {"spec": "sbert:sentence-transformers/all-MiniLM-L6-v2", "name": "...", "revision": null},
-      "dataset": "nycc-bench/newyorker-caption-contest",     # Hub id or folder the predictions were scored on
-      "dataset_revision": null,                              # optional: the Hub commit of that dataset
-      "sample_data": false,                                  # true: built from the embedded (invented) sample
-      "results": [<nycc_bench.score.score() dicts>],         # one per (task, split)
-      "commands": ["nycc-bench run ...", "nycc-bench score ..."],
-      "source": {"name": "...", "url": "..."},               # optional: figures reported elsewhere (a paper)
-      "notes": ["..."],                                      # optional: caveats shown on the card
-      "nycc_bench": "0.1.0"
+      "schema": "nycc-bench-results/2",
+      "nycc_bench_version": "0.2.0", "git_commit": "<sha>" | null, "created_at": "2026-11-23T12:00:00+00:00",
+      "model": {"spec", "name", "source", "revision", "fingerprint", "parameters"},   # what answered
+      "dataset": {"name", "revision", "fingerprint", "sample"},                      # what it answered
+      "environment": {"python", "torch", "transformers", "datasets", "evaluate", "platform", "device"},
+      "judge": {"name", "backend", "model", "base_url"} | null,
+      "tasks": {"<task>": {"config": {... everything `tasks show` prints that affects the number, prompt hashes,
+                                      options, decoding, folds, judge, deviations},
+                           "scores": {"<score>": {"value", "ci_low", "ci_high", "n"}},
+                           "n", "n_unparsed", "n_failed", "n_error", "details": {metric output}, "predictions": [...]}},
+      "skipped": {"<task>": "why it has no scores"}, "errors": {"<task>": "what failed while running it"},
+      "commands": ["nycc-bench evaluate ..."], "notes": ["..."],
+      "extra": {...}                                                                 # e.g. the leaderboard's run
     }
 
-Files are written as canonical JSON (2-space indent, key order as above, UTF-8, newline at the end), so the
-same results give the same bytes.
+Older files (`nycc-bench-results/1` of the model cards, the leaderboard's `schema_version: 1`) are read through
+one upgrade step, `upgrade`: their scores are re-read by each task's `scores:` list and what they never
+recorded (environment, fingerprints, prompt hashes) is null. Files are canonical JSON (2-space indent, keys in
+the order above, UTF-8, newline at the end), so the same results give the same bytes.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from .tasks import TASKS, config_name
+from .errors import NyccBenchError
 
-FORMAT = "nycc-bench-results/1"
-SPLITS = ("train", "validation", "test")
-RESULT_KEYS = ("task", "configs", "split", "folds", "metric", "prompt_version", "n", "n_unparsed", "scores")
-_ORDER = ("format", "model", "dataset", "dataset_revision", "sample_data", "results", "commands", "source", "notes",
-          "nycc_bench")
-
-
-class ResultsError(ValueError):
-    """A results file that does not follow the format; the message names the file and the field."""
+SCHEMA = "nycc-bench-results/2"
+TOP = ("schema", "nycc_bench_version", "git_commit", "created_at", "model", "dataset", "environment", "judge",
+       "tasks", "skipped", "errors", "commands", "notes", "extra")
+REQUIRED = ("schema", "nycc_bench_version", "created_at", "model", "dataset", "environment", "tasks")
+TASK_KEYS = ("config", "scores", "n", "n_unparsed", "n_failed", "n_error", "details", "predictions")
+SCORE_KEYS = ("value", "ci_low", "ci_high", "n")
 
 
-def model_ref(spec: str, name: str | None = None, revision: str | None = None) -> dict[str, Any]:
-    """The `model` entry of a system spec; `hf:org/model@rev` carries its revision in the spec."""
-    if revision is None and "@" in spec.partition(":")[2]:
-        revision = spec.rpartition("@")[2] or None
-    return {"spec": spec, "name": name or spec, "revision": revision}
-
-
-def make_results(model: Mapping[str, Any], dataset: str, results: Sequence[Mapping[str, Any]],
-                 commands: Sequence[str], *, sample_data: bool = False, dataset_revision: str | None = None,
-                 source: Mapping[str, str] | None = None, notes: Sequence[str] = ()) -> dict[str, Any]:
-    """Assemble and check a results file's content (score dicts are normalised to plain JSON)."""
-    data: dict[str, Any] = {
-        "format": FORMAT, "model": dict(model), "dataset": dataset, "dataset_revision": dataset_revision,
-        "sample_data": sample_data, "results": [_plain(r, "results") for r in results], "commands": list(commands),
-    }
-    if source:
-        data["source"] = dict(source)
-    if notes:
-        data["notes"] = list(notes)
-    data["nycc_bench"] = __version__
-    return validate_results(data)
-
-
-def _plain(value: Any, where: str) -> Any:
-    """JSON-normal form (int dict keys become strings, tuples lists); NaN and infinity are refused."""
-    try:
-        return json.loads(json.dumps(value, allow_nan=False))
-    except ValueError as err:
-        raise ResultsError(f"{where}: holds NaN or infinity, which JSON cannot carry ({err})") from err
+class ResultsError(NyccBenchError):
+    """A results record that does not follow the schema; the message names the file and the field."""
 
 
 def _need(cond: bool, where: str, message: str) -> None:
@@ -76,98 +49,151 @@ def _need(cond: bool, where: str, message: str) -> None:
         raise ResultsError(f"{where}: {message}")
 
 
-def _check_result(r: Any, where: str) -> None:
-    """One score() dict: known task, its metric, configs that match its folds, a known split."""
-    _need(isinstance(r, dict), where, "is not an object")
-    missing = [k for k in RESULT_KEYS if k not in r]
-    _need(not missing, where, f"lacks {', '.join(missing)} (a nycc_bench.score.score() result has them)")
-    task = TASKS.get(r["task"])
-    _need(task is not None, f"{where}.task", f"unknown task {r['task']!r}; known: {', '.join(TASKS)}")
-    assert task is not None
-    _need(r["metric"] == task.metric, f"{where}.metric", f"{r['metric']!r}, but {task.name} is scored by "
-          f"{task.metric!r}")
-    _need(r["split"] in SPLITS, f"{where}.split", f"{r['split']!r} is not one of {', '.join(SPLITS)}")
-    folds = r["folds"]
-    _need(isinstance(folds, list) and folds and all(isinstance(f, int) for f in folds), f"{where}.folds",
-          "must be a non-empty list of fold numbers")
+def _plain(value: Any, where: str) -> Any:
+    """JSON-normal form (int dict keys become strings, tuples lists); NaN and infinity are refused."""
     try:
-        expected = sorted({config_name(task, f) for f in folds})
+        return json.loads(json.dumps(value, allow_nan=False, default=str))
     except ValueError as err:
-        raise ResultsError(f"{where}.folds: {err}") from err
-    _need(r["configs"] == expected, f"{where}.configs", f"{r['configs']!r} does not match folds {folds} "
-          f"(expected {expected})")
-    _need(isinstance(r["n"], int) and r["n"] > 0, f"{where}.n", "must be a positive item count")
-    _need(isinstance(r["n_unparsed"], int) and 0 <= r["n_unparsed"] <= r["n"], f"{where}.n_unparsed",
-          "must be a count between 0 and n")
-    _need(isinstance(r["scores"], dict) and bool(r["scores"]), f"{where}.scores", "must be a non-empty object")
+        raise ResultsError(f"{where}: holds NaN or infinity, which JSON cannot carry ({err})") from None
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _check_task(name: str, entry: Any, where: str) -> None:
+    """One task entry: its config names the prompt hashes, every score is {value, ci_low, ci_high, n}."""
+    _need(isinstance(entry, dict), where, "is not an object")
+    missing = [k for k in TASK_KEYS if k not in entry]
+    _need(not missing, where, f"lacks {', '.join(missing)}")
+    config = entry["config"]
+    _need(isinstance(config, dict) and config.get("name") == name, f"{where}.config", f"must be the config of {name}")
+    _need(isinstance(config.get("deviations"), list), f"{where}.config.deviations", "must be a list of sentences")
+    for key in ("n", "n_unparsed", "n_failed", "n_error"):
+        _need(_count(entry[key]), f"{where}.{key}", "must be a count (a whole number ≥ 0)")
+    _need(entry["n_unparsed"] + entry["n_failed"] <= entry["n"], f"{where}.n_unparsed",
+          "n_unparsed + n_failed cannot exceed n")
+    _need(isinstance(entry["scores"], dict), f"{where}.scores", "must be an object")
+    for key, s in entry["scores"].items():
+        at = f"{where}.scores.{key}"
+        _need(isinstance(s, dict) and set(s) == set(SCORE_KEYS), at, f"must have exactly {', '.join(SCORE_KEYS)}")
+        _need(isinstance(s["value"], int | float) and not isinstance(s["value"], bool), f"{at}.value",
+              "must be a number")
+        for bound in ("ci_low", "ci_high"):
+            _need(s[bound] is None or isinstance(s[bound], int | float), f"{at}.{bound}", "must be a number or null")
+        _need(s["n"] is None or _count(s["n"]), f"{at}.n", "must be a count or null")
 
 
 def validate_results(data: Any, where: str = "results") -> dict[str, Any]:
-    """Check a results file's content; returns it with its keys in canonical order, or raises ResultsError."""
+    """Check a v2 record; returns it with its keys in canonical order, or raises ResultsError."""
     _need(isinstance(data, dict), where, "is not a JSON object")
-    _need(data.get("format") == FORMAT, f"{where}.format", f"expected {FORMAT!r}, got {data.get('format')!r}")
-    unknown = sorted(set(data) - set(_ORDER))
+    _need(data.get("schema") == SCHEMA, f"{where}.schema", f"expected {SCHEMA!r}, got {data.get('schema')!r} "
+          "(read older files with read_results, which upgrades them)")
+    missing = [k for k in REQUIRED if k not in data]
+    _need(not missing, where, f"lacks {', '.join(missing)}")
+    unknown = sorted(set(data) - set(TOP))
     _need(not unknown, where, f"unknown keys {', '.join(unknown)}")
-    model = data.get("model")
-    _need(isinstance(model, dict) and isinstance(model.get("spec"), str) and bool(model["spec"]),
-          f"{where}.model", "needs a non-empty spec (the system spec given to `nycc-bench run --system`)")
-    _need(isinstance(model.get("name"), str) and bool(model["name"]), f"{where}.model.name", "must be a string")
-    _need(model.get("revision") is None or isinstance(model["revision"], str), f"{where}.model.revision",
-          "must be a string or null")
-    _need(isinstance(data.get("dataset"), str) and bool(data["dataset"]), f"{where}.dataset",
-          "must name the Hub dataset or folder that was scored")
-    _need(isinstance(data.get("sample_data"), bool), f"{where}.sample_data", "must be true or false")
-    results = data.get("results")
-    _need(isinstance(results, list) and bool(results), f"{where}.results", "must be a non-empty list")
-    seen: set[tuple[str, str]] = set()
-    for i, r in enumerate(results):
-        _check_result(r, f"{where}.results[{i}]")
-        key = (r["task"], r["split"])
-        _need(key not in seen, f"{where}.results[{i}]", f"a second result for task {key[0]} on {key[1]}")
-        seen.add(key)
-    commands = data.get("commands")
-    _need(isinstance(commands, list) and all(isinstance(c, str) and c for c in commands), f"{where}.commands",
-          "must be a list of command lines")
-    source = data.get("source")
-    _need(source is None or (isinstance(source, dict) and isinstance(source.get("name"), str)
-                             and isinstance(source.get("url"), str)), f"{where}.source", "needs a name and a url")
-    _need(bool(commands) or source is not None, f"{where}.commands",
-          "is empty: give the commands that produced the scores, or a source for reported figures")
-    notes = data.get("notes", [])
-    _need(isinstance(notes, list) and all(isinstance(n, str) for n in notes), f"{where}.notes",
-          "must be a list of strings")
-    _plain(data, where)
-    return {k: data[k] for k in _ORDER if k in data}
+    model = data["model"]
+    _need(isinstance(model, dict) and isinstance(model.get("spec"), str) and bool(model["spec"]), f"{where}.model",
+          "needs a non-empty spec (the system spec that was evaluated)")
+    for key in ("revision", "fingerprint"):
+        _need(model.get(key) is None or isinstance(model[key], str), f"{where}.model.{key}", "must be a string or null")
+    dataset = data["dataset"]
+    _need(isinstance(dataset, dict) and isinstance(dataset.get("name"), str) and bool(dataset["name"]),
+          f"{where}.dataset", "needs the name (folder or Hub repo) of what was evaluated")
+    _need(isinstance(dataset.get("sample", False), bool), f"{where}.dataset.sample", "must be true or false")
+    _need(isinstance(data["environment"], dict), f"{where}.environment", "must be an object")
+    tasks = data["tasks"]
+    _need(isinstance(tasks, dict), f"{where}.tasks", "must be an object")
+    for name, entry in tasks.items():
+        _check_task(name, entry, f"{where}.tasks.{name}")
+    for key in ("skipped", "errors"):
+        _need(isinstance(data.get(key, {}), dict), f"{where}.{key}", "must be an object of task: reason")
+    _need(bool(tasks) or bool(data.get("skipped")) or bool(data.get("errors")), f"{where}.tasks",
+          "is empty and nothing says why (skipped, errors)")
+    for key in ("commands", "notes"):
+        _need(isinstance(data.get(key, []), list) and all(isinstance(c, str) for c in data.get(key, [])),
+              f"{where}.{key}", "must be a list of strings")
+    plain = _plain(data, where)
+    return {k: plain[k] for k in TOP if k in plain}
+
+
+def _v1_task(name: str, scores: Mapping[str, Any], entry: Mapping[str, Any]) -> dict[str, Any]:
+    """A v2 task entry from an old score dict (its scores re-read by the task's `scores:` list)."""
+    from .tasks import get_task
+    from .tasks.lookup import extract_scores
+
+    task = get_task(name)
+    return {"config": {"name": name, "prompt_version": entry.get("prompt_version"),
+                       "dataset": {"config": task.config, "split": entry.get("split", task.split),
+                                   "folds": entry.get("folds", [0])},
+                       "deviations": ["Upgraded from an older results file: settings were not recorded."]},
+            "scores": extract_scores(task, scores), "n": int(entry.get("n") or 0),
+            "n_unparsed": int(entry.get("n_unparsed") or 0), "n_failed": 0, "n_error": 0, "details": dict(scores),
+            "predictions": list(entry.get("predictions") or [])}
+
+
+def upgrade(data: Mapping[str, Any]) -> dict[str, Any]:
+    """An older results file as a v2 record (the one documented upgrade step)."""
+    empty_env = {k: None for k in ("python", "torch", "transformers", "datasets", "evaluate", "platform", "device")}
+    if data.get("format") == "nycc-bench-results/1":
+        return {"schema": SCHEMA, "nycc_bench_version": data.get("nycc_bench", "0.1.0"), "git_commit": None,
+                "created_at": "unknown", "model": {**data["model"], "fingerprint": None},
+                "dataset": {"name": data["dataset"], "revision": data.get("dataset_revision"), "fingerprint": None,
+                            "sample": bool(data.get("sample_data"))},
+                "environment": empty_env, "judge": None,
+                "tasks": {r["task"]: _v1_task(r["task"], r["scores"], r) for r in data["results"]},
+                "commands": list(data.get("commands", [])), "notes": list(data.get("notes", []))}
+    if data.get("schema_version") == 1:
+        tasks = {t: _v1_task(t, e["score"]["scores"], e["score"]) for t, e in data.get("tasks", {}).items()
+                 if e.get("score")}
+        skipped = {t: e.get("unscored") or "not scored" for t, e in data.get("tasks", {}).items()
+                   if not e.get("score") and not e.get("error")}
+        errors = {t: e["error"] for t, e in data.get("tasks", {}).items() if e.get("error")}
+        return {"schema": SCHEMA, "nycc_bench_version": "0.1.0", "git_commit": None,
+                "created_at": data.get("created_at", "unknown"),
+                "model": {**data["model"], "fingerprint": None},
+                "dataset": {"name": data["dataset"]["name"], "revision": None, "fingerprint": None,
+                            "sample": bool(data["dataset"].get("sample"))},
+                "environment": empty_env, "judge": None, "tasks": tasks, "skipped": skipped, "errors": errors,
+                "commands": [e["command"] for e in data.get("tasks", {}).values() if e.get("command")],
+                "extra": {"run_id": data.get("run_id"), "options": data.get("options", {})}}
+    return dict(data)
 
 
 def dumps(data: Mapping[str, Any]) -> str:
-    """The canonical text of a results file."""
+    """The canonical text of a results record."""
     return json.dumps(validate_results(dict(data)), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def write_results(path: str | Path, data: Mapping[str, Any]) -> Path:
-    """Check and write a results file."""
+    """Validate and write a results record atomically (a temporary file, then a rename)."""
     path = Path(path)
     text = dumps(data)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
     return path
 
 
 def read_results(path: str | Path) -> dict[str, Any]:
-    """Read and check a results file."""
+    """Read, upgrade (older schemas) and validate a results record."""
     path = Path(path)
+    if path.is_dir():
+        path = path / "results.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
-    except FileNotFoundError as err:
-        raise ResultsError(f"results: {path} does not exist") from err
-    except json.JSONDecodeError as err:
-        raise ResultsError(f"results: {path} is not JSON ({err})") from err
-    return validate_results(data, where=str(path))
+    except FileNotFoundError:
+        raise ResultsError(f"results: {path} does not exist") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ResultsError(f"results: {path} is not JSON ({err})") from None
+    _need(isinstance(data, dict), str(path), "is not a JSON object")
+    return validate_results(upgrade(data), where=str(path))
 
 
 def read_results_dir(folder: str | Path) -> list[tuple[Path, dict[str, Any]]]:
-    """Every `*.json` results file of a folder, by file name."""
+    """Every `*.json` results record of a folder, by file name."""
     folder = Path(folder)
     if not folder.is_dir():
         raise ResultsError(f"results: {folder} is not a folder")
@@ -176,4 +202,3 @@ def read_results_dir(folder: str | Path) -> list[tuple[Path, dict[str, Any]]]:
 
 def _refuse_constant(name: str) -> float:
     raise ResultsError(f"results: {name} is not a number JSON can carry")
-

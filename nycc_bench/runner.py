@@ -1,128 +1,117 @@
 """`nycc-bench run`: answer every instance of a task with a system, appending predictions as they come.
 
-The predictions file is JSONL, one record per instance, flushed and synced after each batch, so a killed
-run loses at most the batch in flight; running the same command again answers only what is missing. A
-`<out>.meta.json` beside it records the task, prompt version, system and dataset that produced it.
+Records are flushed and synced after each batch, so a killed run loses at most the batch in flight; running
+the same command again answers what is missing and retries what failed. The `<out>.meta.json` sidecar records
+the task, its options and prompt version, the decoding settings, the system and the dataset; a second run into
+the same file must match it.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import platform
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tqdm.auto import tqdm
 
 from . import __version__
-from .judge.parsers import parse_explanation
+from .errors import NyccBenchError
+from .predictions import FAILED, OK, UNPARSED, meta_path, read_meta, read_predictions
 from .systems import Output, System, make_system
 from .tasks import Task, config_name, get_task
 from .tasks.instances import DEFAULT_DATASET, Instance, build_instances
-from .tasks.parsing import parse_captions, parse_choice
+from .tasks.parsing import PARSERS
 
 
 @dataclass
 class RunSummary:
-    """What a run did: instances in the split, answered now, already there, and unparseable outputs."""
+    """What a run did: instances in the split, answered now, already there, unparseable and failed outputs."""
 
     out: str
     total: int
     answered: int
     resumed: int
     unparsed: int
+    failed: int
 
 
 def parse_output(task: Task, inst: Instance, output: Output) -> Any:
     """A system output as the task's prediction; None when it cannot be read (counted, never defaulted)."""
-    if task.kind == "choice":
-        return output.letter if output.letter is not None else parse_choice(output.raw, inst.letters)
+    if task.kind == "choice" and output.letter is not None:
+        return output.letter
     if output.raw is None:
         return None
-    if task.name == "caption_generation":
-        return parse_captions(output.raw) or None
-    text = parse_explanation(output.raw) if task.name == "humorbench" else str(output.raw).strip()
-    return text or None
+    return PARSERS[task.parser](output.raw if isinstance(output.raw, str) else None, inst.letters)
 
 
-def read_predictions(path: Path) -> dict[str, dict[str, Any]]:
-    """Records of a predictions file by instance id; a torn last line (a killed run) is cut off the file."""
-    if not path.exists():
-        return {}
-    records: dict[str, dict[str, Any]] = {}
-    good_bytes = 0
-    with open(path, "rb") as f:
-        for line in f:
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                break
-            if not line.endswith(b"\n"):
-                break
-            records[record["instance_id"]] = record
-            good_bytes += len(line)
-    if good_bytes != path.stat().st_size:
-        with open(path, "r+b") as f:
-            f.truncate(good_bytes)
-    return records
-
-
-def _meta(task: Task, system: System, dataset: str, split: str, fold: int, shots: int, seed: int) -> dict:
+def run_meta(task: Task, system: System, dataset: str, split: str, fold: int, options: dict[str, Any]) -> dict:
     """Everything that determines the predictions, for the sidecar file and the resume check."""
-    return {"task": task.name, "config": config_name(task, fold), "split": split, "fold": fold, "shots": shots,
-            "seed": seed, "prompt_version": task.prompt_version, "task_config": asdict(task),
-            "system": system.describe(), "dataset": dataset, "nycc_bench": __version__,
-            "python": platform.python_version()}
+    return {"task": task.name, "task_version": task.version, "config": config_name(task, fold), "split": split,
+            "fold": fold, "options": options, "prompt_version": task.prompt_version,
+            "decoding": system.decoding(task), "system": system.describe(), "dataset": str(dataset),
+            "nycc_bench": __version__}
 
 
-def _check_resume(meta_path: Path, meta: dict, out: Path) -> None:
+RESUME_KEYS = ("task", "config", "split", "options", "prompt_version", "decoding", "dataset")
+
+
+def _check_resume(old: dict | None, meta: dict, out: Path) -> None:
     """Refuse to mix predictions of two different runs in one file."""
-    if not meta_path.exists():
+    if old is None:
         return
-    old = json.loads(meta_path.read_text())
-    for key in ("task", "config", "split", "shots", "seed", "prompt_version", "dataset"):
+    for key in RESUME_KEYS:
         if old.get(key) != meta[key]:
-            raise ValueError(f"out: {out} holds predictions of another run ({key} {old.get(key)!r}, now "
+            raise NyccBenchError(f"out: {out} holds predictions of another run ({key} {old.get(key)!r}, now "
                              f"{meta[key]!r}); pass another --out or delete the file")
     if old["system"]["spec"] != meta["system"]["spec"]:
-        raise ValueError(f"out: {out} holds predictions of system {old['system']['spec']!r}; pass another --out")
+        raise NyccBenchError(f"out: {out} holds predictions of system {old['system']['spec']!r}; pass another --out")
+
+
+def _record(task: Task, inst: Instance, output: Output, spec: str) -> dict[str, Any]:
+    """The predictions record of one answered (or failed) instance."""
+    if output.error is not None:
+        return {"instance_id": inst.instance_id, "status": FAILED, "prediction": None, "raw": None,
+                "error": output.error[:500], "prompt_version": task.prompt_version, "system": spec}
+    prediction = parse_output(task, inst, output)
+    return {"instance_id": inst.instance_id, "status": OK if prediction is not None else UNPARSED,
+            "prediction": prediction, "raw": output.raw, "prompt_version": task.prompt_version, "system": spec}
 
 
 def run_task(task_name: str, system_spec: str, out: str | Path, dataset: str = DEFAULT_DATASET,
-             split: str | None = None, fold: int = 0, shots: int = 0, seed: int = 0, base_url: str | None = None,
-             limit: int | None = None, progress: bool = True, system: System | None = None,
-             system_options: dict[str, Any] | None = None) -> RunSummary:
-    """Run one system on one task split, resuming from `out` if it holds part of the same run."""
+             split: str | None = None, fold: int = 0, base_url: str | None = None, limit: int | None = None,
+             progress: bool = True, system: System | None = None, system_options: dict[str, Any] | None = None,
+             task_options: dict[str, Any] | None = None) -> RunSummary:
+    """Run one system on one task split and fold, resuming from `out` if it holds part of the same run."""
     task = get_task(task_name)
-    split = split or task.default_split
+    split = split or task.split
+    options = task.run_options(task.option_values(task_options))
     system = system or make_system(system_spec, dataset, base_url=base_url, **(system_options or {}))
-    instances = build_instances(task, dataset, split, fold, shots, seed)[:limit]
+    instances = build_instances(task, dataset, split, fold, options)[:limit]
     out = Path(out)
-    meta_path = out.with_name(out.name + ".meta.json")
-    meta = _meta(task, system, dataset, split, fold, shots, seed)
-    _check_resume(meta_path, meta, out)
-    done = read_predictions(out)
+    meta = run_meta(task, system, dataset, split, fold, options)
+    _check_resume(read_meta(out), meta, out)
+    done = {k: r for k, r in read_predictions(out, repair=True).items() if r["status"] != FAILED}
     todo = [i for i in instances if i.instance_id not in done]
-    unparsed = sum(1 for r in done.values() if r["prediction"] is None)
+    unparsed = failed = 0
     answer = system.choose if task.kind == "choice" else system.generate
     with tqdm(total=len(instances), initial=len(instances) - len(todo), desc=f"{task.name} × {system.spec}",
               unit="item", disable=not progress) as bar:
         for start in range(0, len(todo), system.batch_size):
             batch = todo[start:start + system.batch_size]
             outputs = answer(task, batch)  # a system that cannot do the task fails here, before any file exists
-            if not meta_path.exists():
+            if not meta_path(out).exists():
                 out.parent.mkdir(parents=True, exist_ok=True)
-                meta_path.write_text(json.dumps(meta, indent=2, default=str))
+                meta_path(out).write_text(json.dumps(meta, indent=2, default=str))
             with open(out, "a", encoding="utf-8") as f:
                 for inst, output in zip(batch, outputs, strict=True):
-                    prediction = parse_output(task, inst, output)
-                    unparsed += prediction is None
-                    f.write(json.dumps({"instance_id": inst.instance_id, "prediction": prediction, "raw": output.raw,
-                                        "prompt_version": task.prompt_version, "system": system.spec},
-                                       ensure_ascii=False) + "\n")
+                    record = _record(task, inst, output, system.spec)
+                    unparsed += record["status"] == UNPARSED
+                    failed += record["status"] == FAILED
+                    f.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
                 f.flush()
                 os.fsync(f.fileno())
             bar.update(len(batch))
-    return RunSummary(str(out), len(instances), len(todo), len(instances) - len(todo), unparsed)
+    unparsed += sum(done[i.instance_id]["status"] == UNPARSED for i in instances if i.instance_id in done)
+    return RunSummary(str(out), len(instances), len(todo) - failed, len(instances) - len(todo), unparsed, failed)

@@ -11,7 +11,8 @@ from datasets import load_dataset
 from PIL import Image
 
 from nycc_bench.builders import build_dataset
-from nycc_bench.cli import SAMPLE_DIR, main
+from nycc_bench.cli import main
+from nycc_bench.paths import SAMPLE_DIR
 from nycc_bench.contests import zhang_split
 
 SPLITS3 = {"train", "validation", "test"}

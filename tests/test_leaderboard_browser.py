@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from tiny_models import save_tiny_llama  # noqa: E402
 
 from nycc_bench.builders import build_dataset  # noqa: E402
-from nycc_bench.cli import SAMPLE_DIR  # noqa: E402
+from nycc_bench.paths import SAMPLE_DIR  # noqa: E402
 from nycc_bench.leaderboard import Settings, create_app  # noqa: E402
 from nycc_bench.leaderboard.store import FINISHED  # noqa: E402
 from nycc_bench.leaderboard.ui import launch_options  # noqa: E402

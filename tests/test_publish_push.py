@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from nycc_bench.builders import build_dataset
-from nycc_bench.cli import SAMPLE_DIR
+from nycc_bench.paths import SAMPLE_DIR
 from nycc_bench.publish import DATASET_NAME, ROOT
 from nycc_bench.publish.files import walk
-from nycc_bench.publish.local_hub import LocalHub
+from local_hub import LocalHub
 from nycc_bench.results import read_results, write_results
 
 TOKEN = "hf_" + "PushTestToken" * 3

@@ -13,7 +13,7 @@ import pytest
 from huggingface_hub import DatasetCard, ModelCard, RepoCard, SpaceCard
 
 from nycc_bench.builders import build_dataset
-from nycc_bench.cli import SAMPLE_DIR
+from nycc_bench.paths import SAMPLE_DIR
 from nycc_bench.publish import DATASET_NAME, DEFAULT_PACKAGE_SPEC, ROOT, PublishError
 from nycc_bench.publish.cli import main as upload_main
 from nycc_bench.publish.files import DENY, scan_secrets, walk
@@ -293,7 +293,7 @@ def test_the_real_spaces_folder_stages(tmp_path: Path) -> None:
 def test_sample_build_is_refused_without_allow_sample(tmp_path: Path) -> None:
     """A `--dataset-dir` built from the embedded sample carries the sample-data tag and is not staged by default."""
     from nycc_bench.builders import build_dataset
-    from nycc_bench.cli import SAMPLE_DIR
+    from nycc_bench.paths import SAMPLE_DIR
     from nycc_bench.publish.cli import main as upload
 
     build_dataset(SAMPLE_DIR, tmp_path / "ds", ["humorbench"], progress=False)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from nycc_bench.builders import build_dataset
-from nycc_bench.cli import SAMPLE_DIR
+from nycc_bench.paths import SAMPLE_DIR
 from nycc_bench.reward import (
     EmbeddingGrader,
     RewardModel,

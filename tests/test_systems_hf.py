@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from nycc_bench.builders import build_dataset  # noqa: E402
-from nycc_bench.cli import SAMPLE_DIR  # noqa: E402
+from nycc_bench.paths import SAMPLE_DIR  # noqa: E402
 from nycc_bench.runner import run_task  # noqa: E402
 from nycc_bench.systems import make_system  # noqa: E402
 from nycc_bench.systems.hf import max_new_tokens  # noqa: E402

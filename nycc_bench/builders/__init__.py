@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import shutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from .writer import BuiltConfig, write_config
 FAMILIES = {"hessel2023": hessel2023, "zhang2024": zhang2024, "humorbench": humorbench}
 ALL_CONFIGS: dict[str, str] = {name: key for key, mod in FAMILIES.items() for name in mod.CONFIGS}
 
-__all__ = ["ALL_CONFIGS", "BuildReport", "SourceError", "build_dataset", "check_configs", "family_main"]
+__all__ = ["ALL_CONFIGS", "BuildReport", "SourceError", "build_dataset", "check_configs"]
 
 
 @dataclass
@@ -43,7 +42,7 @@ def check_configs(names: list[str] | None) -> set[str]:
 
 def _is_sample(root: Path) -> bool:
     """Whether a source folder is (inside) the embedded sample, whose builds must say so."""
-    sample = Path(__file__).resolve().parents[2] / "sample_data"
+    from ..paths import SAMPLE_DIR as sample
     return Path(root).resolve() == sample or sample in Path(root).resolve().parents
 
 
@@ -74,12 +73,3 @@ def build_dataset(source: Path | list[Path], out_dir: Path, configs: list[str] |
     write_card(out_dir, built, infos, sample=any(_is_sample(r) for r in roots))
     rows = {b.spec.name: {s: t.num_rows for s, t in b.splits.items()} for b in built}
     return BuildReport(out_dir, rows, sorted(wanted - set(rows), key=order.index))
-
-
-def family_main(family: str, argv: list[str] | None = None) -> int:
-    """`dataset_scripts/<family>.py`: `nycc-bench build` restricted to one family's configs."""
-    from ..cli import main
-
-    configs = [name for name, key in ALL_CONFIGS.items() if key == family]
-    args = list(sys.argv[1:] if argv is None else argv)
-    return main(["build", *args, "--configs", *configs])

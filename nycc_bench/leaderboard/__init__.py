@@ -7,11 +7,11 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from ..paths import SEED_DIR
 from .settings import Settings
 from .store import LocalStore, Store, StoreUnavailable
 
 log = logging.getLogger("nycc_bench.leaderboard")
-SEED_DIR = Path(__file__).resolve().parents[2] / "spaces" / "leaderboard" / "seed"
 
 
 def open_store(settings: Settings, hub_api: Any = None) -> Store:

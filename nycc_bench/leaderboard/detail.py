@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .benchmarks import METRICS
+from .store import run_id
 
 e = html.escape
 
@@ -20,7 +21,7 @@ def run_choices(results: list[dict[str, Any]]) -> list[tuple[str, str]]:
         model = r.get("model", {})
         tag = " (sample data)" if r.get("dataset", {}).get("sample") else ""
         commit = f" @ {str(model['commit'])[:8]}" if model.get("commit") and model.get("source") == "hub" else ""
-        out.append((f"{model.get('name', '?')}{commit}{tag}", r["run_id"]))
+        out.append((f"{model.get('name', '?')}{commit}{tag}", run_id(r)))
     return sorted(out, key=lambda c: c[0].lower())
 
 
@@ -31,27 +32,37 @@ def detail_html(result: dict[str, Any]) -> str:
     url = model.get("url")
     title = f"<a href='{e(url)}' target='_blank' rel='noopener'>{name}</a>" if url else name
     facts = [("System", model.get("spec")), ("Source", model.get("source")), ("Revision", model.get("revision")),
-             ("Commit", model.get("commit")), ("Parameters", f"{model['params']:,}" if model.get("params") else None),
-             ("License", model.get("license")), ("Settings", ", ".join(f"{k}={v}" for k, v in
-                                                                       result.get("options", {}).items()) or None),
-             ("Dataset", result.get("dataset", {}).get("name")), ("Finished", result.get("created_at"))]
+             ("Commit", model.get("commit") or model.get("fingerprint")),
+             ("Parameters", f"{model['parameters']:,}" if model.get("parameters") else None),
+             ("License", model.get("license")),
+             ("Settings", ", ".join(f"{k}={v}" for k, v in (result.get("extra") or {}).get("options", {}).items())
+              or None),
+             ("Dataset", result.get("dataset", {}).get("name")),
+             ("Data fingerprint", result.get("dataset", {}).get("fingerprint")),
+             ("nycc-bench", f"{result.get('nycc_bench_version')} ({result.get('git_commit') or 'release'})"),
+             ("Finished", result.get("created_at"))]
     out = [f"<h3>{title}</h3><table class='nycc-facts'>"]
     out += [f"<tr><th>{k}</th><td>{e(str(v))}</td></tr>" for k, v in facts if v]
     out.append("</table>")
     if result.get("dataset", {}).get("sample"):
         out.append("<p class='nycc-warn'>Sample data: invented items, a handful per task.</p>")
     for task, entry in result.get("tasks", {}).items():
-        out.append(f"<h4>{e(task)}</h4>")
-        scores = (entry.get("score") or {}).get("scores")
+        out.append(f"<h4>{e(task)} <small>prompt {e(str(entry['config'].get('prompt_version')))}</small></h4>")
+        scores = entry.get("scores")
         lines = [f"<li>{e(m.label)}: {m.format(scores)}</li>" for m in METRICS
                  if m.task == task and m.extract(scores)[0] is not None]
         if lines:
             out.append("<ul>" + "".join(lines) + "</ul>")
-        for key in ("unscored", "error"):
-            if entry.get(key):
-                out.append(f"<p class='nycc-warn'>{key}: {e(str(entry[key]))}</p>")
-        if entry.get("command"):
-            out.append(f"<pre class='nycc-command'><code>{e(entry['command'])}</code></pre>")
+        counts = ", ".join(f"{k} {entry[k]}" for k in ("n_unparsed", "n_failed", "n_error") if entry.get(k))
+        if counts:
+            out.append(f"<p class='nycc-warn'>{e(counts)}</p>")
+        for deviation in entry["config"].get("deviations", []):
+            out.append(f"<p class='nycc-note'>Differs from the paper: {e(deviation)}</p>")
+    for key, title in (("skipped", "not scored"), ("errors", "failed")):
+        for task, why in (result.get(key) or {}).items():
+            out.append(f"<p class='nycc-warn'>{e(task)} {title}: {e(str(why))}</p>")
+    for command in result.get("commands", []):
+        out.append(f"<pre class='nycc-command'><code>{e(command)}</code></pre>")
     return "\n".join(out)
 
 

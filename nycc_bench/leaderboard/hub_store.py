@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from .store import Job, LocalStore, StoreUnavailable, check_run_id
+from .store import Job, LocalStore, StoreUnavailable, check_run_id, run_id
 
 log = logging.getLogger("nycc_bench.leaderboard")
 
@@ -80,14 +80,14 @@ class HubStore(LocalStore):
         from huggingface_hub import CommitOperationAdd
 
         super().save_result(result)
-        files = [f"results/{check_run_id(result['run_id'])}.json"]
+        files = [f"results/{check_run_id(run_id(result))}.json"]
         files += [p for task in result.get("tasks", {}).values() for p in task.get("predictions", [])]
         operations = [CommitOperationAdd(path_in_repo=p, path_or_fileobj=str(self.resolve(p))) for p in files]
         try:
             self.api.create_commit(repo_id=self.results_repo, repo_type="dataset", operations=operations,
-                                   commit_message=f"results of {result['model']['name']} ({result['run_id']})")
+                                   commit_message=f"results of {result['model']['name']} ({run_id(result)})")
         except Exception as err:
-            raise StoreUnavailable(f"cannot save result {result['run_id']} to {self.results_repo}: {err}") from err
+            raise StoreUnavailable(f"cannot save result {run_id(result)} to {self.results_repo}: {err}") from err
 
     def health(self) -> str | None:
         return super().health() or self._sync_error

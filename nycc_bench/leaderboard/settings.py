@@ -23,7 +23,7 @@ ENV_HELP = {
     "NYCC_LB_REQUESTS_REPO": "Hub dataset holding the requests (with NYCC_LB_RESULTS_REPO and HF_TOKEN)",
     "NYCC_LB_RESULTS_REPO": "Hub dataset holding results and predictions",
     "NYCC_LB_JUDGES": "judges of the judged tasks, e.g. caption_generation=reward:DIR,humorbench=openai:gpt-4o",
-    "NYCC_LB_FOLDS": "Hessel cross-validation folds to run, e.g. 0,1,2,3,4 (default 0)",
+    "NYCC_LB_FOLDS": "Hessel cross-validation folds to run, e.g. 0,1 (default: every fold the dataset has)",
     "NYCC_LB_WORKER": "0: do not start the background worker",
     "NYCC_LB_HEARTBEAT_TIMEOUT_S": "a RUNNING job silent this long is taken back (default 900)",
     "NYCC_LB_MAX_ATTEMPTS": "a job taken back this often is FAILED (default 3)",
@@ -63,9 +63,9 @@ class Settings:
     requests_repo: str | None = None
     results_repo: str | None = None
     judges: dict[str, str] = field(default_factory=dict)
-    folds: tuple[int, ...] = (0,)
+    folds: tuple[int, ...] | None = None  # None: every fold the dataset has, as `evaluate` does
     worker: bool = True
-    heartbeat_timeout_s: float = 900.0
+    heartbeat_timeout_s: float = 120.0  # four missed heartbeats: the worker is gone
     heartbeat_every_s: float = 30.0
     max_attempts: int = 3
     poll_s: float = 10.0
@@ -90,9 +90,9 @@ class Settings:
             "requests_repo": env("NYCC_LB_REQUESTS_REPO") or None,
             "results_repo": env("NYCC_LB_RESULTS_REPO") or None,
             "judges": _judges(env("NYCC_LB_JUDGES", "")),
-            "folds": tuple(int(f) for f in env("NYCC_LB_FOLDS", "0").split(",") if f.strip()),
+            "folds": tuple(int(f) for f in env("NYCC_LB_FOLDS", "").split(",") if f.strip()) or None,
             "worker": env("NYCC_LB_WORKER", "1") != "0",
-            "heartbeat_timeout_s": float(env("NYCC_LB_HEARTBEAT_TIMEOUT_S", "900")),
+            "heartbeat_timeout_s": float(env("NYCC_LB_HEARTBEAT_TIMEOUT_S", "120")),
             "max_attempts": int(env("NYCC_LB_MAX_ATTEMPTS", "3")),
             "oauth": bool(env("OAUTH_CLIENT_ID")) and bool(env("SPACE_ID")),
         }

@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..results import ResultsError, dumps, read_results
+
 PENDING, RUNNING, FINISHED, FAILED = "PENDING", "RUNNING", "FINISHED", "FAILED"
 RUN_ID_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-_")
 
@@ -99,6 +101,11 @@ CREATE INDEX IF NOT EXISTS jobs_status ON jobs(status, submitted_at);
 CREATE INDEX IF NOT EXISTS jobs_user ON jobs(user, submitted_at);
 CREATE INDEX IF NOT EXISTS jobs_run_key ON jobs(run_key);
 """
+
+
+def run_id(result: dict[str, Any]) -> str:
+    """The leaderboard run a results record belongs to (`extra.run_id`)."""
+    return str((result.get("extra") or {}).get("run_id") or "")
 
 
 def check_run_id(run_id: str) -> str:
@@ -284,8 +291,7 @@ class LocalStore:
         return path
 
     def save_result(self, result: dict[str, Any]) -> None:
-        write_atomic(self.root / "results" / f"{check_run_id(result['run_id'])}.json",
-                     json.dumps(result, indent=2, ensure_ascii=False, default=str))
+        write_atomic(self.root / "results" / f"{check_run_id(run_id(result))}.json", dumps(result))
 
     def results(self) -> list[dict[str, Any]]:
         """Every result, read again only when the folder changed."""
@@ -300,8 +306,8 @@ class LocalStore:
                 loaded = []
                 for name, _, _ in entries:
                     try:
-                        loaded.append(json.loads((folder / name).read_text(encoding="utf-8")))
-                    except (OSError, json.JSONDecodeError) as err:
+                        loaded.append(read_results(folder / name))
+                    except (OSError, ResultsError) as err:
                         raise StoreUnavailable(f"result {folder / name} cannot be read: {err}") from err
                 self._cache = (entries, loaded)
             return list(self._cache[1])
@@ -312,7 +318,7 @@ class LocalStore:
             return 0
         n = 0
         for path in sorted(Path(folder).glob("results/*.json")):
-            result = json.loads(path.read_text(encoding="utf-8"))
+            result = read_results(path)
             for task in result.get("tasks", {}).values():
                 for relative in task.get("predictions", []):
                     target = self.resolve(relative)

@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from .benchmarks import METRICS, Metric, family_metrics
+from .store import run_id
 
 TYPES = {"baseline": "Baseline", "open": "Open weights", "api": "API"}
 SIZES = [("< 1B", 0.0, 1.0), ("1-3B", 1.0, 3.0), ("3-7B", 3.0, 7.0), ("7-15B", 7.0, 15.0), ("15-35B", 15.0, 35.0),
@@ -62,9 +63,9 @@ def build_frame(results: list[dict[str, Any]]) -> pd.DataFrame:
     rows = []
     for result in results:
         model = result.get("model", {})
-        params = model.get("params")
+        params = model.get("parameters")
         row: dict[str, Any] = {
-            "run_id": result["run_id"], "name": model.get("name", "?"), "Model": model_link(model.get("name", "?"),
+            "run_id": run_id(result), "name": model.get("name", "?"), "Model": model_link(model.get("name", "?"),
                                                                                            model.get("url")),
             "Type": TYPES.get(model.get("type", "open"), "Open weights"),
             "Params (B)": float(f"{params / 1e9:.3g}") if params else None, "size": size_bucket(params),
@@ -73,7 +74,7 @@ def build_frame(results: list[dict[str, Any]]) -> pd.DataFrame:
         tasks = result.get("tasks", {})
         for metric in METRICS:
             entry = tasks.get(metric.task) or {}
-            value, low, high, n = metric.extract((entry.get("score") or {}).get("scores"))
+            value, low, high, n = metric.extract(entry.get("scores"))
             row[metric.key] = _scale(metric, value)
             row[metric.key + "|low"], row[metric.key + "|high"] = _scale(metric, low), _scale(metric, high)
             row[metric.key + "|n"] = n

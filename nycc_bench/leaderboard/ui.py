@@ -18,6 +18,7 @@ from .detail import detail_html, prediction_files, run_choices
 from .plots import interval_plot
 from .settings import Settings
 from .store import Job, Refused, Store, StoreUnavailable
+from .store import run_id as store_run_id
 from .submit import DTYPES, submit
 from .table import SETTINGS, SIZES, TYPES, UNKNOWN_SIZE, Filters, build_frame, datatypes, filter_rows, tab_table
 
@@ -121,7 +122,7 @@ class App:
 
     def detail(self, run_id: str | None) -> tuple[str, list[str] | None]:
         results, _ = self.results()
-        result = next((r for r in results if r["run_id"] == run_id), None)
+        result = next((r for r in results if store_run_id(r) == run_id), None)
         if result is None or self.store is None:
             return "<p><i>Choose a run: its scores, the command that reproduces it, its predictions.</i></p>", None
         return detail_html(result), prediction_files(result, self.store.resolve) or None

@@ -8,23 +8,18 @@ resumed, not redone. On ZeroGPU Spaces the model work runs inside `spaces.GPU`; 
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 import os
-import shlex
 import socket
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from ..tasks import get_task
 from .settings import Settings
 from .store import FAILED, FINISHED, Job, Store
 
 log = logging.getLogger("nycc_bench.leaderboard")
 WORKER_ID = f"{socket.gethostname()}-{os.getpid()}"
-SCHEMA_VERSION = 1
 
 
 def on_gpu(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -38,84 +33,33 @@ def on_gpu(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-def predictions_name(task: str, fold: int) -> str:
-    """File name of one task's (and fold's) predictions."""
-    return f"{task}.jsonl" if fold == 0 else f"{task}_fold{fold}.jsonl"
-
-
-def reproduce_command(task: str, spec: str, dataset: str, folds: list[int], options: dict[str, Any],
-                      judge: str | None, source: str) -> str:
-    """The `nycc-bench run … && nycc-bench score …` lines that reproduce one task's cell."""
-    q = shlex.quote
-    extra = "".join(f" --system-option {q(f'{k}={v}')}" for k, v in options.items())
-    if source == "api":
-        extra += " --base-url URL"
-    files = [f"preds/{predictions_name(task, f)}" for f in folds]
-    runs = [f"nycc-bench run --task {task} --system {q(spec)} --dataset {q(dataset)}"
-            + (f" --fold {f}" if f else "") + f"{extra} --out {out}" for f, out in zip(folds, files, strict=True)]
-    score = f"nycc-bench score --task {task} --predictions {' '.join(files)} --dataset {q(dataset)}"
-    if len(folds) > 1:
-        score += " --fold " + " ".join(map(str, folds))
-    if judge:
-        score += f" --judge {q(judge)}"
-    return " && \\\n".join([*runs, score])
-
-
 def model_record(job: Job) -> dict[str, Any]:
-    """How results describe the model (no user, no secret)."""
-    return {"name": job.model, "spec": job.spec, "source": job.source, "revision": job.revision,
-            "commit": job.commit, "params": job.params, "license": job.license,
-            "type": "api" if job.source == "api" else "open",
+    """What the leaderboard knows of a submitted model beyond what the system reports (no user, no secret)."""
+    return {"name": job.model, "source": job.source, "revision": job.revision, "commit": job.commit,
+            "parameters": job.params, "license": job.license, "type": "api" if job.source == "api" else "open",
             "url": f"https://huggingface.co/{job.model}" if job.source == "hub" else None}
 
 
-def evaluate_task(task_name: str, system: Any, spec: str, out_dir: Path, settings: Settings,
-                  dataset_label: str, source: str, options: dict[str, Any]) -> dict[str, Any]:
-    """Run one task (every configured fold) and score it; an unjudged judged task is stored unscored."""
-    from ..judging import JudgeSpec
-    from ..runner import run_task
-    from ..score import score
-
-    task = get_task(task_name)
-    folds = list(settings.folds) if task.folds else [0]
-    files = [out_dir / predictions_name(task_name, f) for f in folds]
-    for fold, out in zip(folds, files, strict=True):
-        run_task(task_name, spec, out, dataset=settings.dataset, fold=fold, system=system, progress=False)
-    judge = settings.judges.get(task_name)
-    entry: dict[str, Any] = {"score": None}
-    try:
-        entry["score"] = score(task_name, files, dataset=settings.dataset, folds=folds,
-                               judge=JudgeSpec.parse(judge) if judge else None)
-    except ValueError as err:
-        if judge or "judge" not in str(err):
-            raise
-        entry["unscored"] = "needs a judge; none is configured on this leaderboard (predictions are kept)"
-    entry["predictions"] = [str(Path("predictions") / out_dir.name / f.name) for f in files]
-    entry["command"] = reproduce_command(task_name, spec, dataset_label, folds, options, judge, source)
-    return entry
-
-
-def evaluate_job(job: Job, store: Store, settings: Settings, progress: Callable[[str], None]) -> dict[str, Any]:
-    """Every task of a job; a task that fails is recorded with its error and the others still run."""
-    from ..systems import make_system
-
-    result: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION, "run_id": job.id, "model": model_record(job), "options": job.options,
-        "dataset": {"name": settings.dataset, "sample": settings.sample_data}, "tasks": {}}
-    out_dir = store.predictions_dir(job.id)
-    base_url = settings.api_base_url if job.source == "api" else None
-    system = None
-    for i, task in enumerate(job.tasks, 1):
-        progress(f"{task} ({i}/{len(job.tasks)})")
-        try:
-            system = system or make_system(job.spec, settings.dataset, base_url=base_url, **job.options)
-            result["tasks"][task] = evaluate_task(task, system, job.spec, out_dir, settings, settings.dataset,
-                                                  job.source, job.options)
-        except Exception as err:  # a broken model or task must fail the job with a reason, not the worker
-            log.exception("job %s, task %s failed", job.id, task)
-            result["tasks"][task] = {"score": None, "error": f"{type(err).__name__}: {err}"[:500]}
-    result["created_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+def store_paths(result: dict[str, Any], run: str) -> dict[str, Any]:
+    """The record with its predictions paths relative to the store (`predictions/<run>/...`)."""
+    for entry in result["tasks"].values():
+        entry["predictions"] = [f"predictions/{run}/{p}" for p in entry["predictions"]]
     return result
+
+
+def evaluate_job(job: Job, store: Store, settings: Settings, progress: Callable[[str], None],
+                 system: Any = None) -> dict[str, Any]:
+    """Every task of a job through `nycc_bench.evaluate` (the same path as the CLI, the cards and the seed); a
+    task that fails is recorded in `errors` and the others still run."""
+    from ..evaluation import evaluate
+
+    base_url = settings.api_base_url if job.source == "api" else None
+    result = evaluate(system or job.spec, job.tasks, dataset=settings.dataset, judge=dict(settings.judges),
+                      folds=list(settings.folds) if settings.folds else None, out=store.predictions_dir(job.id),
+                      base_url=base_url, progress=False, raise_errors=False, model=model_record(job),
+                      extra={"run_id": job.id, "options": job.options},
+                      on_task=lambda task, i, n: progress(f"{task} ({i}/{n})"), **job.options)
+    return store_paths(result.record, job.id)
 
 
 _evaluate_on_gpu = on_gpu(evaluate_job)  # ZeroGPU wants its functions wrapped at import time
@@ -144,8 +88,7 @@ def run_worker_once(store: Store, settings: Settings) -> Job | None:
     beat.start()
     try:
         result = _evaluate_on_gpu(job, store, settings, lambda p: store.heartbeat(job.id, WORKER_ID, p))
-        failed = {t: e["error"] for t, e in result["tasks"].items() if "error" in e}
-        result["complete"] = not failed
+        failed = dict(result.get("errors") or {})
         if len(failed) < len(job.tasks):
             store.save_result(result)
         reason = "; ".join(f"{t}: {e}" for t, e in failed.items()) or None

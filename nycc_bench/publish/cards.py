@@ -1,6 +1,6 @@
 """Model cards generated from results files: `model-index` eval results, the exact commands, scores, limitations.
 
-    python -m nycc_bench.publish.cards --results model_cards/results --out model_cards
+    nycc-bench cards --results model_cards/results --out model_cards
 
 writes `<out>/<slug>/README.md` for every `<results>/*.json` (the format of `nycc_bench.results`). Baselines
 implemented in nycc-bench are "ours" (`baseline-<system>`); every other system gets an evaluation card
@@ -9,10 +9,8 @@ implemented in nycc-bench are "ours" (`baseline-<system>`); every other system g
 
 from __future__ import annotations
 
-import argparse
 import inspect
 import re
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from string import Template
@@ -21,16 +19,15 @@ from typing import Any, NamedTuple
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 from huggingface_hub.utils import HFValidationError, validate_repo_id
 
-from ..builders import ALL_CONFIGS
 from ..citations import FAMILIES
 from ..leaderboard.benchmarks import METRICS
 from ..results import read_results_dir
 from ..systems import SPECS
 from ..systems.baselines import LengthSystem, RandomSystem, SbertSystem
-from ..tasks import Task, get_task
-from . import NAMESPACE, PROJECT_URL, ROOT, dataset_id
+from ..tasks import Task, config_name, get_task
+from . import NAMESPACE, PROJECT_URL, dataset_id
 
-TEMPLATE = ROOT / "model_cards" / "template.md"
+TEMPLATE = Path(__file__).resolve().parent / "card_template.md"
 DATASET_TITLE = "New Yorker Caption Contest benchmarks"
 BASELINES = {"random": RandomSystem, "length": LengthSystem, "sbert": SbertSystem}
 TASK_TYPES = {"choice": "multiple-choice", "generation": "text-generation"}
@@ -104,37 +101,51 @@ def task_title(task: Task) -> str:
     """A short name for a task, e.g. 'Matching (from description)'."""
     base = task.name.removesuffix("_from_pixels")
     title = {"humorbench": "HumorBench explanation"}.get(base, base.replace("_", " ").capitalize())
-    if task.folds:
+    if task.has_folds:
         title += " (from pixels)" if task.from_pixels else " (from description)"
     return title
 
 
+def task_results(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """A results record's task entries as flat rows (task, scores, folds, configs, split, counts, metric)."""
+    out = []
+    for name, entry in data["tasks"].items():
+        task, config = get_task(name), entry["config"]
+        folds = config["dataset"]["folds"]
+        out.append({"task": name, "scores": entry["scores"], "folds": folds, "split": config["dataset"]["split"],
+                    "configs": [config_name(task, f) for f in folds], "n": entry["n"],
+                    "n_unparsed": entry["n_unparsed"], "n_failed": entry["n_failed"],
+                    "metric": config.get("scorer", {}).get("metric", task.metric),
+                    "prompt_version": config.get("prompt_version"), "judge": config.get("judge", {}).get("name"),
+                    "deviations": config.get("deviations", [])})
+    return out
+
+
 def score_rows(result: dict[str, Any]) -> list[Row]:
-    """The numbers a card reports for one score() result: the leaderboard's columns of its task, in their order
-    (`nycc_bench.leaderboard.benchmarks.METRICS` is the one list of reported scores); absent ones are left out."""
-    scores = result["scores"]
-    judge = scores.get("judge")
-    judge_name = judge.get("judge") if isinstance(judge, dict) else judge
+    """The numbers a card reports for one task: the leaderboard's columns of its task, in their order
+    (`nycc_bench.leaderboard.benchmarks.METRICS`, read from the task files); absent ones are left out."""
+    judge_name = result.get("judge")
     suffix = f" (judge {judge_name})" if isinstance(judge_name, str) and judge_name else ""
+    task = get_task(result["task"])
     rows = []
     for metric in METRICS:
         if metric.task != result["task"]:
             continue
-        value, low, high, n = metric.extract(scores)
+        value, low, high, n = metric.extract(result["scores"])
         if value is not None:
-            module = "group_win_rate" if metric.path.startswith("win_rate.") else result["metric"]
+            module = task.judge.get("judged_metric", result["metric"]) if metric.judged else result["metric"]
             rows.append(Row(module, metric.label + (suffix if metric.judged else ""), value, low, high, n))
     return rows
 
 
 def eval_results(data: dict[str, Any], dataset: str) -> list[EvalResult]:
     """The Hub `model-index` of a results file: one EvalResult per reported number."""
-    sample = data["sample_data"]
-    source = data.get("source")
+    sample = data["dataset"]["sample"]
+    source = (data.get("extra") or {}).get("source")
     if sample:
         source = {"name": "nycc-bench embedded sample (invented data)", "url": f"{PROJECT_URL}/tree/main/sample_data"}
     out = []
-    for result in data["results"]:
+    for result in task_results(data):
         task = get_task(result["task"])
         folds = result["folds"]
         for row in score_rows(result):
@@ -142,7 +153,7 @@ def eval_results(data: dict[str, Any], dataset: str) -> list[EvalResult]:
                 task_type=TASK_TYPES[task.kind], task_name=task_title(task), dataset_type=dataset,
                 dataset_name=DATASET_TITLE + (" (embedded sample, not benchmark data)" if sample else ""),
                 dataset_config=result["configs"][0], dataset_split=result["split"],
-                dataset_revision=data.get("dataset_revision"),
+                dataset_revision=data["dataset"].get("revision"),
                 dataset_args={"folds": folds, "configs": result["configs"]} if len(folds) > 1 else None,
                 metric_type=row.metric_type, metric_name=row.label + (" [sample data]" if sample else ""),
                 metric_value=round(row.value, 6),
@@ -159,12 +170,13 @@ def _fmt(value: float | None) -> str:
 def _table(data: dict[str, Any]) -> str:
     lines = ["| task | config (split) | metric | value | 95% interval | n |",
              "|---|---|---|---|---|---|"]
-    for result in data["results"]:
+    for result in task_results(data):
         task = get_task(result["task"])
         configs = ", ".join(f"`{c}`" for c in result["configs"])
         for row in score_rows(result):
             ci = f"{_fmt(row.ci_low)} – {_fmt(row.ci_high)}" if row.ci_low is not None else "–"
             unparsed = f" ({result['n_unparsed']} unparsed)" if result["n_unparsed"] else ""
+            unparsed += f" ({result['n_failed']} failed)" if result["n_failed"] else ""
             lines.append(f"| {task_title(task)} | {configs} ({result['split']}) | {row.label} (`{row.metric_type}`) "
                          f"| {_fmt(row.value)} | {ci} | {row.n if row.n is not None else result['n']}{unparsed} |")
     return "\n".join(lines)
@@ -173,13 +185,11 @@ def _table(data: dict[str, Any]) -> str:
 def _limitations(data: dict[str, Any]) -> str:
     spec = data["model"]["spec"]
     items = [LIMITATIONS.get(spec.partition(":")[0], LIMITATIONS["other"])]
-    partial = sorted({r["task"] for r in data["results"] if get_task(r["task"]).folds and len(r["folds"]) < 5})
-    if partial:
-        items.append(f"{', '.join(partial)}: averaged over the folds run here only; the papers average all five "
-                     "cross-validation folds.")
+    for r in task_results(data):
+        items += [f"{r['task']}: {d}" for d in r["deviations"]]
     items.append("Items that share a cartoon are not independent, and intervals are bootstrap percentile intervals "
                  "over items (contests for win rates), so they may be narrow.")
-    if data["sample_data"]:
+    if data["dataset"]["sample"]:
         items.append("Sample data: invented content, a few items per task. The figures carry no information about "
                      "the system's ability.")
     items += data.get("notes", [])
@@ -187,8 +197,8 @@ def _limitations(data: dict[str, Any]) -> str:
 
 
 def _how(data: dict[str, Any]) -> str:
-    if not data["commands"]:
-        source = data["source"]
+    if not data.get("commands"):
+        source = (data.get("extra") or {}).get("source") or {"name": "?", "url": PROJECT_URL}
         return f"Not run by nycc-bench: the figures are as reported by [{source['name']}]({source['url']})."
     return ("With nycc-bench installed (`make install` in a checkout), in an empty folder, in this order:\n\n"
             "```bash\n"
@@ -196,17 +206,22 @@ def _how(data: dict[str, Any]) -> str:
 
 
 def _provenance(data: dict[str, Any], results_name: str) -> str:
-    prompts = ", ".join(sorted({f"`{r['prompt_version']}`" for r in data["results"]}))
-    revision = f" at revision `{data['dataset_revision']}`" if data.get("dataset_revision") else ""
+    prompts = ", ".join(sorted({f"`{r['prompt_version']}`" for r in task_results(data)}))
+    dataset = data["dataset"]
+    revision = f" at revision `{dataset['revision']}`" if dataset.get("revision") else ""
+    fingerprint = f" (parquet fingerprint `{dataset['fingerprint']}`)" if dataset.get("fingerprint") else ""
     model = data["model"]
     model_rev = f" (revision `{model['revision']}`)" if model.get("revision") else ""
-    return (f"- System: `{model['spec']}`{model_rev}\n- Dataset scored: `{data['dataset']}`{revision}\n"
-            f"- Prompt versions: {prompts}\n- nycc-bench {data['nycc_bench']}; results file `{results_name}` "
-            "(format `nycc-bench-results/1`), from which this card is generated")
+    env = data.get("environment") or {}
+    libs = ", ".join(f"{k} {v}" for k, v in env.items() if v and k != "platform")
+    return (f"- System: `{model['spec']}`{model_rev}\n- Dataset scored: `{dataset['name']}`{revision}{fingerprint}\n"
+            f"- Prompt versions: {prompts}\n- Environment: {libs}\n"
+            f"- nycc-bench {data['nycc_bench_version']}; results record `{results_name}` "
+            f"(schema `{data['schema']}`), from which this card is generated")
 
 
 def _citations(data: dict[str, Any]) -> str:
-    keys = dict.fromkeys(ALL_CONFIGS[r["configs"][0]] for r in data["results"])
+    keys = dict.fromkeys(get_task(r["task"]).family for r in task_results(data))
     return "```bibtex\n" + "\n\n".join(FAMILIES[k].bibtex for k in keys) + "\n```"
 
 
@@ -215,19 +230,20 @@ def render_card(data: dict[str, Any], namespace: str = NAMESPACE, template: Path
     """The model card of one (validated) results file."""
     spec = data["model"]["spec"]
     dataset = dataset_id(namespace)
-    metrics = sorted({row.metric_type for r in data["results"] for row in score_rows(r)})
+    metrics = sorted({row.metric_type for r in task_results(data) for row in score_rows(r)})
     ours = is_ours(spec)
     tags = ["nycc-bench", "humor", "new-yorker-caption-contest", "baseline" if ours else "evaluation-card"]
     card_data = ModelCardData(
         model_name=data["model"]["name"], eval_results=eval_results(data, dataset), base_model=base_model(spec),
         datasets=[dataset], metrics=[f"{namespace}/{m}" for m in metrics], license="apache-2.0" if ours else None,
-        language=["en"], tags=tags + (["sample-data"] if data["sample_data"] else []))
-    if data["sample_data"]:
+        language=["en"], tags=tags + (["sample-data"] if data["dataset"]["sample"] else []))
+    source = (data.get("extra") or {}).get("source")
+    if data["dataset"]["sample"]:
         banner = SAMPLE_BANNER
-    elif data.get("source"):
-        banner = f"> Figures as reported by [{data['source']['name']}]({data['source']['url']}), not re-run here."
+    elif source:
+        banner = f"> Figures as reported by [{source['name']}]({source['url']}), not re-run here."
     else:
-        banner = f"> Scores on `{dataset}` computed with nycc-bench {data['nycc_bench']}."
+        banner = f"> Scores on `{dataset}` computed with nycc-bench {data['nycc_bench_version']}."
     body = Template(Path(template).read_text(encoding="utf-8")).substitute(
         title=f"{data['model']['name']} on the {DATASET_TITLE}" + ("" if ours else " (evaluation card)"),
         banner=banner, what=describe(spec),
@@ -252,23 +268,35 @@ def write_cards(results_dir: str | Path, out_dir: str | Path, namespace: str = N
     return [Path(out_dir) / name / "README.md" for name in written]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: a card per results file."""
-    p = argparse.ArgumentParser(prog="python -m nycc_bench.publish.cards", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--results", required=True, help="folder of results files (*.json)")
-    p.add_argument("--out", required=True, help="where <slug>/README.md cards are written")
-    p.add_argument("--namespace", default=NAMESPACE, help=f"Hub namespace of the dataset (default {NAMESPACE})")
-    p.add_argument("--template", default=str(TEMPLATE), help="card body template (string.Template placeholders)")
-    args = p.parse_args(argv)
-    try:
-        for path in write_cards(args.results, args.out, args.namespace, Path(args.template)):
-            print(path)
-    except (ValueError, KeyError) as err:
-        print(f"cards: error: {err}", file=sys.stderr)
-        return 2
-    return 0
+def make_cards(results_dir: str | Path, out_dir: str | Path, systems: Sequence[str] | None = None,
+               source: str = "sample", work: str | Path | None = None, namespace: str = NAMESPACE) -> list[Path]:
+    """`nycc-bench cards`: with `systems`, first evaluate each (every task, judged by the offline judges trained on
+    the same data, as the demo and the leaderboard seed are) into `<results_dir>/<slug>.json`; then a card per
+    results record."""
+    if systems:
+        import tempfile
 
+        from ..builders import build_dataset
+        from ..building import resolve_source
+        from ..evaluation import evaluate
+        from ..offline_judges import train_offline_judges
+        from ..results import write_results
+        from ..systems import BASELINES
 
-if __name__ == "__main__":
-    sys.exit(main())
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(work) if work else Path(tmp)
+            roots = resolve_source(source, progress=False)
+            dataset = root / "dataset"
+            build_dataset(roots, dataset, progress=False)
+            rubric = next((r / "humorbench_reubennarad" / "rubric" for r in roots
+                           if (r / "humorbench_reubennarad" / "rubric").is_dir()), None)
+            judges = train_offline_judges(dataset, root / "judges", rubric) if rubric else None
+            for spec in systems:
+                run = evaluate(spec, "all", dataset=str(dataset), judge=judges, out=root / "runs" / slug(spec),
+                               progress=False, model={"name": BASELINES.get(spec, spec)})
+                record = dict(run.record)
+                record["commands"] = [f"nycc-bench build --source {source} --out DATASET",
+                                      *[c.replace(str(dataset), "DATASET").replace(str(root), "RUN")
+                                        for c in record["commands"]]]
+                write_results(Path(results_dir) / f"{slug(spec)}.json", record)
+    return write_cards(results_dir, out_dir, namespace)

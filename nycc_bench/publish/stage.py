@@ -164,7 +164,7 @@ def stage_dataset(src: Sources, opts: Options, out: Path) -> Staged | Skipped:
     elif src.source is not None:
         if src.source == "sample" and not opts.allow_sample:
             return Skipped(repo_id, "--source sample is invented content; pass --allow-sample to publish it")
-        from ..cli import resolve_source
+        from ..building import resolve_source
 
         build_dataset(resolve_source(src.source, opts.progress), dst, progress=opts.progress)
     else:

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from .base import Output, System
+from ..errors import NyccBenchError
+from .base import DECODING_KEYS, Output, System, SystemCannotAnswer
+
+# The baselines nycc-bench ships, with their display names (demo, leaderboard seed, model cards).
+BASELINES = {
+    "random": "Random baseline",
+    "length": "Longest-caption baseline",
+    "sbert:all-MiniLM-L6-v2": "SBERT similarity baseline (all-MiniLM-L6-v2)",
+}
 
 SPECS = {
     "random[:SEED]": "uniform random letters / random train texts (seeded)",
@@ -16,7 +24,16 @@ SPECS = {
 
 
 def make_system(spec: str, dataset: str, base_url: str | None = None, **options: object) -> System:
-    """Build a system from its spec; a bad spec gets an error that lists the valid forms."""
+    """Build a system from its spec; decoding options (temperature, top_p, ...) override every task's defaults
+    and are recorded as deviations."""
+    decoding = {k: options.pop(k) for k in DECODING_KEYS if k in options}
+    system = _make(spec, dataset, base_url, **options)
+    system.decoding_overrides = decoding
+    return system
+
+
+def _make(spec: str, dataset: str, base_url: str | None = None, **options: object) -> System:
+    """The system of a spec; a bad spec gets an error that lists the valid forms."""
     kind, _, arg = spec.partition(":")
     if kind == "random":
         from .baselines import RandomSystem
@@ -41,7 +58,7 @@ def make_system(spec: str, dataset: str, base_url: str | None = None, **options:
 
         return hf.make(kind, arg, **options)
     forms = "\n".join(f"  {form:<26} {text}" for form, text in SPECS.items())
-    raise ValueError(f"system: cannot read {spec!r}; a system is one of:\n{forms}")
+    raise NyccBenchError(f"system: cannot read {spec!r}; a system is one of:\n{forms}")
 
 
-__all__ = ["SPECS", "Output", "System", "make_system"]
+__all__ = ["BASELINES", "DECODING_KEYS", "SPECS", "Output", "System", "SystemCannotAnswer", "make_system"]

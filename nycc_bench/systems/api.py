@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import base64
 import io
+from dataclasses import replace
 from typing import Any
 
-from ..judge import JudgeConfig, JudgeEngine, generate_chats
+from ..judge import JudgeConfig, build_generation_jobs, run_jobs
 from ..tasks import Task
 from ..tasks.instances import Instance
 from .base import Output, System
@@ -41,22 +42,44 @@ def to_messages(inst: Instance) -> list[dict[str, Any]]:
 
 
 class OpenAISystem(System):
-    """Generation through the chat-completions API; multiple choice by parsing the generated answer."""
+    """Generation through the chat-completions API; multiple choice by parsing the generated answer.
+
+    The task's decoding settings are sent (temperature, top_p, seed, max tokens; `repetition_penalty` only to a
+    non-OpenAI server, which is where it exists). With sampling, every instance is its own cache entry, so two
+    instances with the same prompt (HumorBench's rows of one caption) are two calls, as upstream makes them.
+    A call that failed after the engine's retries is a failed item (`Output.error`), never an empty answer.
+    """
 
     batch_size = 64
 
-    def __init__(self, model: str, base_url: str | None = None, temperature: float = 0.0,
-                 max_tokens: int = 1024, max_concurrency: int = 16, cache_dir: str | None = None) -> None:
-        self.spec = f"openai:{model}"
-        self.config = JudgeConfig(backend="openai", model=model, base_url=base_url, temperature=temperature,
-                                  max_tokens=max_tokens, max_concurrency=max_concurrency, cache_dir=cache_dir,
-                                  progress=False)
-        self.engine = JudgeEngine(self.config)
+    def __init__(self, model: str, base_url: str | None = None, max_concurrency: int = 16,
+                 cache_dir: str | None = None, timeout_s: float | None = None) -> None:
+        self.spec, self.model, self.base_url = f"openai:{model}", model, base_url
+        self.options = {"max_concurrency": max_concurrency, "cache_dir": cache_dir, "progress": False,
+                        **({"timeout_s": float(timeout_s)} if timeout_s else {})}
+
+    def config(self, task: Task) -> JudgeConfig:
+        """The engine's config for one task's decoding settings."""
+        decoding = self.decoding(task)
+        extra = {k: decoding[k] for k in ("top_p", "seed") if decoding.get(k) is not None}
+        if self.base_url and decoding.get("repetition_penalty") not in (None, 1.0):
+            extra["repetition_penalty"] = decoding["repetition_penalty"]
+        return JudgeConfig(backend="openai", model=self.model, base_url=self.base_url,
+                           temperature=decoding.get("temperature"), max_tokens=decoding.get("max_new_tokens"),
+                           extra_body=extra, **self.options)
 
     def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
-        records = generate_chats([to_messages(i) for i in instances], self.engine,
-                                 prompt_version=task.prompt_version)
-        return [Output(raw=r["text"] if not r.get("error") else None) for r in records]
+        from ..tasks.instances import stable_seed
+
+        config = self.config(task)
+        jobs = build_generation_jobs([to_messages(i) for i in instances], config, prompt_version=task.prompt_version)
+        if config.temperature:  # sampled: one cache entry per instance
+            jobs = [replace(job, request=replace(job.request, sample_index=stable_seed(i.instance_id) % 2**31))
+                    for job, i in zip(jobs, instances, strict=True)]
+        records = run_jobs(jobs, config, desc="generate")
+        return [Output(raw=r["text"]) if not r.get("error") and r.get("text") is not None
+                else Output(raw=None, error=str(r.get("error") or "no reply")) for r in records]
 
     def describe(self) -> dict[str, Any]:
-        return {"spec": self.spec, "judge_config": self.config.to_dict()}
+        return {"spec": self.spec, "model": self.model, "base_url": self.base_url,
+                "source": "api", "revision": None}

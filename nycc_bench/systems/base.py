@@ -6,16 +6,28 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import NyccBenchError
 from ..tasks import Task
 from ..tasks.instances import Instance
+
+DECODING_KEYS = ("temperature", "top_p", "repetition_penalty", "seed", "max_new_tokens")
+
+
+class SystemCannotAnswer(NyccBenchError):
+    """The system cannot do this task at all (e.g. `length` on a generation task): nothing is written."""
 
 
 @dataclass
 class Output:
-    """A system's answer to one instance: the raw text it produced and, for choice tasks, its letter."""
+    """A system's answer to one instance: the raw text it produced and, for choice tasks, its letter.
+
+    `error` set means no answer was received (transport or API failure after retries, no key): the item is
+    recorded as failed and retried by the next run, never stored or scored as an answer.
+    """
 
     raw: Any
     letter: str | None = None  # set by systems that choose without generating text (log-likelihood, CLIP)
+    error: str | None = None
 
 
 class System(ABC):
@@ -23,6 +35,11 @@ class System(ABC):
 
     spec: str = ""
     batch_size: int = 8
+    decoding_overrides: dict[str, Any] = {}  # noqa: RUF012 (replaced per instance by make_system)
+
+    def decoding(self, task: Task) -> dict[str, Any]:
+        """The decoding settings used for a task: the task's (the paper's) with the system's overrides on top."""
+        return {**task.decoding, **self.decoding_overrides}
 
     def choose(self, task: Task, instances: list[Instance]) -> list[Output]:
         """Answer multiple-choice instances (default: generate and let the runner parse the letter)."""

@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 
 from ..tasks import Task
-from ..tasks.instances import Instance, _seed, load_split
-from .base import Output, System
+from ..tasks.instances import Instance, load_split
+from ..tasks.instances import stable_seed as _seed
+from .base import Output, System, SystemCannotAnswer
 
 N_CAPTIONS = 10
 POOL_TOP_RANKS = 200  # retrieval pools hold each train contest's 200 best-rated captions
@@ -22,7 +23,7 @@ def text_pool(task: Task, dataset: str) -> list[str]:
     Captions: the best-rated captions of every train contest's primary rating run. Explanations: the human
     explanations of Hessel's `explanation` train split (also used for HumorBench, which has no train split).
     """
-    if task.name == "caption_generation":
+    if task.parser == "captions":
         ratings = load_split(dataset, "caption_ratings", "train")
         ratings = ratings.filter(lambda r: r["is_primary"] and r["rank"] < POOL_TOP_RANKS,
                                  input_columns=None, desc=None)
@@ -49,7 +50,7 @@ class RandomSystem(System):
 
     def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
         pool = text_pool(task, self.dataset)
-        k = N_CAPTIONS if task.name == "caption_generation" else 1
+        k = N_CAPTIONS if task.parser == "captions" else 1
         out = []
         for inst in instances:
             picked = random.Random(_seed(self.seed, inst.instance_id)).sample(pool, min(k, len(pool)))
@@ -73,7 +74,7 @@ class LengthSystem(System):
         return out
 
     def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
-        raise ValueError(f"system: length answers multiple-choice tasks only, not {task.name}")
+        raise SystemCannotAnswer(f"system: length answers multiple-choice tasks only, not {task.name}")
 
 
 class SbertSystem(System):
@@ -100,7 +101,7 @@ class SbertSystem(System):
 
     def _check(self, task: Task, instances: list[Instance]) -> None:
         if missing := [i.instance_id for i in instances if not i.context]:
-            raise ValueError(f"system: sbert needs a text description, and {task.name} instance {missing[0]} "
+            raise SystemCannotAnswer(f"system: sbert needs a text description, and {task.name} instance {missing[0]} "
                              "has none (from-pixels tasks: use clip:<model>)")
 
     def choose(self, task: Task, instances: list[Instance]) -> list[Output]:
@@ -117,7 +118,7 @@ class SbertSystem(System):
         self._check(task, instances)
         pool = text_pool(task, self.dataset)
         pool_emb = self._embed(pool)
-        k = N_CAPTIONS if task.name == "caption_generation" else 1
+        k = N_CAPTIONS if task.parser == "captions" else 1
         sims = self._embed([i.context for i in instances]) @ pool_emb.T
         out = []
         for row in sims:

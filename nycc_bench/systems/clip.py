@@ -8,7 +8,7 @@ import numpy as np
 
 from ..tasks import Task
 from ..tasks.instances import Instance
-from .base import Output, System
+from .base import Output, System, SystemCannotAnswer
 from .hf import ModelRef, load, placed, placement, provenance, resolve
 
 CAPTION_PROMPT = "a new yorker cartoon with winning caption: {caption}"
@@ -35,7 +35,7 @@ class ClipSystem(System):
         import torch
 
         if not task.from_pixels:
-            raise ValueError(f"system: clip answers the from-pixels tasks; {task.name} is from description "
+            raise SystemCannotAnswer(f"system: clip answers the from-pixels tasks; {task.name} is from description "
                              f"(use {task.name}_from_pixels)")
         if missing := [i.instance_id for i in instances if i.image is None]:
             raise ValueError(f"system: clip scores captions against the cartoon image, and {task.name} instance "
@@ -56,7 +56,8 @@ class ClipSystem(System):
         return outputs
 
     def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
-        raise ValueError(f"system: clip answers multiple-choice tasks (matching/ranking from pixels), not {task.name}")
+        raise SystemCannotAnswer(f"system: clip answers multiple-choice tasks (matching/ranking from pixels), "
+                                 f"not {task.name}")
 
     def describe(self) -> dict[str, Any]:
         return {**provenance(self.ref, self.revision), **placed(self.model), "mc_mode": "similarity",

@@ -14,13 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..tasks import Task
 from .base import System
 
 HUB_ID = re.compile(r"^[\w.-]+(/[\w.-]+)?$")
 DTYPES = ("auto", "float32", "float16", "bfloat16")
 MAX_NEW_TOKENS = 256
-LONG_GENERATION = {"caption_generation": 512}
 
 
 @dataclass(frozen=True)
@@ -100,13 +98,11 @@ def placed(model: Any) -> dict[str, str]:
     return {"dtype": str(model.dtype).removeprefix("torch."), "device": ",".join(devices)}
 
 
-def max_new_tokens(task: Task, option: int | None) -> int:
-    """The option when given, else the task's default: room for ten captions, or for one explanation."""
-    return option or LONG_GENERATION.get(task.name, MAX_NEW_TOKENS)
+def generation_config(model: Any, tokenizer: Any, decoding: dict[str, Any]) -> Any:
+    """The task's decoding settings and nothing else: a fresh config, so a checkpoint's defaults do not leak in.
 
-
-def generation_config(model: Any, tokenizer: Any, n_tokens: int) -> Any:
-    """Greedy decoding and nothing else: a fresh config, so a checkpoint's sampling defaults do not leak in."""
+    Temperature 0 (or none) is greedy; above 0 it samples with the given top-p and repetition penalty.
+    """
     from transformers import GenerationConfig
 
     eos = model.generation_config.eos_token_id
@@ -114,7 +110,22 @@ def generation_config(model: Any, tokenizer: Any, n_tokens: int) -> Any:
     pad = tokenizer.pad_token_id
     if pad is None:
         pad = eos if isinstance(eos, int) else (eos[0] if eos else 0)
-    return GenerationConfig(max_new_tokens=n_tokens, do_sample=False, eos_token_id=eos, pad_token_id=pad)
+    temperature = float(decoding.get("temperature") or 0.0)
+    sampling = {"do_sample": True, "temperature": temperature, "top_p": float(decoding.get("top_p") or 1.0)} \
+        if temperature > 0 else {"do_sample": False}
+    return GenerationConfig(max_new_tokens=int(decoding.get("max_new_tokens") or MAX_NEW_TOKENS), **sampling,
+                            repetition_penalty=float(decoding.get("repetition_penalty") or 1.0),
+                            eos_token_id=eos, pad_token_id=pad)
+
+
+def seed_batch(decoding: dict[str, Any], instances: list[Any]) -> None:
+    """Seed torch's sampler from the task seed and the batch's instance ids (a re-run draws the same text)."""
+    if float(decoding.get("temperature") or 0.0) > 0:
+        import torch
+
+        from ..tasks.instances import stable_seed
+
+        torch.manual_seed(stable_seed(decoding.get("seed", 0), [i.instance_id for i in instances]) % 2**63)
 
 
 def provenance(ref: ModelRef, recorded: str) -> dict[str, Any]:

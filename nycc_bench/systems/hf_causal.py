@@ -24,8 +24,8 @@ import numpy as np
 from ..tasks import Task
 from ..tasks.instances import Instance
 from .api import to_messages
-from .base import Output, System
-from .hf import ModelRef, generation_config, load, max_new_tokens, placed, placement, provenance, resolve
+from .base import Output, System, SystemCannotAnswer
+from .hf import ModelRef, generation_config, load, placed, placement, provenance, resolve, seed_batch
 
 ANSWER_PREFIX = "Answer:"
 MC_MODES = ("loglikelihood", "generate")
@@ -35,14 +35,14 @@ class CausalLMSystem(System):
     """A causal LM on one device or spread over the GPUs (`device_map="auto"`); see the module docstring."""
 
     def __init__(self, ref: ModelRef, batch_size: int = 8, device: str | None = None, dtype: str | None = None,
-                 max_new_tokens: int | None = None, mc_mode: str = "loglikelihood",
+                 mc_mode: str = "loglikelihood",
                  trust_remote_code: bool = False) -> None:
         if mc_mode not in MC_MODES:
             raise ValueError(f"system: mc_mode must be one of {', '.join(MC_MODES)}, got {mc_mode!r}")
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         self.ref, self.spec, self.batch_size = ref, ref.spec, batch_size
-        self.mc_mode, self.max_new_tokens = mc_mode, max_new_tokens
+        self.mc_mode = mc_mode
         revision, self.revision = resolve(ref)
         device_map, torch_dtype = placement(device, dtype)
         self.tokenizer = load(ref, "tokenizer", AutoTokenizer.from_pretrained, revision,
@@ -156,8 +156,8 @@ class CausalLMSystem(System):
     # ---- the System interface ---------------------------------------------------------------------------------
     def _check(self, task: Task) -> None:
         if task.from_pixels:
-            raise ValueError(f"system: hf: models read text only and {task.name} shows the cartoon as an image; "
-                             "use vlm:<model> (or clip:<model> for matching/ranking)")
+            raise SystemCannotAnswer(f"system: hf: models read text only and {task.name} shows the cartoon as an "
+                                     "image; use vlm:<model> (or clip:<model> for matching/ranking)")
 
     def choose(self, task: Task, instances: list[Instance]) -> list[Output]:
         self._check(task)
@@ -174,7 +174,9 @@ class CausalLMSystem(System):
         self._check(task)
         enc = self.tokenizer([self.prompt(i) for i in instances], padding=True, add_special_tokens=not self.chat,
                              return_tensors="pt")
-        config = generation_config(self.model, self.tokenizer, max_new_tokens(task, self.max_new_tokens))
+        decoding = self.decoding(task)
+        config = generation_config(self.model, self.tokenizer, decoding)
+        seed_batch(decoding, instances)
         with torch.inference_mode():
             out = self.model.generate(input_ids=enc["input_ids"].to(self.model.device),
                                       attention_mask=enc["attention_mask"].to(self.model.device),
@@ -186,5 +188,4 @@ class CausalLMSystem(System):
         scoring = f"sum log p(' <letter>' | prompt + {ANSWER_PREFIX!r})" if self.mc_mode == "loglikelihood" \
             else "generate, then parse"
         return {**provenance(self.ref, self.revision), **placed(self.model), "mc_mode": self.mc_mode,
-                "choice_scoring": scoring, "chat_template": self.chat, "batch_size": self.batch_size,
-                "max_new_tokens": self.max_new_tokens or "task default (256; caption_generation 512)"}
+                "choice_scoring": scoring, "chat_template": self.chat, "batch_size": self.batch_size}

@@ -13,7 +13,7 @@ from typing import Any
 from ..tasks import Task
 from ..tasks.instances import Instance
 from .base import Output, System
-from .hf import ModelRef, generation_config, load, max_new_tokens, placed, placement, provenance, resolve
+from .hf import ModelRef, generation_config, load, placed, placement, provenance, resolve, seed_batch
 
 
 def hf_messages(inst: Instance, with_image: bool) -> list[dict[str, Any]]:
@@ -30,10 +30,10 @@ class VisionLanguageSystem(System):
     """Batched greedy generation (left padding) through the processor's chat template."""
 
     def __init__(self, ref: ModelRef, batch_size: int = 4, device: str | None = None, dtype: str | None = None,
-                 max_new_tokens: int | None = None, trust_remote_code: bool = False) -> None:
+                 trust_remote_code: bool = False) -> None:
         from transformers import AutoModelForImageTextToText, AutoProcessor
 
-        self.ref, self.spec, self.batch_size, self.max_new_tokens = ref, ref.spec, batch_size, max_new_tokens
+        self.ref, self.spec, self.batch_size = ref, ref.spec, batch_size
         revision, self.revision = resolve(ref)
         device_map, torch_dtype = placement(device, dtype)
         self.processor = load(ref, "processor", AutoProcessor.from_pretrained, revision,
@@ -57,7 +57,9 @@ class VisionLanguageSystem(System):
             conversations, add_generation_prompt=True, tokenize=True, return_dict=True, return_tensors="pt",
             processor_kwargs={"padding": True, "padding_side": "left"})
         enc = enc.to(self.model.device, dtype=self.model.dtype)
-        config = generation_config(self.model, self.tokenizer, max_new_tokens(task, self.max_new_tokens))
+        decoding = self.decoding(task)
+        config = generation_config(self.model, self.tokenizer, decoding)
+        seed_batch(decoding, instances)
         with torch.inference_mode():
             out = self.model.generate(**enc, generation_config=config)
         texts = self.processor.batch_decode(out[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)
@@ -65,5 +67,4 @@ class VisionLanguageSystem(System):
 
     def describe(self) -> dict[str, Any]:
         return {**provenance(self.ref, self.revision), **placed(self.model), "mc_mode": "generate",
-                "batch_size": self.batch_size,
-                "max_new_tokens": self.max_new_tokens or "task default (256; caption_generation 512)"}
+                "batch_size": self.batch_size}

@@ -1,4 +1,4 @@
-"""Pure parsers of system outputs; an unparseable output is None, recorded and counted, never a default."""
+"""Pure parsers of system outputs, by name; an unparseable output is None, recorded and counted, never a default."""
 
 from __future__ import annotations
 
@@ -65,3 +65,24 @@ def parse_captions(text: str | None, n: int = 10) -> list[str]:
         if len(out) == n:
             break
     return out
+
+
+def parse_text(text: str | None) -> str | None:
+    """A free-text answer, stripped; None when empty."""
+    return str(text).strip() or None if text is not None else None
+
+
+def _explanation(text: str | None) -> str | None:
+    """HumorBench's explainer reply as upstream grades it (see `judge.parsers.parse_explanation`)."""
+    from ..judge.parsers import parse_explanation
+
+    return (parse_explanation(text) or None) if text is not None else None
+
+
+# name (a task file's `parser:`) -> function of (raw text, the instance's letters)
+PARSERS = {
+    "choice": lambda raw, letters: parse_choice(raw, letters),
+    "captions": lambda raw, letters: parse_captions(raw) or None,
+    "text": lambda raw, letters: parse_text(raw),
+    "explanation": lambda raw, letters: _explanation(raw),
+}

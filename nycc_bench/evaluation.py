@@ -1,0 +1,204 @@
+"""`nycc_bench.evaluate`: run and score every task with one system, into one traceable results record.
+
+    from nycc_bench import evaluate
+    run = evaluate(system="random", tasks=["matching", "humorbench"], dataset="out/dataset",
+                   judge="embedding:judges/grader", out="runs/random")
+    run.scores["matching"]["accuracy"]   # {"value": ..., "ci_low": ..., "ci_high": ..., "n": ...}
+
+`out` holds `results.json` and `predictions/<task>[_fold<k>].jsonl`; the same call again resumes (answers only
+what is missing, retries what failed; LLM judges answer from their cache). The CLI's `nycc-bench evaluate`, the
+demo, the leaderboard worker and seed, and the model cards all run through here.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import shlex
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .errors import NyccBenchError
+from .judging import JudgeSpec
+from .provenance import dataset_record, environment, git_commit, model_record
+from .results import SCHEMA, read_results, write_results
+from .systems import System, SystemCannotAnswer, make_system
+from .tasks import config_name, get_task, resolve_tasks
+from .tasks.instances import DEFAULT_DATASET
+
+log = logging.getLogger("nycc_bench")
+
+
+@dataclass
+class RunResult:
+    """One system's results record, with shortcuts to its scores."""
+
+    record: dict[str, Any]
+    path: Path | None = None
+
+    @property
+    def scores(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """task -> score -> {value, ci_low, ci_high, n}."""
+        return {t: e["scores"] for t, e in self.record["tasks"].items()}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as plain data."""
+        return self.record
+
+    def save(self, path: str | Path | None = None) -> Path:
+        """Write the record (validated, atomically) to `path` or where it came from."""
+        target = Path(path) if path is not None else self.path
+        if target is None:
+            raise NyccBenchError("path: this result has no file yet; pass save(path)")
+        self.path = write_results(target, self.record)
+        return self.path
+
+
+def load_results(path: str | Path) -> RunResult:
+    """A results record (a `results.json` or its run folder), upgraded from older schemas and validated."""
+    path = Path(path)
+    return RunResult(read_results(path), path / "results.json" if path.is_dir() else path)
+
+
+def predictions_path(out: Path, task: str, fold: int) -> Path:
+    """Where one task's (and fold's) predictions go in a run folder."""
+    return out / "predictions" / (f"{task}.jsonl" if fold == 0 else f"{task}_fold{fold}.jsonl")
+
+
+def available_folds(task_name: str, dataset: str, wanted: Sequence[int] | None) -> list[int]:
+    """The folds to run: those asked for, else every fold of the task that the dataset has."""
+    task = get_task(task_name)
+    if not task.has_folds:
+        return [0]
+    if wanted is not None:
+        return [f for f in wanted if config_name(task, f)]  # config_name rejects a fold the task lacks
+    root = Path(dataset)
+    if root.is_dir():
+        present = [f for f in task.folds if (root / "data" / config_name(task, f)).is_dir()]
+        return present or [0]
+    return list(task.folds)
+
+
+def _command(system: str, tasks: Sequence[str], dataset: str, judge: Any, folds: Sequence[int] | None,
+             split: str | None, limit: int | None, options: Mapping[str, Any], out: Path) -> str:
+    """The `nycc-bench evaluate` line that reproduces this run."""
+    words = ["nycc-bench", "evaluate", "--system", system, "--tasks", ",".join(tasks), "--dataset", dataset]
+    if isinstance(judge, Mapping):
+        judge = next((j for j in judge.values() if j is not None), None)  # the CLI takes one judge
+    if judge is not None:
+        judge = JudgeSpec.parse(judge) if isinstance(judge, str) else judge
+        words += ["--judge", judge.name] + (["--judge-base-url", judge.base_url] if judge.base_url else [])
+    if folds is not None:
+        words += ["--folds", ",".join(map(str, folds))]
+    if split:
+        words += ["--split", split]
+    if limit:
+        words += ["--limit", str(limit)]
+    for k, v in options.items():
+        words += ["--system-option", f"{k}={v}"]
+    return shlex.join([*words, "--out", str(out)])
+
+
+JudgeArg = str | JudgeSpec | None
+
+
+def _judges(judge: JudgeArg | Mapping[str, JudgeArg], names: Sequence[str]) -> dict[str, JudgeSpec | None]:
+    """The judge of each task: one for all, or a mapping task -> judge (absent: none)."""
+    def spec(j: JudgeArg) -> JudgeSpec | None:
+        return JudgeSpec.parse(j) if isinstance(j, str) else j
+
+    if isinstance(judge, Mapping):
+        return {n: spec(judge.get(n)) for n in names}
+    return dict.fromkeys(names, spec(judge))
+
+
+def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: str = DEFAULT_DATASET,
+             judge: JudgeArg | Mapping[str, JudgeArg] = None, folds: Sequence[int] | None = None,
+             split: str | None = None, out: str | Path = "runs/run", limit: int | None = None, *,
+             base_url: str | None = None, task_options: Mapping[str, Mapping[str, Any]] | None = None,
+             progress: bool = True, extra: Mapping[str, Any] | None = None, model: Mapping[str, Any] | None = None,
+             on_task: Callable[[str, int, int], None] | None = None, raise_errors: bool = True,
+             **system_options: Any) -> RunResult:
+    """Run and score every task (names or groups: all, hessel, zhang, humorbench) with one system.
+
+    `judge` is one judge for every task or a mapping task -> judge. A task the system cannot answer, or that
+    cannot be scored without a judge, is listed in `skipped` with the reason (its predictions are kept).
+    `folds` None runs every fold of the Hessel tasks the dataset has. With `raise_errors=False` (the
+    leaderboard worker) a task that fails is recorded in `errors` and the others still run.
+    """
+    from .runner import run_task
+    from .score import score
+
+    names = resolve_tasks(tasks if isinstance(tasks, str) else list(tasks))
+    judges = _judges(judge, names)
+    out = Path(out)
+    if isinstance(system, System):
+        sys_obj, spec = system, system.spec
+    else:
+        sys_obj, spec = make_system(system, dataset, base_url=base_url, **dict(system_options)), system
+    entries: dict[str, Any] = {}
+    skipped: dict[str, str] = {}
+    errors: dict[str, str] = {}
+    configs: list[str] = []
+    for index, name in enumerate(names, 1):
+        if on_task is not None:
+            on_task(name, index, len(names))
+        try:
+            entry = _evaluate_task(name, sys_obj, spec, dataset, judges[name], folds, split, out, limit, progress,
+                                   dict((task_options or {}).get(name, {})), run_task, score)
+        except Exception as err:
+            if raise_errors:
+                raise
+            log.exception("%s failed", name)
+            errors[name] = f"{type(err).__name__}: {err}"[:500]
+            continue
+        if isinstance(entry, str):
+            skipped[name] = entry
+            continue
+        entries[name] = entry
+        task = get_task(name)
+        configs += [config_name(task, f) for f in entry["config"]["dataset"]["folds"]]
+    if limit:
+        log.warning("--limit %d: scores cover only the first items of each task", limit)
+    judge_names = {n: j.describe() for n, j in judges.items() if j is not None}
+    distinct = {json.dumps(j, sort_keys=True) for j in judge_names.values()}
+    record = {
+        "schema": SCHEMA, "nycc_bench_version": __version__, "git_commit": git_commit(),
+        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "model": {**model_record(sys_obj.describe()), **dict(model or {})},
+        "dataset": dataset_record(dataset, configs), "environment": environment(),
+        "judge": (next(iter(judge_names.values())) if len(distinct) == 1 else judge_names) if judge_names else None,
+        "tasks": entries, "skipped": skipped, "errors": errors,
+        "commands": [_command(spec, names, dataset, judge, folds, split, limit, system_options, out)],
+        "notes": ([f"--limit {limit}: only the first {limit} items of each task were run."] if limit else []),
+        **({"extra": dict(extra)} if extra else {}),
+    }
+    result = RunResult(record)
+    result.save(out / "results.json")
+    return result
+
+
+def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: JudgeSpec | None,
+                   folds: Sequence[int] | None, split: str | None, out: Path, limit: int | None, progress: bool,
+                   options: dict[str, Any], run_task: Callable[..., Any], score: Callable[..., dict]
+                   ) -> dict[str, Any] | str:
+    """Run every fold of one task and score it; a reason string when it is skipped."""
+    task = get_task(name)
+    run_folds = available_folds(name, dataset, folds)
+    files = [predictions_path(out, name, f) for f in run_folds]
+    try:
+        for fold, path in zip(run_folds, files, strict=True):
+            run_task(name, spec, path, dataset=dataset, split=split, fold=fold, limit=limit, progress=progress,
+                     system=system, task_options=options)
+    except SystemCannotAnswer as err:
+        return str(err)
+    if judge is None and task.scorer == "elements":
+        return "needs a judge (--judge); the predictions are kept and can be scored later"
+    entry = score(name, files, dataset=dataset, split=split, folds=run_folds, judge=judge, task_options=options)
+    entry["predictions"] = [p.relative_to(out).as_posix() for p in files]
+    entry.pop("task")
+    return entry

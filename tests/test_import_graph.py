@@ -1,0 +1,103 @@
+"""No import cycle among nycc_bench modules, counting every import in a file (lazy ones inside functions too);
+a package's `__init__` importing its own submodules (re-exports) is not an edge."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "nycc_bench"
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _resolve(current: str, is_package: bool, node: ast.ImportFrom | ast.Import, known: set[str]) -> set[str]:
+    """The nycc_bench modules one import statement reaches (a `from x import name` reaches x.name if a module)."""
+    out: set[str] = set()
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            name = alias.name
+            while name and name not in known:
+                name = name.rpartition(".")[0]
+            if name.startswith("nycc_bench"):
+                out.add(name)
+        return out
+    base_parts = current.split(".") if is_package else current.split(".")[:-1]
+    if node.level:
+        base_parts = base_parts[: len(base_parts) - (node.level - 1)]
+        base = ".".join(base_parts + ([node.module] if node.module else []))
+    else:
+        base = node.module or ""
+    if not base.startswith("nycc_bench"):
+        return out
+    for alias in node.names:
+        if f"{base}.{alias.name}" in known:
+            out.add(f"{base}.{alias.name}")
+        elif base in known:
+            out.add(base)
+    return out
+
+
+def import_graph() -> dict[str, set[str]]:
+    """module -> the nycc_bench modules it imports anywhere in its file."""
+    files = {_module(p): p for p in PACKAGE.rglob("*.py")}
+    known = set(files)
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        is_package = path.name == "__init__.py"
+        edges: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                edges |= _resolve(name, is_package, node, known)
+            elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "import_module" and node.args \
+                    and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                target = node.args[0].value
+                if target.startswith("."):
+                    target = (name if is_package else name.rpartition(".")[0]) + target
+                if target in known:
+                    edges.add(target)
+        if is_package:  # re-exporting its own submodules is fine
+            edges = {e for e in edges if not e.startswith(name + ".")}
+        graph[name] = edges - {name}
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle as a list of modules, or None."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_no_import_cycle() -> None:
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import cycle: " + " → ".join(cycle or [])
+
+
+def test_the_checker_finds_a_lazy_cycle() -> None:
+    """The checker itself: a cycle closed by an import inside a function is found."""
+    graph = {"nycc_bench.a": {"nycc_bench.b"}, "nycc_bench.b": {"nycc_bench.a"}, "nycc_bench.c": set()}
+    assert find_cycle(graph) == ["nycc_bench.a", "nycc_bench.b", "nycc_bench.a"]
+    tree = ast.parse("def f():\n    from .cli import main\n")
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom))
+    assert _resolve("nycc_bench.builders", True, node, {"nycc_bench.builders.cli", "nycc_bench.cli"}) == \
+        {"nycc_bench.builders.cli"}
