@@ -59,6 +59,9 @@ UPSTREAM_EXPLAINER = (
         "nycc_bench.judge.pricing",
         "nycc_bench.judge.protocols.zhang_format",
         "nycc_bench.judge.protocols.humorbench",
+        "nycc_bench.judge.protocols.best_pick",
+        "nycc_bench.judge.protocols.group_comparison",
+        "nycc_bench.judge.protocols.settings",
     ],
 )
 def test_doctests(module: str) -> None:
@@ -71,7 +74,7 @@ def test_humorbench_prompts_match_the_published_ones() -> None:
     assert humorbench.explainer_prompt("D", "C") == UPSTREAM_EXPLAINER
 
 
-def test_overall_prompt_follows_appendix_b2() -> None:
+def test_overall_prompt_follows_appendix_b2_in_the_released_codes_characters() -> None:
     shots = [
         RankingExample(1, "Two men on horses.", "Soldiers lead businessmen", "Cap A1", "Cap B1", "B"),
         RankingExample(2, "A shark.", "It is in a pool.", "Cap A2", "Cap B2", "A"),
@@ -83,7 +86,7 @@ def test_overall_prompt_follows_appendix_b2() -> None:
             "role": "user",
             "content": "In this task, you will see two description for a cartoon. Then, you will see two captions "
             "that were written about the cartoon. Then you will choose which captions is funnier. I am going to "
-            "give you two examples first and you answer the last example with either A or B.",
+            "give you two examples first and you answer the last example with either A or B",
         },
         {
             "role": "user",
@@ -110,9 +113,11 @@ def test_overall_prompt_follows_appendix_b2() -> None:
     )
     five = [RankingExample(i, "d.", "u.", "a", "b", "A") for i in range(5)]
     intro = overall.build_messages("d", ["x"], ["y"], five)[1]["content"]
-    assert intro.endswith(
-        "I am going to give you five examples first and you answer the last example with either A or B."
+    assert intro.endswith(  # rank.py / rank_more.py: no full stop (the paper prints one: version v1)
+        "I am going to give you five examples first and you answer the last example with either A or B"
     )
+    v1 = overall.build_messages("d", ["x"], ["y"], five, "zhang2024-overall-v1")[1]["content"]
+    assert v1 == intro + "."
     zero_shot = overall.build_messages("d", ["x"], ["y"])
     assert len(zero_shot) == 4 and zero_shot[1]["content"].endswith("which captions is funnier.")
 
@@ -131,9 +136,11 @@ def test_best_pick_vision_prompt_follows_appendix_b2() -> None:
         "answers first. In the end, for the last cartoon, answer with only one letter A or B, and nothing else."
     )
     assert first[1] == {"type": "image_url", "image_url": {"url": "data:image/png;base64,0", "detail": "high"}}
-    assert first[2]["text"] == "For this example, the two captions are A: a0 B: b0. The answer is"
+    assert first[2]["text"] == "For this example, the two captions are A: a0, B: b0. The answer is"  # rank_more.py
     assert messages[2] == {"role": "assistant", "content": "A"}
-    assert messages[3]["content"][1]["text"] == "Another example, the two captions are A: a1 B: b1. The answer is"
+    assert messages[3]["content"][1]["text"] == "Another example, the two captions are A: a1, B: b1. The answer is"
+    paper = best_pick.build_messages(None, ["m"], ["h"], shots, "https://example.org/c.png", "zhang2024-best-pick-v1")
+    assert paper[1]["content"][2]["text"] == "For this example, the two captions are A: a0 B: b0. The answer is"
     query = messages[-1]["content"]
     assert query[0]["image_url"]["url"] == "https://example.org/cartoon.png"
     assert query[1]["text"] == (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 ERROR = "ERROR"
 
@@ -11,10 +11,12 @@ _LETTER = re.compile(r"\b([AB])\b")
 _EXPLANATION = re.compile(r"<explanation>(.*?)</explanation>", re.DOTALL)
 _JUDGEMENT = re.compile(r"<judgement>(.*?)</judgement>", re.DOTALL)
 _REASONING = re.compile(r"<reasoning>(.*?)</reasoning>", re.DOTALL)
+_REASONING_BLOCK = re.compile(r"<reasoning>.*?</reasoning>", re.DOTALL)
 
 
 def parse_last_letter(text: str) -> str:
-    """Best Pick (and pairwise) answer: the last standalone capital A or B on the last non-empty line.
+    """The last standalone capital A or B on the last non-empty line (the explanation pairwise judge, and
+    Best Pick's ``last_letter`` rule, this project's former lenient reading).
 
     >>> parse_last_letter("Group A's best: ...\\nGroup B's best: ...\\nThe funnier group is B")
     'B'
@@ -33,16 +35,54 @@ def parse_last_letter(text: str) -> str:
 
 
 def parse_explanation(text: str) -> str:
-    """HumorBench explainer reply: the text inside the first ``<explanation>…</explanation>``, else the whole
-    reply; stripped.
+    """HumorBench explainer reply -> the explanation that is graded, as upstream's ``ExplainerClient.parse_response``
+    does for a text reply (Humor-Bench ``explainer.py``, cc99276): every ``<reasoning>…</reasoning>`` block is
+    removed first, then the text inside the FIRST ``<explanation>…</explanation>`` is kept, else the whole
+    (reasoning-free) reply; stripped. Nothing is truncated.
 
     >>> parse_explanation("Sure! <explanation> The octopus thinks the barista is a rival. </explanation>")
     'The octopus thinks the barista is a rival.'
     >>> parse_explanation("  No tags here.  ")
     'No tags here.'
+    >>> parse_explanation("<explanation>first</explanation> and <explanation>second</explanation>")
+    'first'
+    >>> parse_explanation("<reasoning><explanation>draft</explanation></reasoning><explanation>final</explanation>")
+    'final'
+    >>> parse_explanation("<reasoning>thinking...</reasoning>\\nThe pun is on 'bark'. ")
+    "The pun is on 'bark'."
+    >>> parse_explanation("<explanation>never closed")
+    '<explanation>never closed'
     """
+    text = _REASONING_BLOCK.sub("", text)
     match = _EXPLANATION.search(text)
     return (match.group(1) if match else text).strip()
+
+
+def parse_exact_letter(text: str) -> str | None:
+    """Zhang Best Pick (vision form, ``ranking/rank_more.py``): the reply counts only when the whole reply,
+    stripped, is one letter A or B; any other reply (reasoning, "**A**", "A.") is None, a non-letter reply.
+
+    >>> parse_exact_letter("A"), parse_exact_letter(" B\\n")
+    ('A', 'B')
+    >>> parse_exact_letter("Group A's best caption is funnier.\\nA") is None
+    True
+    >>> parse_exact_letter("A.") is None, parse_exact_letter("a") is None, parse_exact_letter("") is None
+    (True, True, True)
+    """
+    stripped = text.strip()
+    return stripped if stripped in ("A", "B") else None
+
+
+def parse_last_char(text: str) -> str | None:
+    """Zhang Best Pick, text form (``ranking/rank.py`` with descriptions): the reply's last character when it
+    is A or B (nothing stripped, as upstream reads ``content[-1]``), else None.
+
+    >>> parse_last_char("Step by step... so the answer is\\nB")
+    'B'
+    >>> parse_last_char("The answer is A.") is None, parse_last_char("A\\n") is None, parse_last_char("") is None
+    (True, True, True)
+    """
+    return text[-1] if text and text[-1] in ("A", "B") else None
 
 
 def parse_judgement(text: str) -> str:
@@ -127,3 +167,36 @@ def overall_delta(
     if log_a is None or log_b is None or len(missing) == 2:
         return None, missing
     return log_a - log_b, missing
+
+
+def zhang_top2_delta(top_logprobs: Sequence[tuple[str, float]] | None) -> float | None:
+    """Zhang Overall: Δ = log p(A) − log p(B) exactly as upstream's ``recalibrate`` reads the first output
+    token's two top log-probs (``ranking/rank.py``, ``top_logprobs=2``), in the order the API returned them.
+
+    If the first entry's token is exactly ``"A"``, Δ = logprob[0] − logprob[1], whatever the second token is;
+    otherwise the second entry is taken as A and the first as B: Δ = logprob[1] − logprob[0], whatever the
+    tokens are (so B first, another token first, or " A" first all give Δ ≤ 0). Entries past the second are
+    ignored. Fewer than two entries: None (upstream would crash; here an ERROR judgment). The verdict is then
+    "A" iff Δ > 3.003349167 (``nycc_bench.scoring.recalibrate``).
+
+    >>> zhang_top2_delta([("A", -0.5), ("B", -1.5)])
+    1.0
+    >>> zhang_top2_delta([("B", -0.25), ("A", -4.25)])
+    -4.0
+    >>> zhang_top2_delta([("A", -0.25), ("Group", -5.25)])   # B absent: the second token stands in for B
+    5.0
+    >>> zhang_top2_delta([("B", -0.25), ("Group", -2.25)])     # A absent: the second token stands in for A
+    -2.0
+    >>> zhang_top2_delta([("Group", -0.5), ("B", -1.0)])     # neither first: Δ ≤ 0, a B verdict
+    -0.5
+    >>> zhang_top2_delta([("A", -0.7), ("B", -0.7)])
+    0.0
+    >>> zhang_top2_delta([("A", -0.1)]) is None
+    True
+    """
+    pairs = list(top_logprobs or [])
+    if len(pairs) < 2:
+        return None
+    (first, first_lp), (_, second_lp) = pairs[0], pairs[1]
+    log_a, log_b = (first_lp, second_lp) if first == "A" else (second_lp, first_lp)
+    return float(log_a) - float(log_b)

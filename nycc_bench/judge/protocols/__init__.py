@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..chat import ChatRequest
 from ..config import JudgeConfig
 from ..engine import JudgeEngine
+
+ENGINE_CAN_OMIT_MAX_TOKENS: bool = "None" in str(ChatRequest.__dataclass_fields__["max_tokens"].type)
+"""Whether :class:`ChatRequest` accepts ``max_tokens=None`` (not sent, the API's default). Until the engine
+does, protocols whose upstream leaves ``max_tokens`` unset send their fallback cap and say so in their
+settings' deviations."""
 
 
 def resolve_prompt_version(judge: JudgeConfig | JudgeEngine, known: Sequence[str]) -> str:
@@ -23,3 +29,9 @@ def resolve_prompt_version(judge: JudgeConfig | JudgeEngine, known: Sequence[str
 def judge_config(judge: JudgeConfig | JudgeEngine) -> JudgeConfig:
     """The config of a config or an engine."""
     return judge.config if isinstance(judge, JudgeEngine) else judge
+
+
+def unset_max_tokens(fallback: int) -> int | None:
+    """``max_tokens`` for a protocol whose upstream sends none: None (left unset) where the engine can omit
+    it, else ``fallback``."""
+    return None if ENGINE_CAN_OMIT_MAX_TOKENS else fallback

@@ -1,16 +1,27 @@
 """Zhang et al. 2024 "Best Pick" group comparison: pick each group's funniest caption, then the funnier group.
 
-Two forms, both from appendix B.2:
+Two forms, both from appendix B.2 and the authors' released code (github.com/yguooo/cartoon-caption-generation,
+Apache-2.0; prompts reproduced as facts of the protocol):
 
-* vision (``image_url`` given, the paper's Best Pick judge, GPT-4o with the cartoon): the paper's Best Pick
-  prompt, system "...Your job is to find the funniest caption.", 5 shots with their cartoons. As in the
-  released code each shot is one user message (task text on the first, image, captions) and shots 2–5 open
-  with "Another example," where the paper says only "repeat".
-* text (descriptions only, as the released code's description setting): the Overall conversation of
+* vision (``image_url`` given, the paper's Best Pick judge, GPT-4o with the cartoon, ``ranking/rank_more.py``):
+  system "...Your job is to find the funniest caption.", 5 shots with their cartoons, each shot one user
+  message (task text on the first, image, captions) and shots 2–5 opening with "Another example,". Version
+  ``zhang2024-best-pick-v2`` writes a shot's captions as the code does, "A: <a>, B: <b>. The answer is" (the
+  paper prints no comma; ``zhang2024-best-pick-v1`` can be pinned for that).
+* text (descriptions only, ``ranking/rank.py``'s description setting): the Overall conversation of
   :mod:`.overall` with its last message replaced by the Best Pick instruction.
 
-The answer is the last A/B on the last line of the reply (:func:`nycc_bench.judge.parsers.parse_last_letter`),
-else ERROR.
+How a reply is read (``rule=``; :func:`default_rule` picks upstream's rule for each form):
+
+* ``exact_letter`` (vision default): the whole reply, stripped, must be "A" or "B" (upstream compares the
+  reply with the label); any other reply is a non-letter reply.
+* ``last_char`` (text default): the reply's last character, if A or B (upstream's ``content[-1]``).
+* ``last_letter`` (this project's former rule): the last standalone A/B on the last line, else ERROR.
+
+Under the two upstream rules a non-letter reply is never a win and stays in the denominator, as in upstream's
+``compute_accuracy``: its record has ``answer`` None, ``nonletter`` True and ``verdict`` = the letter of the
+other group (scored as a loss for the group at ``model_position``). Under ``last_letter`` it is an ERROR
+(retried, then left out of the denominator).
 """
 
 from __future__ import annotations
@@ -19,14 +30,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..chat import Completion, Message
-from ..parsers import parse_last_letter
+from ..parsers import ERROR, parse_exact_letter, parse_last_char, parse_last_letter
 from . import overall
 from .zhang_format import Description, RankingExample, examples_phrase, format_group
 
-PROMPT_VERSION = "zhang2024-best-pick-v1"
-KNOWN_VERSIONS: tuple[str, ...] = (PROMPT_VERSION,)
+PROMPT_VERSION = "zhang2024-best-pick-v2"
+KNOWN_VERSIONS: tuple[str, ...] = (PROMPT_VERSION, "zhang2024-best-pick-v1")
+PAPER_MODEL = "gpt-4o"  # rank_more.py: the paper's Best Pick evaluator, with the cartoon image
 DEFAULT_TEMPERATURE = 0.0
 DEFAULT_MAX_TOKENS = 1024
+RULES: tuple[str, ...] = ("exact_letter", "last_char", "last_letter")
 EXPECTED_OUTPUT_TOKENS = 300
 
 INSTRUCTION = (
@@ -43,8 +56,10 @@ VISION_ANNOUNCE_SHOTS = (
     " I am going to show you {cartoons}, corresponding captions and their answers first. In the end, for the "
     "last cartoon, answer with only one letter A or B, and nothing else."
 )
-VISION_SHOT_FIRST = "For this example, the two captions are A: {a} B: {b}. The answer is"
-VISION_SHOT_NEXT = "Another example, the two captions are A: {a} B: {b}. The answer is"
+VISION_SHOT_FIRST = "For this example, the two captions are A: {a}, B: {b}. The answer is"
+VISION_SHOT_NEXT = "Another example, the two captions are A: {a}, B: {b}. The answer is"
+VISION_SHOT_FIRST_V1 = "For this example, the two captions are A: {a} B: {b}. The answer is"  # the paper's text
+VISION_SHOT_NEXT_V1 = "Another example, the two captions are A: {a} B: {b}. The answer is"
 VISION_QUERY = INSTRUCTION + " A: {group_a} or B: {group_b}"
 
 
@@ -54,13 +69,15 @@ def build_messages(
     group_b: Sequence[str],
     shots: Sequence[RankingExample] = (),
     image_url: str | None = None,
+    version: str = PROMPT_VERSION,
 ) -> tuple[Message, ...]:
     """The Best Pick conversation: vision form when ``image_url`` is given, else the text form."""
     if image_url is None:
         if description is None:
             raise ValueError("Best Pick needs a description or an image")
+        text_version = "zhang2024-overall-v1" if version == "zhang2024-best-pick-v1" else overall.PROMPT_VERSION
         return (
-            *overall.shot_messages(shots),
+            *overall.shot_messages(shots, text_version),
             overall.query_message(description, group_a, group_b),
             {"role": "user", "content": INSTRUCTION},
         )
@@ -74,7 +91,10 @@ def build_messages(
     for i, shot in enumerate(shots):
         if shot.image_url is None:
             raise ValueError(f"vision Best Pick needs an image for every shot (contest {shot.contest_number})")
-        template = VISION_SHOT_FIRST if i == 0 else VISION_SHOT_NEXT
+        if version == "zhang2024-best-pick-v1":
+            template = VISION_SHOT_FIRST_V1 if i == 0 else VISION_SHOT_NEXT_V1
+        else:
+            template = VISION_SHOT_FIRST if i == 0 else VISION_SHOT_NEXT
         parts: list[dict[str, Any]] = [{"type": "text", "text": task}] if i == 0 else []
         parts.append(_image_part(shot.image_url))
         parts.append({"type": "text", "text": template.format(a=shot.caption_a, b=shot.caption_b)})
@@ -93,6 +113,54 @@ def _image_part(url: str) -> dict[str, Any]:
     return {"type": "image_url", "image_url": {"url": url, "detail": "high"}}
 
 
-def parse(completion: Completion) -> dict[str, Any]:
-    """Record fields: ``verdict`` = the picked group's letter (or ERROR); no log-probabilities."""
-    return {"verdict": parse_last_letter(completion.text), "delta_logprob": None}
+def default_rule(vision: bool) -> str:
+    """Upstream's reading of a reply for each form: the whole reply (vision), its last character (text)."""
+    return "exact_letter" if vision else "last_char"
+
+
+def check_rule(rule: str | None, vision: bool) -> str:
+    """The rule to use: ``rule`` or the form's default; an unknown name is an error naming the known ones."""
+    if rule is None:
+        return default_rule(vision)
+    if rule not in RULES:
+        raise ValueError(f"best_pick rule: expected one of {', '.join(RULES)}, got {rule!r}")
+    return rule
+
+
+def read_answer(text: str, rule: str) -> str | None:
+    """The letter a reply gives under ``rule``, or None for a non-letter reply.
+
+    >>> read_answer("A", "exact_letter"), read_answer("Funnier: A", "exact_letter")
+    ('A', None)
+    >>> read_answer("Funnier: A", "last_char"), read_answer("Funnier: **A**", "last_letter")
+    ('A', 'A')
+    """
+    if rule == "exact_letter":
+        return parse_exact_letter(text)
+    if rule == "last_char":
+        return parse_last_char(text)
+    letter = parse_last_letter(text)
+    return None if letter == ERROR else letter
+
+
+def parse(completion: Completion, rule: str = "exact_letter", model_position: str = "A") -> dict[str, Any]:
+    """Record fields: ``verdict`` (the letter scored), ``answer`` (the reply's letter or None), ``nonletter``,
+    ``rule``; no log-probabilities. A non-letter reply scores as the other group's letter under the upstream
+    rules and is ERROR under ``last_letter`` (see the module docstring).
+
+    >>> parse(Completion(text="B"), "exact_letter", "A")["verdict"]
+    'B'
+    >>> r = parse(Completion(text="Group A is funnier."), "exact_letter", "A")
+    >>> r["verdict"], r["answer"], r["nonletter"]
+    ('B', None, True)
+    >>> parse(Completion(text="Both are funny."), "last_letter", "A")["verdict"]
+    'ERROR'
+    """
+    answer = read_answer(completion.text, rule)
+    if answer is not None:
+        verdict = answer
+    elif rule == "last_letter":
+        verdict = ERROR
+    else:
+        verdict = "B" if model_position == "A" else "A"
+    return {"verdict": verdict, "answer": answer, "nonletter": answer is None, "delta_logprob": None, "rule": rule}

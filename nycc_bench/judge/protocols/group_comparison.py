@@ -3,11 +3,11 @@
 Entry points::
 
     judge_groups(model_groups, human_groups, contest_numbers, descriptions, protocol, config,
-                 shots=None, *, images=None, n_shots=5, seed=0) -> list[dict]
+                 shots=None, *, images=None, n_shots=5, seed=0, rule=None) -> list[dict]
     build_group_jobs(...same arguments...) -> list[Job]        # for estimate_jobs(...) (dry run)
     judge_reliability(top_groups, low_groups, contest_numbers, descriptions, protocol, config,
-                      shots=None, *, images=None, n_shots=5, seed=0, threshold=None (3.003349167),
-                      n_resamples=10000, confidence=0.95) -> dict
+                      shots=None, *, images=None, n_shots=5, seed=0, rule=None,
+                      threshold=None (3.003349167), n_resamples=10000, confidence=0.95) -> dict
 
 ``model_groups[i]`` and each ``human_groups[name][i]`` are the captions of contest ``contest_numbers[i]``;
 ``human_groups`` maps a group name (e.g. ``"top10"``, ``"#200-209"``) to its per-contest groups (a bare list
@@ -15,23 +15,27 @@ is named ``"human"``). ``descriptions[i]`` is ``(canny, uncanny)`` or one text; 
 ``data:`` URL switches Best Pick to its vision form. ``shots`` are :class:`RankingExample` s (Hessel ranking
 train data); each contest gets ``n_shots`` of them drawn with ``random.Random(f"{seed}:{contest}")`` from
 those of other contests, the same for both orders and every human group. ``shots=None`` is zero-shot.
-``config`` is a :class:`JudgeConfig` or a :class:`JudgeEngine` (reused, its ``last_stats`` kept).
+``config`` is a :class:`JudgeConfig` or a :class:`JudgeEngine` (reused, its ``last_stats`` kept). ``rule``
+names how a reply is read (:mod:`.overall`: ``zhang_top2`` by default; :mod:`.best_pick`: ``exact_letter``
+for the vision form, ``last_char`` for the text form, by default: upstream's rules).
 
 One record per call, human group by human group, contest by contest, model as A then as B::
 
     {"contest_number": int, "model_position": "A"|"B", "verdict": "A"|"B"|"ERROR"|None,
-     "delta_logprob": float|None, "human_group": str, "protocol": "overall"|"best_pick", "raw": str,
-     "prompt_version": str, "error": str|None}
+     "delta_logprob": float|None, "human_group": str, "protocol": "overall"|"best_pick", "rule": str,
+     "raw": str, "prompt_version": str, "error": str|None}
 
-plus, for Overall, ``top_logprobs`` and ``logprob_missing`` (letters whose logprob is the lowest returned
-value, an upper bound). Overall leaves ``verdict`` None (the scoring package applies the threshold); Best Pick's
-``verdict`` is the letter of the group the judge picked. ``"ERROR"`` marks a failed or unparseable call.
+plus, for Overall, ``top_logprobs`` (as returned) and ``logprob_missing`` (letters not among the tokens the rule
+read); for Best Pick, ``answer`` (the reply's letter or None) and ``nonletter``. Overall leaves ``verdict``
+None (the scoring package applies the threshold); Best Pick's ``verdict`` is the letter scored (see
+:mod:`.best_pick` for non-letter replies). ``"ERROR"`` marks a failed or unreadable call.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from ..chat import ChatRequest
@@ -72,6 +76,7 @@ def build_group_jobs(
     images: Sequence[str | None] | None = None,
     n_shots: int = 5,
     seed: int = 0,
+    rule: str | None = None,
 ) -> list[Job]:
     """The judge jobs of :func:`judge_groups` (2 per contest and human group), for running or estimating."""
     if protocol not in PROTOCOLS:
@@ -91,7 +96,12 @@ def build_group_jobs(
     version = resolve_prompt_version(config, module.KNOWN_VERSIONS)
     temperature = module.DEFAULT_TEMPERATURE if cfg.temperature is None else cfg.temperature
     max_tokens = module.DEFAULT_MAX_TOKENS if cfg.max_tokens is None else cfg.max_tokens
-    top_logprobs = max(cfg.top_logprobs, 1) if protocol == "overall" else 0
+    if protocol == "overall":
+        rule = overall.check_rule(rule)
+        top_logprobs = overall.request_top_logprobs(rule, cfg.top_logprobs)
+    else:
+        best_pick.check_rule(rule, vision=True)  # an unknown name fails before any job is built
+        top_logprobs = 0
     contest_shots = {
         int(c): (draw_shots(shots, int(c), n_shots, seed) if shots else []) for c in contest_numbers
     }
@@ -101,13 +111,18 @@ def build_group_jobs(
             description = None if descriptions is None else descriptions[i]
             image = None if images is None else images[i]
             model, human = list(model_groups[i]), list(groups[i])
+            job_rule = rule if protocol == "overall" else best_pick.check_rule(rule, vision=image is not None)
             for position, (group_a, group_b) in (("A", (model, human)), ("B", (human, model))):
                 if protocol == "overall":
-                    messages = overall.build_messages(description, group_a, group_b, contest_shots[int(contest)])
+                    messages = overall.build_messages(
+                        description, group_a, group_b, contest_shots[int(contest)], version
+                    )
+                    parse = partial(overall.parse, rule=job_rule)
                 else:
                     messages = best_pick.build_messages(
-                        description, group_a, group_b, contest_shots[int(contest)], image
+                        description, group_a, group_b, contest_shots[int(contest)], image, version
                     )
+                    parse = partial(best_pick.parse, rule=job_rule, model_position=position)
                 request = ChatRequest(
                     messages=messages,
                     max_tokens=max_tokens,
@@ -121,13 +136,15 @@ def build_group_jobs(
                     "human_group": name,
                     "protocol": protocol,
                 }
-                failure: dict[str, Any] = {"verdict": ERROR, "delta_logprob": None}
+                failure: dict[str, Any] = {"verdict": ERROR, "delta_logprob": None, "rule": job_rule}
                 if protocol == "overall":
                     failure.update(logprob_missing=[], top_logprobs=[])
+                else:
+                    failure.update(answer=None, nonletter=False)
                 jobs.append(
                     Job(
                         request=request,
-                        parse=module.parse,
+                        parse=parse,
                         prompt_version=version,
                         meta=meta,
                         failure=failure,
@@ -149,11 +166,12 @@ def judge_groups(
     images: Sequence[str | None] | None = None,
     n_shots: int = 5,
     seed: int = 0,
+    rule: str | None = None,
 ) -> list[Record]:
     """Judge every contest's model group against every human group, both orders (see the module docstring)."""
     jobs = build_group_jobs(
         model_groups, human_groups, contest_numbers, descriptions, protocol, config, shots,
-        images=images, n_shots=n_shots, seed=seed,
+        images=images, n_shots=n_shots, seed=seed, rule=rule,
     )
     return run_jobs(jobs, config, desc=f"judge {protocol}")
 
@@ -185,6 +203,7 @@ def judge_reliability(
     images: Sequence[str | None] | None = None,
     n_shots: int = 5,
     seed: int = 0,
+    rule: str | None = None,
     threshold: float | None = None,
     n_resamples: int = 10_000,
     confidence: float = 0.95,
@@ -194,14 +213,14 @@ def judge_reliability(
     group in the model's place; ERROR judgments are left out and counted).
 
     Returns ``{"protocol", "accuracy" (0–1), "percent", "ci_low", "ci_high", "confidence", "n_contests",
-    "n_judgments", "n_error", "threshold" (Overall only, else None), "judgments"}``.
+    "n_judgments", "n_error", "n_nonletter", "threshold" (Overall only, else None), "judgments"}``.
     """
     from nycc_bench.scoring.win_rate import THRESHOLD, win_rate  # lazy: scoring imports heavy packages
 
     threshold = THRESHOLD if threshold is None else threshold
     records = judge_groups(
         top_groups, {"#1000-1009": low_groups}, contest_numbers, descriptions, protocol, config, shots,
-        images=images, n_shots=n_shots, seed=seed,
+        images=images, n_shots=n_shots, seed=seed, rule=rule,
     )
     rate = win_rate(records, threshold=threshold, confidence=confidence, n_resamples=n_resamples, seed=seed)
     accuracy = rate["win_rate"]
@@ -215,6 +234,17 @@ def judge_reliability(
         "n_contests": rate["n_contests"],
         "n_judgments": rate["n_judgments"],
         "n_error": rate["n_error"],
+        "n_nonletter": count_nonletter(records),
         "threshold": threshold if protocol == "overall" else None,
         "judgments": records,
     }
+
+
+def count_nonletter(records: Sequence[Record]) -> int:
+    """Best Pick judgments whose reply was not a letter under their rule (scored as losses, or ERROR under
+    ``last_letter``); 0 for Overall.
+
+    >>> count_nonletter([{"nonletter": True}, {"nonletter": False}, {"verdict": None}])
+    1
+    """
+    return sum(bool(record.get("nonletter")) for record in records)

@@ -16,13 +16,18 @@ Entry points::
     build_explainer_jobs(...), build_grader_jobs(...)  # for estimate_jobs(...) (dry run)
 
 Prompts: appendices A and B of the paper, with the line breaks of the authors' ``prompts.py`` (the paper's
-text run together); each prompt is sent as the single user message, as upstream does, leading and trailing
-newline included. Parsing (SPEC §3): explanation = inside ``<explanation>…</explanation>`` else the whole
-reply; verdict = inside ``<judgement>…</judgement>``, stripped, exactly PASS or FAIL, else ERROR.
+text run together; github.com/ReubenNarad/Humor-Bench, MIT licence, prompts reproduced as facts of the
+protocol); each prompt is sent as the single user message, as upstream does, leading and trailing newline
+included. Parsing follows upstream (``explainer.py``, ``autograder.py`` at cc99276): explanation =
+:func:`nycc_bench.judge.parsers.parse_explanation` (``<reasoning>`` blocks removed, the first
+``<explanation>`` block, else the whole reply; nothing truncated unless ``last_k_tokens`` is given); verdict =
+inside ``<judgement>…</judgement>``, stripped, exactly PASS or FAIL, else ERROR, which leaves the denominator.
 
-Defaults: the explainer samples at temperature 1.0 (the paper: "all models had temperature set to 1"); the
-autograder runs at temperature 0 for a deterministic, cacheable judge (upstream left the API default, 1.0:
-set ``temperature=1.0`` to match it).
+Defaults (the paper's setting): the autograder is GPT-4o (``gpt-4o-2024-08-06``, §3.5) called with no
+sampling settings at all, as upstream's ``chat.completions.create(model, messages)`` (the API's defaults);
+the explainer samples at an explicit temperature 1.0 (the paper: "all models had temperature set to 1";
+upstream sends nothing, so the providers' default, 1) with ``max_tokens`` unset. A config's ``temperature``
+or ``max_tokens`` overrides these and is named in the protocol settings' deviations.
 """
 
 from __future__ import annotations
@@ -37,17 +42,18 @@ from ..chat import ChatRequest, Completion
 from ..config import JudgeConfig
 from ..engine import ERROR, Job, JudgeEngine, Record, run_jobs
 from ..parsers import parse_explanation, parse_judgement, parse_reasoning
-from . import judge_config, resolve_prompt_version
+from . import judge_config, resolve_prompt_version, unset_max_tokens
 
 log = logging.getLogger("nycc_bench.judge")
 
 PROMPT_VERSION = "humorbench-v1"
 KNOWN_VERSIONS: tuple[str, ...] = (PROMPT_VERSION,)
+PAPER_GRADER_MODEL = "gpt-4o-2024-08-06"  # §3.5: "GPT-4o" refers to the gpt-4o-2024-08-06 release
 EXPLAINER_TEMPERATURE = 1.0
-EXPLAINER_MAX_TOKENS = 1024
+EXPLAINER_MAX_TOKENS = 1024  # sent only while the engine cannot leave max_tokens unset (upstream sends none)
 EXPLAINER_EXPECTED_TOKENS = 250
-GRADER_TEMPERATURE = 0.0
-GRADER_MAX_TOKENS = 512
+GRADER_TEMPERATURE: float | None = None  # not sent: the API's default, as upstream
+GRADER_MAX_TOKENS = 512  # sent only while the engine cannot leave max_tokens unset (upstream sends none)
 GRADER_EXPECTED_TOKENS = 120
 
 EXPLAINER_PROMPT = """
@@ -151,7 +157,7 @@ def build_explainer_jobs(
     cfg = judge_config(config)
     version = resolve_prompt_version(config, KNOWN_VERSIONS)
     temperature = EXPLAINER_TEMPERATURE if cfg.temperature is None else cfg.temperature
-    max_tokens = EXPLAINER_MAX_TOKENS if cfg.max_tokens is None else cfg.max_tokens
+    max_tokens = unset_max_tokens(EXPLAINER_MAX_TOKENS) if cfg.max_tokens is None else cfg.max_tokens
     jobs = []
     for i in range(n):
         for sample in range(samples):
@@ -195,7 +201,7 @@ def build_grader_jobs(
     cfg = judge_config(config)
     version = resolve_prompt_version(config, KNOWN_VERSIONS)
     temperature = GRADER_TEMPERATURE if cfg.temperature is None else cfg.temperature
-    max_tokens = GRADER_MAX_TOKENS if cfg.max_tokens is None else cfg.max_tokens
+    max_tokens = unset_max_tokens(GRADER_MAX_TOKENS) if cfg.max_tokens is None else cfg.max_tokens
     jobs = []
     for i in range(n):
         graded = truncate_last_k(explanations[i], last_k_tokens, tokenizer)

@@ -1,17 +1,26 @@
 """Zhang et al. 2024 "Overall" group comparison: 5-shot text judge, answer read from first-token log-probs.
 
-Prompt: appendix B.2 of the paper ("An example of Overall Comparison"), wording reproduced from the paper.
-Where the paper is silent the authors' released code (``ranking/rank.py``) decides: shots 2–5 open with
-"Another example," instead of "For example,"; captions of a group are numbered ``"1.\\n<caption>\\n2.\\n..."``;
-the two groups are separated by a newline; the descriptions are joined as ``"<canny> and <uncanny>"`` with a
-full stop added only when the uncanny description lacks one (the paper shows one, the code relies on the
-description's own). The zero-shot variant (no shots given) drops the sentence announcing the examples.
+Prompt: appendix B.2 of the paper ("An example of Overall Comparison"). Where the paper and the authors'
+released code (``ranking/rank.py``, ``ranking/rank_more.py``, github.com/yguooo/cartoon-caption-generation)
+differ in a character, the code wins, since it produced the published numbers (version
+``zhang2024-overall-v2``): the task statement ends "...with either A or B" with no full stop; shots 2–5 open
+with "Another example,"; captions of a group are numbered ``"1.\\n<caption>\\n2.\\n..."``; the two groups
+are separated by a newline; the descriptions are joined as ``"<canny> and <uncanny>"`` with a full stop added
+only when the uncanny description lacks one. ``zhang2024-overall-v1`` (the paper's full stop) can be pinned.
+The zero-shot variant (no shots given) drops the sentence announcing the examples. Prompts reproduced from
+the paper and the code as facts of the protocol (the released code is Apache-2.0).
 
-The answer is never parsed from text: Δ = log p("A") − log p("B") at the first answer position
-(``top_logprobs`` of an API; the logits of a local model). A letter missing from ``top_logprobs`` gets the
-lowest returned logprob, an upper bound of its true value, and is listed in the record's
-``logprob_missing``; with both letters missing the judgment is ERROR. The verdict stays None: the decision
-(A iff Δ > 3.003349167, the paper's recalibration against A-bias) is ``nycc_bench.scoring.recalibrate``.
+The answer is never parsed from text. Rules (``rule=``):
+
+* ``zhang_top2`` (default, upstream): ask ``top_logprobs=2`` at temperature 0 and read Δ from the first
+  output token's two top log-probs as upstream's ``recalibrate`` does
+  (:func:`nycc_bench.judge.parsers.zhang_top2_delta`); never an ERROR unless fewer than two came back.
+* ``letters_topk`` (this project's former rule): ask ``config.top_logprobs`` (20) and take each letter's own
+  log-prob, the lowest returned one standing in for a missing letter
+  (:func:`nycc_bench.judge.parsers.overall_delta`); both letters missing is an ERROR.
+
+The verdict stays None: the decision (A iff Δ > 3.003349167, the paper's recalibration against A-bias) is
+``nycc_bench.scoring.recalibrate``, applied to the 2N order-flipped judgments alike.
 """
 
 from __future__ import annotations
@@ -20,20 +29,25 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..chat import Completion, Message
-from ..parsers import ERROR, overall_delta
+from ..parsers import ERROR, overall_delta, zhang_top2_delta
 from .zhang_format import Description, RankingExample, examples_phrase, format_descriptions, format_group
 
-PROMPT_VERSION = "zhang2024-overall-v1"
-KNOWN_VERSIONS: tuple[str, ...] = (PROMPT_VERSION,)
+PROMPT_VERSION = "zhang2024-overall-v2"
+KNOWN_VERSIONS: tuple[str, ...] = (PROMPT_VERSION, "zhang2024-overall-v1")
+PAPER_MODEL = "gpt-4-turbo"  # rank_more.py; the paper's Table 2/3 Overall evaluator
 DEFAULT_TEMPERATURE = 0.0
-DEFAULT_MAX_TOKENS = 1
+DEFAULT_MAX_TOKENS = 1  # upstream leaves it unset; only the first token's log-probs are read, which it cannot change
+RULES: tuple[str, ...] = ("zhang_top2", "letters_topk")
+DEFAULT_RULE = "zhang_top2"
+UPSTREAM_TOP_LOGPROBS = 2
 
 SYSTEM = "You are a judge for the new yorker cartoon caption contest."
 TASK = (
     "In this task, you will see two description for a cartoon. Then, you will see two captions that were "
     "written about the cartoon. Then you will choose which captions is funnier."
 )
-ANNOUNCE_SHOTS = " I am going to give you {examples} first and you answer the last example with either A or B."
+ANNOUNCE_SHOTS = " I am going to give you {examples} first and you answer the last example with either A or B"
+ANNOUNCE_SHOTS_V1 = ANNOUNCE_SHOTS + "."  # the paper's text (zhang2024-overall-v1)
 SHOT_FIRST = "For example, the descriptions for the images are {descriptions} The two captions are A: {a} B: {b}"
 SHOT_NEXT = "Another example, the descriptions for the images are {descriptions} The two captions are A: {a} B: {b}"
 SHOT_ANSWER = "The caption that is funnier is {label}"
@@ -44,9 +58,10 @@ QUERY = (
 INSTRUCTION = "Choose the group of captions that is funnier. Answer with only one letter A or B, and nothing else."
 
 
-def shot_messages(shots: Sequence[RankingExample]) -> list[Message]:
+def shot_messages(shots: Sequence[RankingExample], version: str = PROMPT_VERSION) -> list[Message]:
     """The system prompt, task statement and in-context examples shared by the text group prompts."""
-    intro = TASK + (ANNOUNCE_SHOTS.format(examples=examples_phrase(len(shots))) if shots else "")
+    announce = ANNOUNCE_SHOTS_V1 if version == "zhang2024-overall-v1" else ANNOUNCE_SHOTS
+    intro = TASK + (announce.format(examples=examples_phrase(len(shots))) if shots else "")
     messages: list[Message] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": intro}]
     for i, shot in enumerate(shots):
         template = SHOT_FIRST if i == 0 else SHOT_NEXT
@@ -71,23 +86,44 @@ def build_messages(
     group_a: Sequence[str],
     group_b: Sequence[str],
     shots: Sequence[RankingExample] = (),
+    version: str = PROMPT_VERSION,
 ) -> tuple[Message, ...]:
     """The full Overall conversation for one ordered pair of groups."""
     return (
-        *shot_messages(shots),
+        *shot_messages(shots, version),
         query_message(description, group_a, group_b),
         {"role": "user", "content": INSTRUCTION},
     )
 
 
-def parse(completion: Completion) -> dict[str, Any]:
-    """Record fields: ``delta_logprob``, the returned ``top_logprobs`` and ``logprob_missing``; verdict None,
-    or ERROR when neither letter came back."""
-    delta, missing = overall_delta(completion.top_logprobs, completion.token_logprobs)
+def check_rule(rule: str | None) -> str:
+    """The rule to use: ``rule`` or the default; an unknown name is an error naming the known ones."""
+    if rule is None:
+        return DEFAULT_RULE
+    if rule not in RULES:
+        raise ValueError(f"overall rule: expected one of {', '.join(RULES)}, got {rule!r}")
+    return rule
+
+
+def request_top_logprobs(rule: str, configured: int) -> int:
+    """How many alternatives to ask for: upstream's 2, or the config's (at least 1) for ``letters_topk``."""
+    return UPSTREAM_TOP_LOGPROBS if rule == "zhang_top2" else max(configured, 1)
+
+
+def parse(completion: Completion, rule: str = DEFAULT_RULE) -> dict[str, Any]:
+    """Record fields: ``delta_logprob`` by ``rule``, the returned ``top_logprobs``, ``logprob_missing`` and
+    ``rule``; verdict None (recalibrated by the scorer), or ERROR when the rule cannot read a Δ."""
     top = [[token, logprob] for token, logprob in (completion.top_logprobs or ())]
+    if rule == "zhang_top2":
+        delta = zhang_top2_delta(completion.top_logprobs)
+        letters = {str(token) for token, _ in top[:2]}
+        missing: tuple[str, ...] = tuple(letter for letter in ("A", "B") if letter not in letters)
+    else:
+        delta, missing = overall_delta(completion.top_logprobs, completion.token_logprobs)
     return {
         "verdict": ERROR if delta is None else None,
         "delta_logprob": delta,
         "logprob_missing": list(missing),
         "top_logprobs": top,
+        "rule": rule,
     }
