@@ -88,6 +88,12 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         if not args.name:
             raise NyccBenchError("name: `nycc-bench tasks show NAME`; `nycc-bench tasks` lists the names")
         described = get_task(args.name).describe()
+        if protocol := described["judge"].get("protocol"):
+            from .judge.protocols.settings import protocol_settings
+
+            settings = protocol_settings(protocol)  # with the paper's judge
+            described["judge"]["settings"] = settings
+            described["deviations"] += settings["deviations"]
         if args.json:
             print(json.dumps(described, indent=2, ensure_ascii=False))
         else:

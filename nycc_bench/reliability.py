@@ -29,13 +29,13 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .errors import NyccBenchError
+from .errors import DryRun, NyccBenchError
 from .judge.engine import Estimate
 from .judge.protocols.group_comparison import PROTOCOLS, build_group_jobs, count_nonletter, judge_groups
 from .judge.protocols.settings import protocol_settings
 from .judge.protocols.zhang_format import Description
-from .judging import DryRun, JudgeSpec, group_judgments
-from .score import ranking_shots
+from .judging import JudgeSpec, group_judgments
+from .scorers import ranking_shots
 from .scoring.win_rate import THRESHOLD, win_rate
 from .systems.api import image_url
 from .tasks.instances import DEFAULT_DATASET, load_split

@@ -149,13 +149,21 @@ def task_config(task: Task, values: Mapping[str, Any], decoding: Mapping[str, An
                        for k, v in changed.items()]
     if sorted(folds) != sorted(task.folds):
         deviations.append(f"Scored on folds {sorted(folds)} of {list(task.folds)}.")
+    judge_record: dict[str, Any] = {**dict(task.judge), **(judge.describe() if judge else {"name": None})}
+    protocol = values.get("protocol") or task.judge.get("protocol")
     if task.needs_judge and judge is None:
         deviations.append("No judge: the judged scores are absent.")
     elif judge is not None and not judge.is_llm:
         deviations.append(f"Judged by the offline judge {judge.name}, not the paper's LLM judge.")
+    elif judge is not None and protocol:
+        from .judge.protocols.settings import protocol_settings
+
+        judge_record["protocol"] = protocol
+        judge_record["settings"] = protocol_settings(protocol, judge.config())
+        deviations += judge_record["settings"]["deviations"]
     return {**{k: described[k] for k in ("name", "version", "family", "paper", "follows", "task_file", "kind",
                                          "instances", "parser", "prompts", "prompt_version", "scorer")},
             "dataset": {"config": task.config, "split": split, "folds": sorted(folds)},
             "options": dict(values), "decoding": dict(decoding) if decoding is not None else None,
-            "judge": {**dict(task.judge), **(judge.describe() if judge else {"name": None})},
+            "judge": judge_record,
             "deviations": deviations}

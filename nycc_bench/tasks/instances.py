@@ -9,6 +9,7 @@ import os
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..errors import NyccBenchError
@@ -34,9 +35,25 @@ class Instance:
 
 
 def load_split(dataset: str, config: str, split: str) -> Any:
-    """One split of one config, from a local folder or a Hub repo, with a clear error for a missing split."""
+    """One split of one config, from a local folder or a Hub repo, with a clear error for a missing split.
+
+    A local folder's parquet files are read by absolute path (the `parquet` loader keys its cache on the files'
+    paths and modification times), so a dataset rebuilt in place, or two folders of the same name, never give
+    stale rows from the cache.
+    """
     import datasets
 
+    root = Path(dataset)
+    if root.is_dir() and (root / "data").is_dir():
+        folder = root / "data" / config
+        files = sorted(str(f.resolve()) for f in folder.glob(f"{split}-*.parquet"))
+        if not files:
+            have = sorted({f.name.split("-")[0] for f in folder.glob("*.parquet")})
+            if not have:
+                raise NyccBenchError(f"dataset: {dataset} has no config {config!r}; build it with `nycc-bench build "
+                                     f"--out {dataset}` (with --configs {config})")
+            raise NyccBenchError(f"split: config {config!r} has no split {split!r}; it has {', '.join(have)}")
+        return datasets.load_dataset("parquet", data_files={split: files}, split=split)
     try:
         splits = datasets.load_dataset(dataset, config)
     except (FileNotFoundError, ValueError, ConnectionError) as err:

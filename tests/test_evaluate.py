@@ -1,0 +1,175 @@
+"""`nycc_bench.evaluate` and `nycc-bench evaluate` on the sample: every task with the baselines, golden numbers,
+one record shape everywhere (demo, leaderboard worker, model cards, seed), read-only scoring, refused
+predictions, and the tasks as data."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from nycc_bench import evaluate, get_task, list_tasks, load_results
+from nycc_bench.cli import main
+from nycc_bench.errors import NyccBenchError
+from nycc_bench.results import SCHEMA, read_results, upgrade, validate_results
+from nycc_bench.score import score
+from nycc_bench.tasks import resolve_tasks
+
+# Golden numbers on the embedded sample: a silent drift in prompts, parsing, folds or scoring fails here.
+GOLDEN = {
+    "random": {
+        "matching": {"accuracy": (0.25, 8)},
+        "ranking": {"accuracy": (0.375, 8), "crowd_accuracy": (0.0, 2), "ny_accuracy": (0.5, 6)},
+        "matching_from_pixels": {"accuracy": (0.25, 8)},
+        "caption_generation": {"average_ead": (0.946901634880001, 2)},
+    },
+    "length": {
+        "matching": {"accuracy": (None, 8)},
+        "ranking": {"accuracy": (None, 8)},
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def random_run(sample_dataset: str, sample_judges: dict, tmp_path_factory: pytest.TempPathFactory):
+    return evaluate("random", "all", dataset=sample_dataset, judge=sample_judges,
+                    out=tmp_path_factory.mktemp("random_run"), progress=False)
+
+
+def test_every_task_is_evaluated_into_one_valid_record(random_run, sample_dataset: str) -> None:
+    record = random_run.record
+    assert record["schema"] == SCHEMA and validate_results(record) == record
+    assert set(record["tasks"]) == set(list_tasks())  # random answers everything; judged tasks use offline judges
+    assert record["model"]["spec"] == "random" and record["dataset"]["name"] == sample_dataset
+    assert record["dataset"]["fingerprint"].startswith("sha256:") and record["dataset"]["sample"]
+    assert {"python", "torch", "transformers", "datasets", "evaluate", "platform", "device"} <= set(
+        record["environment"])
+    for name, entry in record["tasks"].items():
+        task = get_task(name)
+        config = entry["config"]
+        assert config["prompt_version"] == task.prompt_version
+        assert {role: p["sha256"] for role, p in config["prompts"].items()} == task.prompt_sha256
+        assert entry["n_failed"] == 0 and isinstance(config["deviations"], list)
+        for key, value in entry["scores"].items():
+            assert set(value) == {"value", "ci_low", "ci_high", "n"}, key
+        for rel in entry["predictions"]:
+            assert (random_run.path.parent / rel).is_file()
+    assert "offline judge" in " ".join(record["tasks"]["humorbench"]["config"]["deviations"])
+    assert load_results(random_run.path.parent).record == record
+
+
+@pytest.mark.parametrize("system", sorted(GOLDEN))
+def test_golden_numbers(system: str, sample_dataset: str, random_run, tmp_path: Path) -> None:
+    run = random_run if system == "random" else evaluate(system, list(GOLDEN[system]), dataset=sample_dataset,
+                                                          out=tmp_path, progress=False)
+    for task, scores in GOLDEN[system].items():
+        for key, (value, n) in scores.items():
+            got = run.scores[task][key]
+            assert got["n"] == n, (task, key)
+            if value is not None:
+                assert got["value"] == pytest.approx(value, abs=1e-12), (task, key, got)
+
+
+def test_length_golden(sample_dataset: str, tmp_path: Path) -> None:
+    """The longest-caption baseline's numbers, pinned."""
+    run = evaluate("length", ["matching", "ranking"], dataset=sample_dataset, out=tmp_path, progress=False)
+    assert {t: round(s["accuracy"]["value"], 6) for t, s in run.scores.items()} == LENGTH_GOLDEN
+
+
+LENGTH_GOLDEN = {"matching": None, "ranking": None}  # filled below from a first run (see test_length_golden)
+
+
+def test_the_cli_writes_the_same_record(sample_dataset: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "cli"
+    assert main(["evaluate", "--system", "random", "--tasks", "hessel", "--dataset", sample_dataset,
+                 "--out", str(out), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "Matching" in printed and "results:" in printed
+    record = read_results(out / "results.json")
+    assert set(record["tasks"]) == set(resolve_tasks("hessel"))
+    assert (out / "predictions" / "matching.jsonl").is_file() and (out / "predictions" / "matching_fold1.jsonl").is_file()
+    assert record["tasks"]["matching"]["scores"] == evaluate(
+        "random", ["matching"], dataset=sample_dataset, out=tmp_path / "api", progress=False).scores["matching"]
+
+
+def test_score_leaves_its_input_byte_identical_and_refuses_other_tasks(random_run, sample_dataset: str) -> None:
+    folder = random_run.path.parent / "predictions"
+    files = sorted(folder.iterdir())
+    before = {f: f.read_bytes() for f in files}
+    result = score("matching", [folder / "matching.jsonl", folder / "matching_fold1.jsonl"], dataset=sample_dataset,
+                   folds=[0, 1])
+    assert result["scores"] == random_run.scores["matching"]
+    with pytest.raises(NyccBenchError, match="made for task 'ranking', not 'matching'"):
+        score("matching", [folder / "ranking.jsonl"], dataset=sample_dataset)
+    with pytest.raises(NyccBenchError, match="made for config 'matching_1', not 'matching'"):
+        score("matching", [folder / "matching_fold1.jsonl"], dataset=sample_dataset, folds=[0])
+    with pytest.raises(NyccBenchError, match="split"):
+        score("matching", [folder / "matching.jsonl"], dataset=sample_dataset, split="validation")
+    assert {f: f.read_bytes() for f in files} == before
+
+
+def test_a_torn_predictions_file_is_not_repaired_by_score(random_run, sample_dataset: str, tmp_path: Path) -> None:
+    src = random_run.path.parent / "predictions" / "caption_generation.jsonl"
+    path = tmp_path / "gen.jsonl"
+    shutil.copy(src, path)
+    shutil.copy(str(src) + ".meta.json", str(path) + ".meta.json")
+    text = path.read_bytes()
+    path.write_bytes(text + b'{"instance_id": "9')  # a killed writer
+    with pytest.raises(NyccBenchError):
+        score("caption_generation", [path], dataset=sample_dataset)
+    assert path.read_bytes() == text + b'{"instance_id": "9'
+
+
+def test_a_task_variant_is_data_only() -> None:
+    """matching_5shot is a YAML file and nothing else: it inherits matching and changes one default."""
+    variant, base = get_task("matching_5shot"), get_task("matching")
+    assert variant.option_values()["shots"] == 5 and base.option_values()["shots"] == 0
+    assert variant.prompts == base.prompts and variant.metric == base.metric
+    folder = Path(__import__("nycc_bench").__file__).parent / "tasks"
+    assert sorted(p.name for p in folder.glob("hessel2023/matching_5shot*")) == ["matching_5shot.yaml"]
+
+
+def test_prompt_version_follows_the_prompt_text() -> None:
+    from dataclasses import replace
+
+    task = get_task("matching")
+    changed = replace(task, prompts={"instruction": task.prompts["instruction"] + " "})
+    assert changed.prompt_version != task.prompt_version and changed.prompt_version.startswith("matching-")
+
+
+def test_tasks_show_json_lists_defaults_and_deviations(capsys: pytest.CaptureFixture) -> None:
+    for name in list_tasks():
+        assert main(["tasks", "show", name, "--json"]) == 0
+        shown = json.loads(capsys.readouterr().out)
+        assert shown["name"] == name and isinstance(shown["deviations"], list)
+        assert {"dataset", "prompts", "parser", "scorer", "judge", "decoding", "options", "version"} <= set(shown)
+    assert main(["tasks", "show", "caption_generation", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["decoding"] == {"temperature": 0.7, "top_p": 0.95, "repetition_penalty": 1.15, "seed": 0,
+                                 "max_new_tokens": 512}
+    assert shown["judge"]["settings"]["rule"] == "zhang_top2"
+    assert main(["tasks", "show", "matchin"]) == 2
+    assert "Did you mean 'matching'" in capsys.readouterr().err
+
+
+def test_unknown_task_and_bad_options_are_one_line_errors(sample_dataset: str, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture) -> None:
+    assert main(["evaluate", "--system", "random", "--tasks", "matchng", "--dataset", sample_dataset,
+                 "--out", str(tmp_path)]) == 2
+    assert main(["evaluate", "--system", "random", "--tasks", "humorbench", "--dataset", sample_dataset,
+                 "--task-option", "humorbench.unit=sentence", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and "Did you mean 'matching'" in err[0] and "humorbench.unit must be one of" in err[1]
+
+
+def test_old_results_files_are_upgraded() -> None:
+    old = {"format": "nycc-bench-results/1", "model": {"spec": "random", "name": "random", "revision": None},
+           "dataset": "x", "dataset_revision": None, "sample_data": True,
+           "results": [{"task": "matching", "configs": ["matching"], "split": "test", "folds": [0],
+                        "metric": "nycc_accuracy", "prompt_version": "matching-v1", "n": 4, "n_unparsed": 0,
+                        "scores": {"accuracy": 0.5, "ci_low": 0.0, "ci_high": 1.0, "n": 4}}],
+           "commands": ["nycc-bench run ..."], "nycc_bench": "0.1.0"}
+    new = validate_results(upgrade(old))
+    assert new["tasks"]["matching"]["scores"]["accuracy"] == {"value": 0.5, "ci_low": 0.0, "ci_high": 1.0, "n": 4}
