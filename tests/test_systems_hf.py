@@ -1,9 +1,17 @@
-"""The Hugging Face systems (`hf:`, `vlm:`, `clip:`) end to end on the sample, with tiny random models built here."""
+"""The Hugging Face systems (`hf:`, `vlm:`, `clip:`) end to end on the sample, with tiny random models built here.
+
+Device-agnostic: on a CUDA machine the models load where the code places them (bf16 on the GPU) and the
+comparisons of batched against one-pass results use tolerances that hold in bf16; on CPU (fp32) they are exact
+or to 1e-4. The `gpu` mark: run these on a GPU machine too (`pytest -m gpu`).
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -17,10 +25,13 @@ from nycc_bench.builders import build_dataset  # noqa: E402
 from nycc_bench.paths import SAMPLE_DIR  # noqa: E402
 from nycc_bench.runner import run_task  # noqa: E402
 from nycc_bench.systems import make_system  # noqa: E402
-from nycc_bench.systems.hf import max_new_tokens  # noqa: E402
+from nycc_bench.systems.hf import MAX_NEW_TOKENS, auto_batch_size, batch_option, max_new_tokens  # noqa: E402
 from nycc_bench.systems.hf_causal import CausalLMSystem  # noqa: E402
 from nycc_bench.tasks import get_task  # noqa: E402
 from nycc_bench.tasks.instances import build_instances  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+CUDA = torch.cuda.is_available()
 
 SPECIAL = ["<pad>", "<s>", "<image>", "<|end|>"]
 TEMPLATE = (
@@ -35,6 +46,48 @@ CORPUS = [f"Answer: {x}" for x in "ABCDE"] * 4 + [
     "A doctor holding a clipboard is speaking to a patient in a hospital bed.",
 ]
 NEW_TOKENS = 12  # generation length in the end-to-end runs (the defaults are checked separately)
+
+
+def expected_placement() -> tuple[str, str]:
+    """(dtype, device) the default placement gives here: bf16 (fp16 without bf16) on the first GPU, else fp32 CPU."""
+    if not CUDA:
+        return "float32", "cpu"
+    return ("bfloat16" if torch.cuda.is_bf16_supported() else "float16"), "cuda:0"
+
+
+def exact(model: Any) -> bool:
+    """Whether the model computes in fp32, where batched and one-pass results agree to 1e-4 (bf16 does not)."""
+    return model.dtype == torch.float32
+
+
+def ll_tolerance(model: Any) -> float:
+    """Absolute tolerance on a summed log-probability: 1e-4 in fp32; in 16-bit a few units of its rounding."""
+    return 1e-4 if exact(model) else 0.1
+
+
+def assert_greedy(model: Any, prompt: list[int], new: list[int], eos: int) -> None:
+    """Each generated token is (up to numerical ties) the argmax of one unpadded pass over prompt + text so far."""
+    new = new[:new.index(eos) + 1] if eos in new else new
+    with torch.inference_mode():
+        logits = model(torch.tensor([prompt + new], device=model.device)).logits[0].float()
+    steps = logits[len(prompt) - 1:len(prompt) - 1 + len(new)]
+    tol = 1e-4 if exact(model) else 0.05 * float(steps.abs().max())
+    chosen = steps[torch.arange(len(new)), torch.tensor(new, device=steps.device)]
+    assert bool((chosen >= steps.max(-1).values - tol).all()), (new, (steps.max(-1).values - chosen).tolist())
+
+
+def captured_generate(system: CausalLMSystem) -> list[tuple[Any, Any]]:
+    """Record (input_ids, output ids) of every `model.generate` call the system makes (an instance attribute)."""
+    calls: list[tuple[Any, Any]] = []
+    real = type(system.model).generate
+
+    def generate(*args: Any, **kwargs: Any) -> Any:
+        out = real(system.model, *args, **kwargs)
+        calls.append((kwargs["input_ids"].cpu(), out.cpu()))
+        return out
+
+    system.model.generate = generate
+    return calls
 
 
 def _tokenizer(clip: bool = False) -> Any:
@@ -117,9 +170,9 @@ def _naive_loglikelihood(model: Any, tok: Any, context: str, continuation: str, 
     ctx = tok(context, add_special_tokens=add_special)["input_ids"]
     cont = tok(context + continuation, add_special_tokens=add_special)["input_ids"][len(ctx):]
     with torch.no_grad():
-        logits = model(torch.tensor([ctx + cont])).logits[0]
+        logits = model(torch.tensor([ctx + cont], device=model.device)).logits[0].float()
     logprobs = logits[len(ctx) - 1:-1].log_softmax(-1)
-    return float(logprobs[torch.arange(len(cont)), torch.tensor(cont)].sum())
+    return float(logprobs[torch.arange(len(cont)), torch.tensor(cont, device=logprobs.device)].sum())
 
 
 def _contexts(instances: list, chat_tok: Any = None) -> list[str]:
@@ -132,7 +185,7 @@ def _contexts(instances: list, chat_tok: Any = None) -> list[str]:
 
 @pytest.mark.parametrize("variant", ["llama", "llama_plain"])
 def test_batched_loglikelihood_equals_one_pass_per_choice(variant: str, folders: dict, dataset: str) -> None:
-    """Matching (5 single-token letters), ranking, and letters of one and two tokens mixed, to 1e-4."""
+    """Matching (5 single-token letters), ranking, and letters of one and two tokens mixed, to 1e-4 in fp32."""
     system = make_system(f"hf:{folders[variant]}", dataset, batch_size=8)
     tok, model = system.tokenizer, system.model
     assert system.chat == (variant == "llama")
@@ -156,8 +209,10 @@ def test_batched_loglikelihood_equals_one_pass_per_choice(variant: str, folders:
             naive = [_naive_loglikelihood(model, tok, ctx, f" {x}", not system.chat) for x in inst.letters]
             got = list(out.raw["loglikelihoods"].values())
             assert list(out.raw["loglikelihoods"]) == list(inst.letters)
-            assert got == pytest.approx(naive, abs=1e-4)
-            assert out.letter == inst.letters[max(range(len(naive)), key=naive.__getitem__)]
+            assert got == pytest.approx(naive, abs=ll_tolerance(model))
+            assert out.letter == inst.letters[max(range(len(got)), key=got.__getitem__)]
+            # the letter is the one-pass argmax (in 16-bit: up to a tie within the tolerance)
+            assert naive[inst.letters.index(out.letter)] >= max(naive) - (0 if exact(model) else ll_tolerance(model))
 
 
 def test_right_padding_path_matches_left(hf: CausalLMSystem) -> None:
@@ -171,17 +226,103 @@ def test_right_padding_path_matches_left(hf: CausalLMSystem) -> None:
     finally:
         hf._left, hf._keep = saved
     for a, b in zip(left, right, strict=True):
-        assert a == pytest.approx(b, abs=1e-4)
+        assert a == pytest.approx(b, abs=ll_tolerance(hf.model))
 
 
-def test_batched_generation_equals_one_at_a_time(hf: CausalLMSystem, dataset: str) -> None:
-    """Left padding, attention masks and decoding of the new tokens only: batch and singles agree."""
-    task = get_task("humorbench")
+def test_batched_generation_equals_one_at_a_time(folders: dict, dataset: str) -> None:
+    """Left padding, attention masks and decoding of the new tokens only: batch and singles agree (fp32: the same
+    text; 16-bit: every batched token is a greedy choice of one unpadded pass, up to ties)."""
+    system = make_system(f"hf:{folders['llama']}", dataset, max_new_tokens=NEW_TOKENS, temperature=0.0)
+    task = get_task("explanation")
     instances = build_instances(task, dataset)[:3]
-    batched = [o.raw for o in hf.generate(task, instances)]
-    singles = [hf.generate(task, [i])[0].raw for i in instances]
-    assert batched == singles
+    calls = captured_generate(system)
+    batched = [o.raw for o in system.generate(task, instances)]
+    assert len(calls) == 1 and calls[0][0].shape[0] == 3  # one batch of three
+    singles = [system.generate(task, [i])[0].raw for i in instances]
+    if exact(system.model):
+        assert batched == singles
+    ids, out = calls[0]
+    for row in range(3):
+        prompt = [t for t, m in zip(ids[row].tolist(), (ids[row] != system.tokenizer.pad_token_id).tolist(),
+                                    strict=True) if m]
+        assert_greedy(system.model, prompt, out[row, ids.shape[1]:].tolist(), system.tokenizer.eos_token_id)
     assert all(isinstance(t, str) and "Cartoon description" not in t for t in batched)
+
+
+def test_sorted_batches_return_the_unsorted_texts_in_the_given_order(folders: dict, dataset: str) -> None:
+    """Prompts of different lengths, given longest-last and split into batches of 2 (sorted by length inside): the
+    same texts, in the same order, as one plain `model.generate` over the unsorted, padded batch."""
+    system = make_system(f"hf:{folders['llama']}", dataset, max_new_tokens=NEW_TOKENS, temperature=0.0,
+                         batch_size=2)
+    task = get_task("explanation")
+    mixed = build_instances(task, dataset)[:3] + build_instances(get_task("matching"), dataset)[:2]
+    instances = sorted(mixed, key=lambda i: len(system.prompt(i)))
+    assert len({len(system.prompt(i)) for i in instances}) > 1
+    calls = captured_generate(system)
+    ours = [o.raw for o in system.generate(task, instances)]
+    assert [c[0].shape[0] for c in calls] == [2, 2, 1]
+    widths = [c[0].shape[1] for c in calls]
+    assert widths == sorted(widths, reverse=True)  # longest prompts first
+    enc = system.tokenizer([system.prompt(i) for i in instances], padding=True, add_special_tokens=False,
+                           return_tensors="pt").to(system.model.device)
+    config = transformers.GenerationConfig(max_new_tokens=NEW_TOKENS, do_sample=False,
+                                           eos_token_id=system.tokenizer.eos_token_id,
+                                           pad_token_id=system.tokenizer.pad_token_id)
+    with torch.inference_mode():
+        plain = type(system.model).generate(system.model, **enc, generation_config=config)
+    texts = system.tokenizer.batch_decode(plain[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)
+    if exact(system.model):
+        assert ours == texts
+    assert len(ours) == len(instances) and all(isinstance(t, str) for t in ours)
+    eos = system.tokenizer.eos_token_id
+    counted = [row[:row.index(eos) + 1] if eos in row else row
+               for ids, out in calls for row in out[:, ids.shape[1]:].tolist()]
+    assert system.generated_tokens == sum(map(len, counted)) > 0
+
+
+def test_static_cache_generation_matches_the_dynamic_cache(folders: dict, dataset: str) -> None:
+    """`compile=true`: the static KV cache (compiled by transformers on an accelerator, eager on CPU) and prompts
+    padded to a multiple of 64 give the greedy text of the dynamic cache (fp32: identical)."""
+    static = make_system(f"hf:{folders['llama']}", dataset, max_new_tokens=NEW_TOKENS, temperature=0.0,
+                         compile=True, batch_size=4)
+    dynamic = make_system(f"hf:{folders['llama']}", dataset, max_new_tokens=NEW_TOKENS, temperature=0.0,
+                          compile=False, batch_size=4)
+    assert static.compiled and not dynamic.compiled
+    assert static.describe()["kv_cache"] == "static" and dynamic.describe()["kv_cache"] == "dynamic"
+    task = get_task("explanation")
+    instances = build_instances(task, dataset)[:4]
+    calls = captured_generate(static)
+    ours = [o.raw for o in static.generate(task, instances)]
+    assert calls[0][0].shape[1] % 64 == 0
+    if exact(static.model):
+        assert ours == [o.raw for o in dynamic.generate(task, instances)]
+    ids, out = calls[0]
+    for row in range(ids.shape[0]):
+        prompt = [t for t, m in zip(ids[row].tolist(), (ids[row] != static.tokenizer.pad_token_id).tolist(),
+                                    strict=True) if m]
+        assert_greedy(static.model, prompt, out[row, ids.shape[1]:].tolist(), static.tokenizer.eos_token_id)
+
+
+def test_batch_size_options_and_the_memory_estimate(folders: dict, dataset: str) -> None:
+    """auto: sized from free GPU memory on CUDA (bounded, a multiple of 8, shrinking with length), 8 on CPU."""
+    assert batch_option(None, cuda=False) == 8 and batch_option("auto", cuda=False) == 8
+    assert batch_option(None, cuda=True) is None and batch_option(3, cuda=True) == 3
+    for bad in (0, -1, "eight", 2.5, True):
+        with pytest.raises(ValueError, match="batch_size must be a whole number >= 1 or auto"):
+            batch_option(bad, cuda=False)
+    with pytest.raises(ValueError, match="batch_size must be"):
+        make_system(f"hf:{folders['llama']}", dataset, batch_size="lots")
+    with pytest.raises(ValueError, match="compile must be true or false"):
+        make_system(f"hf:{folders['llama']}", dataset, compile="maybe")
+    system = make_system(f"hf:{folders['llama']}", dataset, batch_size="auto")
+    assert system.fixed_batch == (None if CUDA else 8)
+    model = system.model
+    gib = 1 << 30
+    sizes = [auto_batch_size(model, n, free=gib) for n in (64, 512, 4096, 32768)]
+    assert sizes == sorted(sizes, reverse=True) and sizes[0] == 256 and all(1 <= s <= 256 for s in sizes)
+    assert all(s % 8 == 0 for s in sizes if s >= 8)
+    assert auto_batch_size(model, 512, free=1) == 1
+    assert auto_batch_size(model, 512, cache=False, free=64 << 20) >= auto_batch_size(model, 512, free=64 << 20)
 
 
 def _records(path: Path) -> list[dict]:
@@ -222,7 +363,7 @@ def test_every_task_end_to_end(kind: str, model: str, task: str, folders: dict, 
         assert all(p is None or isinstance(p, str) for p in predictions)
     meta = json.loads(out.with_name(out.name + ".meta.json").read_text())["system"]
     assert meta["revision"] == str(folders[model]) and meta["source"] == "local" and meta["fingerprint"]
-    assert (meta["dtype"], meta["device"]) == ("float32", "cpu")
+    assert (meta["dtype"], meta["device"]) == expected_placement()
 
 
 def test_vlm_attaches_the_image_for_from_pixels_tasks_only(folders: dict, dataset: str) -> None:
@@ -260,31 +401,82 @@ def test_generate_mode_for_choice_tasks(folders: dict, dataset: str, tmp_path: P
 
 
 def test_defaults_and_description(folders: dict, dataset: str) -> None:
-    assert max_new_tokens(get_task("caption_generation"), None) == 512
-    assert max_new_tokens(get_task("humorbench"), None) == 256
-    assert max_new_tokens(get_task("caption_generation"), 20) == 20
+    assert max_new_tokens(get_task("caption_generation").decoding) == 512
+    assert max_new_tokens(get_task("explanation").decoding) == 256
+    assert max_new_tokens(get_task("humorbench").decoding) == MAX_NEW_TOKENS  # the task leaves it to the provider
     system = make_system(f"hf:{folders['llama']}", dataset)
+    assert make_system(f"hf:{folders['llama']}", dataset, max_new_tokens=20).decoding(
+        get_task("caption_generation"))["max_new_tokens"] == 20
     described = system.describe()
     assert described["mc_mode"] == "loglikelihood" and described["spec"] == f"hf:{folders['llama']}"
-    assert "' <letter>'" in described["choice_scoring"] and system.batch_size == 8
+    assert "' <letter>'" in described["choice_scoring"]
+    assert (described["dtype"], described["device"]) == expected_placement()
+    # CUDA: batches sized from free memory and a compiled static cache; CPU: batches of 8, the dynamic cache
+    assert described["batch_size"] == ("auto" if CUDA else 8) and system.batch_size == (512 if CUDA else 8)
+    assert (described["kv_cache"], described["compile"]) == (("static", True) if CUDA else ("dynamic", False))
 
 
-def test_hub_revision_is_recorded_as_its_commit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A Hub model's `describe()` revision is the commit its revision resolved to (offline: marked unresolved)."""
-    import transformers.utils
+HUB_TOKEN = "hf_" + "SystemsTestToken" * 2
+
+
+def commit_hub() -> Any:
+    """The local Hub, also serving a repo's files at its latest commit id (as the Hub does; it keeps one state)."""
+    from local_hub import TYPES, LocalHub
+
+    class CommitHub(LocalHub):
+        def repo(self, kind: str, repo_id: str, revision: str | None = "main") -> Any:
+            found = self.repos.get((TYPES[kind], repo_id))
+            latest = found is not None and revision == found.history[-1].oid
+            return super().repo(kind, repo_id, "main" if latest else revision)
+
+    return CommitHub(HUB_TOKEN)
+
+
+def _hub_describe(hub_url: str, home: Path, spec: str, dataset: str) -> subprocess.CompletedProcess:
+    """`make_system(spec).describe()` in a clean process whose Hub is the local one (so nothing is cached)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING"))}
+    env.update(HF_HOME=str(home), HF_ENDPOINT=hub_url, HF_TOKEN=HUB_TOKEN, NO_PROXY="127.0.0.1,localhost",
+               no_proxy="127.0.0.1,localhost", PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    code = ("import json, sys; from nycc_bench.systems import make_system; "
+            "print(json.dumps(make_system(sys.argv[1], sys.argv[2]).describe()))")
+    return subprocess.run([sys.executable, "-c", code, spec, dataset], env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_hub_revision_is_recorded_as_its_commit(folders: dict, dataset: str, tmp_path: Path) -> None:
+    """A Hub model (a local Hub over HTTP) loads at the commit its revision resolves to, and records that commit;
+    a revision the Hub does not have is named in the error; offline and uncached, the revision is kept, marked."""
+    from huggingface_hub import HfApi
 
     from nycc_bench.systems.hf import parse_ref, resolve
 
-    class Resolved(str):
-        resolved = "a" * 40
-
-    monkeypatch.setattr(transformers.utils, "resolve_revision", lambda name, revision: Resolved(revision or "main"))
+    with commit_hub() as hub:
+        api = HfApi(endpoint=hub.base_url, token=HUB_TOKEN)
+        api.create_repo("org/tiny")
+        api.upload_folder(folder_path=str(folders["llama"]), repo_id="org/tiny")
+        commit = hub.commits("model", "org/tiny")[-1].oid
+        for spec in ("hf:org/tiny", "hf:org/tiny@main", f"hf:org/tiny@{commit}"):
+            done = _hub_describe(hub.base_url, tmp_path / "home", spec, dataset)
+            assert done.returncode == 0, done.stderr[-2000:]
+            described = json.loads(done.stdout.strip().splitlines()[-1])
+            assert (described["source"], described["model"], described["revision"]) == ("hub", "org/tiny", commit)
+        missing = _hub_describe(hub.base_url, tmp_path / "home2", "hf:org/tiny@v9", dataset)
+        assert missing.returncode != 0
+        assert "cannot load the tokenizer of 'hf:org/tiny@v9' from Hub id 'org/tiny' at revision 'v9'" in \
+            missing.stderr
     ref = parse_ref("hf", "org/model@v1.0")
     assert (ref.name, ref.revision, ref.local) == ("org/model", "v1.0", False)
-    revision, recorded = resolve(ref)
-    assert revision == "v1.0" and recorded == "a" * 40
-    monkeypatch.setattr(transformers.utils, "resolve_revision", lambda name, revision: revision)
-    assert resolve(parse_ref("hf", "org/model")) == (None, "main (unresolved)")
+    assert resolve(parse_ref("hf", "org/model@" + "b" * 40)) == ("b" * 40, "b" * 40)
+
+
+def test_unresolvable_revision_is_marked(monkeypatch: pytest.MonkeyPatch) -> None:
+    import huggingface_hub.constants
+
+    from nycc_bench.systems.hf import parse_ref, resolve
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    assert resolve(parse_ref("hf", "nobody/no-such-model")) == (None, "main (unresolved)")
+    assert resolve(parse_ref("hf", "nobody/no-such-model@v2")) == ("v2", "v2 (unresolved)")
 
 
 def test_placement_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -323,8 +515,9 @@ def test_bad_specs_and_options_give_clear_errors(folders: dict, dataset: str, tm
     (tmp_path / "empty").mkdir()
     with pytest.raises(ValueError, match=r"cannot load the tokenizer of 'hf:.*empty'"):
         make_system(f"hf:{tmp_path / 'empty'}", dataset)
-    with pytest.raises(ValueError, match="takes no option temperature; options: batch_size"):
-        make_system(f"hf:{folders['llama']}", dataset, temperature=0.7)
+    with pytest.raises(ValueError, match="takes no option num_beams; options: batch_size, device, dtype, mc_mode, "
+                                         "compile, trust_remote_code"):
+        make_system(f"hf:{folders['llama']}", dataset, num_beams=4)
     with pytest.raises(ValueError, match="dtype must be one of"):
         make_system(f"hf:{folders['llama']}", dataset, dtype="fp8")
     with pytest.raises(ValueError, match="mc_mode must be one of"):

@@ -1,24 +1,36 @@
 """Hugging Face model systems (`hf:`, `vlm:`, `clip:`): spec parsing, loading, placement and the dispatcher.
 
 A `<model>` is a local folder (used when it exists, or when it reads as a path) or a Hub id, optionally
-`@revision`. A Hub revision is resolved to its commit once and that commit is passed to every load, so the
-weights, tokenizer and processor come from the same repository state and `describe()` can record it.
+`@revision`. A Hub revision is resolved to its commit once (huggingface_hub's `model_info`, or offline the
+commit the local cache recorded) and that commit is passed to every load, so the weights, tokenizer and
+processor come from the same repository state and `describe()` can record it.
+
+On CUDA the defaults use the GPU well: `batch_size="auto"` sizes batches from free GPU memory (`auto_batch_size`)
+and `compile=True` generates with a static KV cache, which transformers' `generate` compiles with `torch.compile`
+(`generation_config(..., compiled=True)`). On CPU both default off (a fixed batch of 8, the dynamic cache).
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .base import System
 
 HUB_ID = re.compile(r"^[\w.-]+(/[\w.-]+)?$")
+COMMIT = re.compile(r"[0-9a-f]{40}")
 DTYPES = ("auto", "float32", "float16", "bfloat16")
 MAX_NEW_TOKENS = 1024  # when a task leaves the length to the provider (HumorBench's explainer)
+CPU_BATCH_SIZE = 8  # `batch_size="auto"` off CUDA
+AUTO_MAX_BATCH = 256  # decoding past this is no longer bound by reading the weights for a ~1B model on an H200
+AUTO_CHUNK = 512  # instances the runner hands over at a time with an auto batch size (sorted by length within it)
+MEMORY_SHARE = 0.8  # of the free GPU memory, for the batch's KV cache and activations
 
 
 @dataclass(frozen=True)
@@ -47,20 +59,34 @@ def parse_ref(kind: str, arg: str) -> ModelRef:
     return ModelRef(spec, name, revision or None)
 
 
+def hub_commit(name: str, revision: str | None) -> str | None:
+    """The commit a Hub model revision points to: asked of the Hub, else read from the local cache; None if neither.
+
+    Any failure falls through (as transformers' own resolution does): the load that follows names the real error.
+    """
+    from huggingface_hub import HfApi, constants, snapshot_download
+
+    if not constants.HF_HUB_OFFLINE:
+        with contextlib.suppress(Exception):  # unknown id, gated, no network: the cache or the load decides
+            return HfApi().model_info(name, revision=revision).sha
+    try:  # the snapshot folder of a cached revision is named by its commit
+        return Path(snapshot_download(name, revision=revision, local_files_only=True)).name
+    except Exception:  # not in the cache
+        return None
+
+
 def resolve(ref: ModelRef) -> tuple[str | None, str]:
     """(revision to load, what to record): the Hub commit when it can be resolved, else the local path.
 
-    Offline, a Hub revision may not resolve; the requested revision (or "main") is recorded then, marked.
+    Offline and uncached, a Hub revision does not resolve; the requested revision (or "main") is recorded then,
+    marked, and passed on to the load as asked.
     """
     if ref.local:
         return None, ref.name
-    from transformers.utils import resolve_revision
-
-    revision = resolve_revision(ref.name, ref.revision)
-    commit = getattr(revision, "resolved", None)
-    if commit is None and revision and re.fullmatch(r"[0-9a-f]{40}", revision):
-        commit = revision
-    return revision, commit or f"{ref.revision or 'main'} (unresolved)"
+    commit = ref.revision if ref.revision and COMMIT.fullmatch(ref.revision) else hub_commit(ref.name, ref.revision)
+    if commit is not None and COMMIT.fullmatch(commit):
+        return commit, commit
+    return ref.revision, f"{ref.revision or 'main'} (unresolved)"
 
 
 def placement(device: str | None, dtype: str | None) -> tuple[str, Any]:
@@ -98,10 +124,24 @@ def placed(model: Any) -> dict[str, str]:
     return {"dtype": str(model.dtype).removeprefix("torch."), "device": ",".join(devices)}
 
 
-def generation_config(model: Any, tokenizer: Any, decoding: dict[str, Any]) -> Any:
+def on_cuda(model: Any) -> bool:
+    """Whether the model's (first) parameters sit on a CUDA device."""
+    return model.device.type == "cuda"
+
+
+def can_compile(model: Any) -> bool:
+    """Whether transformers compiles this model's decoding step: a static cache is supported and the model is whole
+    on accelerators (no CPU or disk offload)."""
+    devices = set(getattr(model, "hf_device_map", {}).values())
+    return bool(getattr(model, "_can_compile_fullgraph", False)) and not devices & {"cpu", "disk"}
+
+
+def generation_config(model: Any, tokenizer: Any, decoding: dict[str, Any], compiled: bool = False) -> Any:
     """The task's decoding settings and nothing else: a fresh config, so a checkpoint's defaults do not leak in.
 
     Temperature 0 (or none) is greedy; above 0 it samples with the given top-p and repetition penalty.
+    `compiled`: a static KV cache, whose decoding step `generate` compiles on an accelerator (CUDA graphs);
+    otherwise the dynamic cache and no compilation.
     """
     from transformers import GenerationConfig
 
@@ -113,9 +153,69 @@ def generation_config(model: Any, tokenizer: Any, decoding: dict[str, Any]) -> A
     temperature = float(decoding.get("temperature") or 0.0)
     sampling = {"do_sample": True, "temperature": temperature, "top_p": float(decoding.get("top_p") or 1.0)} \
         if temperature > 0 else {"do_sample": False}
-    return GenerationConfig(max_new_tokens=int(decoding.get("max_new_tokens") or MAX_NEW_TOKENS), **sampling,
+    cache = {"cache_implementation": "static"} if compiled else {"disable_compile": True}
+    return GenerationConfig(max_new_tokens=max_new_tokens(decoding), **sampling, **cache,
                             repetition_penalty=float(decoding.get("repetition_penalty") or 1.0),
                             eos_token_id=eos, pad_token_id=pad)
+
+
+def max_new_tokens(decoding: dict[str, Any]) -> int:
+    """The generation length: the task's, else MAX_NEW_TOKENS (a task that leaves it to the provider)."""
+    return int(decoding.get("max_new_tokens") or MAX_NEW_TOKENS)
+
+
+def batch_option(batch_size: int | str | None, cuda: bool) -> int | None:
+    """A `batch_size` option as a fixed size, or None for sizing from free memory (`auto`, the default on CUDA)."""
+    if batch_size is None:
+        batch_size = "auto" if cuda else CPU_BATCH_SIZE
+    if batch_size == "auto":
+        return None if cuda else CPU_BATCH_SIZE
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"system: batch_size must be a whole number >= 1 or auto, got {batch_size!r}")
+    return batch_size
+
+
+def flag_option(name: str, value: bool | str | None, default: bool) -> bool:
+    """A yes/no option (`compile=true`); None takes the default."""
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    if str(value).lower() in ("true", "1", "yes", "on", "false", "0", "no", "off"):
+        return str(value).lower() in ("true", "1", "yes", "on")
+    raise ValueError(f"system: {name} must be true or false, got {value!r}")
+
+
+def free_memory(model: Any) -> int:
+    """Bytes the model's first GPU can still give: free device memory plus what torch holds cached but unused."""
+    import torch
+
+    device = model.device
+    free, _ = torch.cuda.mem_get_info(device)
+    return int(free + torch.cuda.memory_reserved(device) - torch.cuda.memory_allocated(device))
+
+
+def bytes_per_sequence(model: Any, length: int, cache: bool) -> int:
+    """Estimated peak bytes one sequence of `length` tokens adds: its KV cache (when kept), one layer's
+    activations, and a few copies of one row of logits in float32 (the sampler's)."""
+    config = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
+    width = model.dtype.itemsize
+    hidden, heads = config.hidden_size, config.num_attention_heads
+    head_dim = getattr(config, "head_dim", None) or hidden // heads
+    kv_heads = getattr(config, "num_key_value_heads", None) or heads
+    intermediate = getattr(config, "intermediate_size", None) or 4 * hidden
+    kv = 2 * config.num_hidden_layers * kv_heads * head_dim * width if cache else 0
+    activations = (4 * hidden + 3 * intermediate) * width
+    return length * (kv + activations) + 4 * config.vocab_size * 4
+
+
+def auto_batch_size(model: Any, length: int, cache: bool = True, free: int | None = None) -> int:
+    """The batch (1..AUTO_MAX_BATCH, a multiple of 8 from 8 up) whose sequences of `length` tokens fit in
+    MEMORY_SHARE of the free GPU memory; `free` overrides the measurement (tests, planning)."""
+    free = free_memory(model) if free is None else free
+    fits = int(MEMORY_SHARE * free // bytes_per_sequence(model, length, cache))
+    fits = max(1, min(AUTO_MAX_BATCH, fits))
+    return fits - fits % 8 if fits >= 8 else fits
 
 
 def seed_batch(decoding: dict[str, Any], instances: list[Any]) -> None:

@@ -11,6 +11,13 @@ Batching. Every distinct input (context plus all but the last continuation token
 is one token, all letters share the context's row, so a prompt costs one forward pass. Rows are left-padded
 with explicit position ids (so each row sees the positions it would see alone) and only the last positions'
 logits are computed (`logits_to_keep`); a model whose forward takes no position ids is right-padded instead.
+No KV cache is built for scoring, and each batch's log-probabilities are read back in one transfer.
+
+Generation. Prompts are sorted by length (longest first, so a batch that does not fit fails first) and generated
+`batch_size` at a time, or as many as fit in free GPU memory (`batch_size=auto`, the default on CUDA); outputs
+come back in the order given. `compile=true` (the default on CUDA, for models transformers can compile) uses a
+static KV cache that `generate` compiles, with prompts padded to a multiple of PAD_MULTIPLE so a few shapes cover
+a run. Sampled text is reproducible for the same batches: each batch is seeded from its instance ids.
 """
 
 from __future__ import annotations
@@ -25,23 +32,41 @@ from ..tasks import Task
 from ..tasks.instances import Instance
 from .api import to_messages
 from .base import Output, System, SystemCannotAnswer
-from .hf import ModelRef, generation_config, load, placed, placement, provenance, resolve, seed_batch
+from .hf import (
+    AUTO_CHUNK,
+    ModelRef,
+    auto_batch_size,
+    batch_option,
+    can_compile,
+    flag_option,
+    generation_config,
+    load,
+    on_cuda,
+    placed,
+    placement,
+    provenance,
+    resolve,
+    seed_batch,
+)
 
 ANSWER_PREFIX = "Answer:"
 MC_MODES = ("loglikelihood", "generate")
+PAD_MULTIPLE = 64  # compiled generation: prompt widths rounded up to this, so few shapes are compiled
 
 
 class CausalLMSystem(System):
     """A causal LM on one device or spread over the GPUs (`device_map="auto"`); see the module docstring."""
 
-    def __init__(self, ref: ModelRef, batch_size: int = 8, device: str | None = None, dtype: str | None = None,
-                 mc_mode: str = "loglikelihood",
+    def __init__(self, ref: ModelRef, batch_size: int | str | None = None, device: str | None = None,
+                 dtype: str | None = None, mc_mode: str = "loglikelihood", compile: bool | str | None = None,
                  trust_remote_code: bool = False) -> None:
         if mc_mode not in MC_MODES:
             raise ValueError(f"system: mc_mode must be one of {', '.join(MC_MODES)}, got {mc_mode!r}")
+        batch_option(batch_size, cuda=True)  # a bad value is named before any loading
+        flag_option("compile", compile, False)
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        self.ref, self.spec, self.batch_size = ref, ref.spec, batch_size
+        self.ref, self.spec = ref, ref.spec
         self.mc_mode = mc_mode
         revision, self.revision = resolve(ref)
         device_map, torch_dtype = placement(device, dtype)
@@ -58,6 +83,11 @@ class CausalLMSystem(System):
         params = inspect.signature(self.model.forward).parameters
         self._left = "position_ids" in params
         self._keep = self._left and "logits_to_keep" in params
+        cuda = on_cuda(self.model)
+        self.fixed_batch = batch_option(batch_size, cuda)  # None: sized from free GPU memory per batch
+        self.batch_size = self.fixed_batch or AUTO_CHUNK  # what the runner hands over at a time
+        self.compiled = flag_option("compile", compile, cuda) and can_compile(self.model)
+        self.generated_tokens = 0  # new tokens generated so far, up to each sequence's end (throughput figures)
 
     # ---- prompts ----------------------------------------------------------------------------------------------
     def prompt(self, inst: Instance) -> str:
@@ -107,7 +137,7 @@ class CausalLMSystem(System):
         return out
 
     def _score_rows(self, rows: list[tuple[int, ...]], items: list[tuple[int, int, list[int]]]) -> list[float]:
-        """Sum of target log-probs for each item; rows go through the model longest first, `batch_size` at a time."""
+        """Sum of target log-probs for each item; rows go through the model longest first, a batch at a time."""
         import torch
 
         by_row: list[list[int]] = [[] for _ in rows]
@@ -115,17 +145,24 @@ class CausalLMSystem(System):
             by_row[row].append(k)
         sums = [0.0] * len(items)
         order = sorted(range(len(rows)), key=lambda r: -len(rows[r]))
-        for start in range(0, len(order), self.batch_size):
-            chunk = order[start:start + self.batch_size]
+        start = 0
+        while start < len(order):
+            size = self.fixed_batch or auto_batch_size(self.model, len(rows[order[start]]), cache=False)
+            chunk = order[start:start + size]
+            start += size
             keep = max(len(items[k][2]) for r in chunk for k in by_row[r])
             logits, offsets = self._forward([rows[r] for r in chunk], keep)
+            where: list[tuple[int, int, int, int]] = []  # (item, batch row, logits position, target token)
             for b, r in enumerate(chunk):
                 for k in by_row[r]:
                     targets = items[k][2]
                     first = len(rows[r]) - len(targets) + offsets[b]  # the position that predicts targets[0]
-                    logprobs = logits[b, first:first + len(targets)].float().log_softmax(-1)
-                    index = torch.tensor(targets, device=logprobs.device)[:, None]
-                    sums[k] = float(logprobs.gather(-1, index).sum())
+                    where += [(k, b, first + j, t) for j, t in enumerate(targets)]
+            ks, bs, ps, ts = zip(*where, strict=True)
+            logprobs = logits[list(bs), list(ps)].float().log_softmax(-1)
+            values = logprobs.gather(-1, torch.tensor(ts, device=logprobs.device)[:, None])[:, 0].tolist()
+            for k, value in zip(ks, values, strict=True):
+                sums[k] += value
         return sums
 
     def _forward(self, seqs: list[tuple[int, ...]], keep: int) -> tuple[Any, list[int]]:
@@ -146,7 +183,7 @@ class CausalLMSystem(System):
             kwargs["logits_to_keep"] = keep
         with torch.inference_mode():
             logits = self.model(input_ids=ids.to(self.model.device), attention_mask=mask.to(self.model.device),
-                                **kwargs).logits
+                                use_cache=False, **kwargs).logits
         if not self._left:
             return logits, [0] * len(seqs)
         # left-padded: row position p sits at column width - len + p; the logits hold the last `kept` columns
@@ -169,23 +206,48 @@ class CausalLMSystem(System):
                 for inst, lls in zip(instances, scores, strict=True)]
 
     def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
+        """Text for each instance, generated in batches of similar prompt length; returned in the order given."""
+        self._check(task)
+        decoding = self.decoding(task)
+        config = generation_config(self.model, self.tokenizer, decoding, compiled=self.compiled)
+        ids = self.tokenizer([self.prompt(i) for i in instances], add_special_tokens=not self.chat)["input_ids"]
+        order = sorted(range(len(instances)), key=lambda i: -len(ids[i]))  # stable: equal lengths keep their order
+        texts: list[str] = [""] * len(instances)
+        start = 0
+        while start < len(order):
+            size = self.fixed_batch or auto_batch_size(self.model, len(ids[order[start]]) + config.max_new_tokens)
+            chunk = order[start:start + size]
+            start += size
+            seed_batch(decoding, [instances[i] for i in chunk])
+            for i, text in zip(chunk, self._generate_batch([ids[i] for i in chunk], config), strict=True):
+                texts[i] = text
+        return [Output(raw=t) for t in texts]
+
+    def _generate_batch(self, prompts: list[list[int]], config: Any) -> list[str]:
+        """One left-padded `generate` call; the new tokens decoded, and counted up to each sequence's end."""
         import torch
 
-        self._check(task)
-        enc = self.tokenizer([self.prompt(i) for i in instances], padding=True, add_special_tokens=not self.chat,
-                             return_tensors="pt")
-        decoding = self.decoding(task)
-        config = generation_config(self.model, self.tokenizer, decoding)
-        seed_batch(decoding, instances)
+        width = max(map(len, prompts))
+        if self.compiled:
+            width = -(-width // PAD_MULTIPLE) * PAD_MULTIPLE
+        ids = torch.full((len(prompts), width), self.tokenizer.pad_token_id, dtype=torch.long)
+        mask = torch.zeros_like(ids)
+        for b, prompt in enumerate(prompts):
+            ids[b, width - len(prompt):] = torch.tensor(prompt)
+            mask[b, width - len(prompt):] = 1
         with torch.inference_mode():
-            out = self.model.generate(input_ids=enc["input_ids"].to(self.model.device),
-                                      attention_mask=enc["attention_mask"].to(self.model.device),
+            out = self.model.generate(input_ids=ids.to(self.model.device), attention_mask=mask.to(self.model.device),
                                       generation_config=config)
-        texts = self.tokenizer.batch_decode(out[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)
-        return [Output(raw=t) for t in texts]
+        new = out[:, width:]
+        eos = config.eos_token_id if isinstance(config.eos_token_id, list) else [config.eos_token_id]
+        ended = torch.isin(new, torch.tensor([e for e in eos if e is not None], device=new.device))
+        lengths = torch.where(ended.any(-1), ended.int().argmax(-1) + 1, new.shape[1])
+        self.generated_tokens += int(lengths.sum())
+        return self.tokenizer.batch_decode(new, skip_special_tokens=True)
 
     def describe(self) -> dict[str, Any]:
         scoring = f"sum log p(' <letter>' | prompt + {ANSWER_PREFIX!r})" if self.mc_mode == "loglikelihood" \
             else "generate, then parse"
         return {**provenance(self.ref, self.revision), **placed(self.model), "mc_mode": self.mc_mode,
-                "choice_scoring": scoring, "chat_template": self.chat, "batch_size": self.batch_size}
+                "choice_scoring": scoring, "chat_template": self.chat, "batch_size": self.fixed_batch or "auto",
+                "kv_cache": "static" if self.compiled else "dynamic", "compile": self.compiled}
