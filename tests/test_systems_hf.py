@@ -412,7 +412,8 @@ def test_defaults_and_description(folders: dict, dataset: str) -> None:
     assert "' <letter>'" in described["choice_scoring"]
     assert (described["dtype"], described["device"]) == expected_placement()
     # CUDA: batches sized from free memory and a compiled static cache; CPU: batches of 8, the dynamic cache
-    assert described["batch_size"] == ("auto" if CUDA else 8) and system.batch_size == (512 if CUDA else 8)
+    # the runner hands over eight batches at a time (sorted by length within them), at most 512
+    assert described["batch_size"] == ("auto" if CUDA else 8) and system.batch_size == (512 if CUDA else 64)
     assert (described["kv_cache"], described["compile"]) == (("static", True) if CUDA else ("dynamic", False))
 
 
@@ -531,3 +532,17 @@ def test_bad_specs_and_options_give_clear_errors(folders: dict, dataset: str, tm
         run_task("matching_from_pixels", hf.spec, tmp_path / "p.jsonl", dataset=dataset, system=hf, progress=False)
     with pytest.raises(ValueError, match="from-pixels tasks; matching is from description"):
         run_task("matching", clip.spec, tmp_path / "m.jsonl", dataset=dataset, system=clip, progress=False)
+
+
+@pytest.mark.skipif(not CUDA, reason="needs a CUDA GPU")
+def test_cuda_defaults_size_batches_from_free_memory_and_compile(folders: dict, dataset: str, tmp_path: Path) -> None:
+    """On CUDA by default: bf16 on the GPU, batch sizes from the free memory measured now, the compiled static cache;
+    a generation task runs through the runner with them."""
+    system = make_system(f"hf:{folders['llama']}", dataset, max_new_tokens=NEW_TOKENS)
+    assert system.fixed_batch is None and system.compiled and system.model.device.type == "cuda"
+    from nycc_bench.systems.hf import free_memory
+
+    assert free_memory(system.model) > 0 and auto_batch_size(system.model, 1024) >= 8
+    summary = run_task("explanation", system.spec, tmp_path / "e.jsonl", dataset=dataset, system=system,
+                       progress=False)
+    assert summary.answered == summary.total and system.generated_tokens > 0

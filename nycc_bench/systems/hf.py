@@ -29,7 +29,7 @@ DTYPES = ("auto", "float32", "float16", "bfloat16")
 MAX_NEW_TOKENS = 1024  # when a task leaves the length to the provider (HumorBench's explainer)
 CPU_BATCH_SIZE = 8  # `batch_size="auto"` off CUDA
 AUTO_MAX_BATCH = 256  # decoding past this is no longer bound by reading the weights for a ~1B model on an H200
-AUTO_CHUNK = 512  # instances the runner hands over at a time with an auto batch size (sorted by length within it)
+AUTO_CHUNK = 512  # most instances the runner hands over at a time (sorted by length within them)
 MEMORY_SHARE = 0.8  # of the free GPU memory, for the batch's KV cache and activations
 
 
@@ -173,6 +173,12 @@ def batch_option(batch_size: int | str | None, cuda: bool) -> int | None:
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"system: batch_size must be a whole number >= 1 or auto, got {batch_size!r}")
     return batch_size
+
+
+def runner_chunk(fixed: int | None) -> int:
+    """How many instances the runner hands the system at a time (its `batch_size`): eight batches' worth, up to
+    AUTO_CHUNK, so sorting by length has prompts to choose from; a run killed loses at most this many answers."""
+    return AUTO_CHUNK if fixed is None else max(fixed, min(AUTO_CHUNK, 8 * fixed))
 
 
 def flag_option(name: str, value: bool | str | None, default: bool) -> bool:

@@ -33,7 +33,6 @@ from ..tasks.instances import Instance
 from .api import to_messages
 from .base import Output, System, SystemCannotAnswer
 from .hf import (
-    AUTO_CHUNK,
     ModelRef,
     auto_batch_size,
     batch_option,
@@ -46,6 +45,7 @@ from .hf import (
     placement,
     provenance,
     resolve,
+    runner_chunk,
     seed_batch,
 )
 
@@ -85,7 +85,7 @@ class CausalLMSystem(System):
         self._keep = self._left and "logits_to_keep" in params
         cuda = on_cuda(self.model)
         self.fixed_batch = batch_option(batch_size, cuda)  # None: sized from free GPU memory per batch
-        self.batch_size = self.fixed_batch or AUTO_CHUNK  # what the runner hands over at a time
+        self.batch_size = runner_chunk(self.fixed_batch)  # what the runner hands over at a time
         self.compiled = flag_option("compile", compile, cuda) and can_compile(self.model)
         self.generated_tokens = 0  # new tokens generated so far, up to each sequence's end (throughput figures)
 

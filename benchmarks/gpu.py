@@ -1,0 +1,276 @@
+"""GPU throughput of the `hf:` system against the naive way, in one run: generation and multiple choice.
+
+The model is a randomly initialised Llama built from a config: by default Llama-3.2-1B's shape (1.24B parameters,
+16 layers, hidden 2,048, vocabulary 128,256), with `--tiny` a 2-layer one that runs on CPU in seconds. Its
+tokenizer is a byte-level BPE trained on the prompts (the model's vocabulary is larger; ids past the tokenizer's
+decode to nothing, which changes no timing). Both are saved to a temporary folder and loaded through `hf:<folder>`
+as any submitted model would be, with the default placement (bf16 on the GPU; fp32 on CPU).
+
+Generation: the explanation prompts of `--dataset` (default: the embedded sample, built here), every split and
+fold, repeated to `--prompts-per-batch` x batch prompts, greedy, `--new-tokens` new tokens each.
+- ours: `CausalLMSystem.generate` fed as the runner feeds it (`system.batch_size` instances a call): prompts
+  sorted by length, static KV cache compiled by `torch.compile` on CUDA (`compile=true`), at batch 16/64/128
+  and at `batch_size=auto` (sized from free GPU memory);
+- plain: what `generate` did before: one `model.generate` per runner batch in the order given, padded to its
+  longest prompt, dynamic cache, no compilation.
+Tokens are counted up to each sequence's end (EOS included), the same way for both. Every configuration runs once
+untimed on its first batch first (compilation, CUDA graphs, allocator warm-up), then once timed.
+
+Multiple choice: the matching prompts (5 letters), repeated to `--mc-instances`; ours is `choose` (one row per
+prompt, batched, log-likelihood of the letter) at batch 8 and auto; naive is one unpadded forward pass per
+(prompt, letter) on `--naive-mc-instances` of them. The chosen letters of ours and naive are compared.
+
+Last line: one JSON object (`generation_speedup` = ours at auto / plain at its best batch, in tokens/s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import datetime as dt
+import json
+import platform
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from nycc_bench.builders import build_dataset
+from nycc_bench.paths import SAMPLE_DIR
+from nycc_bench.systems import make_system
+from nycc_bench.systems.hf import generation_config, runner_chunk
+from nycc_bench.tasks import get_task
+from nycc_bench.tasks.instances import Instance, build_instances
+
+LLAMA_1B = dict(vocab_size=128256, hidden_size=2048, intermediate_size=8192, num_hidden_layers=16,
+                num_attention_heads=32, num_key_value_heads=8, head_dim=64, tie_word_embeddings=True,
+                max_position_embeddings=8192, rope_theta=500000.0, rms_norm_eps=1e-5)
+TINY = dict(vocab_size=2048, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+            num_key_value_heads=2, head_dim=16, tie_word_embeddings=True, max_position_embeddings=4096)
+TEMPLATE = ("{{ bos_token }}{% for m in messages %}<|{{ m.role }}|>\n{{ m.content }}<|end|>\n{% endfor %}"
+            "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
+BATCHES = (16, 64, 128)
+
+
+def build_model(folder: Path, corpus: list[str], shape: dict[str, Any], vocab: int) -> int:
+    """Save a random Llama of `shape` (built on the GPU in bf16 when there is one) and a BPE tokenizer."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=vocab, special_tokens=["<pad>", "<s>", "<|end|>"],
+                                                        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                                        show_progress=False))
+    tok.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])
+    PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="<|end|>", pad_token="<pad>",
+                            chat_template=TEMPLATE).save_pretrained(folder)
+    torch.manual_seed(0)
+    cuda = torch.cuda.is_available()
+    with torch.device("cuda" if cuda else "cpu"):
+        model = LlamaForCausalLM(LlamaConfig(**shape, bos_token_id=1, eos_token_id=2, pad_token_id=0))
+    model.to(torch.bfloat16 if cuda else torch.float32).save_pretrained(folder)
+    n = sum(p.numel() for p in model.parameters())
+    del model
+    if cuda:
+        torch.cuda.empty_cache()
+    return n
+
+
+def repeated(instances: list[Instance], n: int) -> list[Instance]:
+    """`n` instances cycling through the given ones, each with its own id."""
+    return [replace(instances[k % len(instances)], instance_id=f"{instances[k % len(instances)].instance_id}#{k}")
+            for k in range(n)]
+
+
+def every_instance(task_name: str, dataset: str) -> list[Instance]:
+    """A task's instances over every split and fold the dataset has."""
+    task = get_task(task_name)
+    out: list[Instance] = []
+    for fold in task.folds if task.has_folds else (0,):
+        for split in ("train", "validation", "test"):
+            try:
+                out += build_instances(task, dataset, split, fold)
+            except Exception:  # a split or fold the dataset does not have
+                continue
+    return out
+
+
+def sync() -> None:
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
+def count_tokens(new: Any, eos: int) -> int:
+    """New tokens up to and including each row's first EOS."""
+    ended = new == eos
+    return int(torch.where(ended.any(-1), ended.int().argmax(-1) + 1, new.shape[1]).sum())
+
+
+def plain_generate(system: Any, task: Any, instances: list[Instance], batch: int) -> int:
+    """Generation as before this change: one `model.generate` per runner batch, unsorted, dynamic cache."""
+    config = generation_config(system.model, system.tokenizer, system.decoding(task))
+    tokens = 0
+    for start in range(0, len(instances), batch):
+        enc = system.tokenizer([system.prompt(i) for i in instances[start:start + batch]], padding=True,
+                               add_special_tokens=not system.chat, return_tensors="pt")
+        with torch.inference_mode():
+            out = system.model.generate(input_ids=enc["input_ids"].to(system.model.device),
+                                        attention_mask=enc["attention_mask"].to(system.model.device),
+                                        generation_config=config)
+        tokens += count_tokens(out[:, enc["input_ids"].shape[1]:], system.tokenizer.eos_token_id)
+    return tokens
+
+
+def our_generate(system: Any, task: Any, instances: list[Instance]) -> int:
+    """Generation through the system, fed as the runner feeds it."""
+    before = system.generated_tokens
+    for start in range(0, len(instances), system.batch_size):
+        system.generate(task, instances[start:start + system.batch_size])
+    return system.generated_tokens - before
+
+
+def timed(fn: Any, *args: Any) -> tuple[float, Any]:
+    sync()
+    start = time.perf_counter()
+    result = fn(*args)
+    sync()
+    return time.perf_counter() - start, result
+
+
+def naive_choose(system: Any, instances: list[Instance]) -> list[str]:
+    """One unpadded forward pass per (prompt, letter), full logits; the letter with the highest log-likelihood."""
+    tok, model = system.tokenizer, system.model
+    letters = []
+    for inst in instances:
+        text = system.choice_context(inst)
+        ctx = tok(text, add_special_tokens=not system.chat)["input_ids"]
+        scores = []
+        for letter in inst.letters:
+            cont = tok(f"{text} {letter}", add_special_tokens=not system.chat)["input_ids"][len(ctx):]
+            with torch.inference_mode():
+                logits = model(torch.tensor([ctx + cont], device=model.device)).logits[0]
+            logprobs = logits[len(ctx) - 1:-1].float().log_softmax(-1)
+            scores.append(float(logprobs[torch.arange(len(cont)), torch.tensor(cont, device=logprobs.device)].sum()))
+        letters.append(inst.letters[max(range(len(scores)), key=scores.__getitem__)])
+    return letters
+
+
+def environment() -> dict[str, Any]:
+    """The machine and library versions the figures were measured with."""
+    import transformers
+
+    gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
+    return {"date": dt.date.today().isoformat(), "gpu": gpu, "cpu_threads": torch.get_num_threads(),
+            "torch": torch.__version__, "cuda": torch.version.cuda, "transformers": transformers.__version__,
+            "python": platform.python_version()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tiny", action="store_true", help="a 2-layer model and short runs (a CPU check of the script)")
+    ap.add_argument("--dataset", help="a built dataset folder (default: the embedded sample, built here)")
+    ap.add_argument("--batch-sizes", default=",".join(map(str, BATCHES)))
+    ap.add_argument("--prompts-per-batch", type=int, help="generation prompts = this x batch (default 4; tiny 2)")
+    ap.add_argument("--new-tokens", type=int, help="new tokens a prompt (default 256; tiny 16)")
+    ap.add_argument("--mc-instances", type=int, help="matching instances for ours (default 2048; tiny 64)")
+    ap.add_argument("--naive-mc-instances", type=int, help="of them for the naive way (default 256; tiny 16)")
+    ap.add_argument("--skip", choices=["generation", "mc"], action="append", default=[])
+    args = ap.parse_args()
+    import datasets
+    import transformers
+
+    datasets.disable_progress_bars()
+    transformers.utils.logging.disable_progress_bar()
+    tiny = args.tiny
+    per_batch = args.prompts_per_batch or (2 if tiny else 4)
+    new_tokens = args.new_tokens or (16 if tiny else 256)
+    n_mc = args.mc_instances or (64 if tiny else 2048)
+    n_naive_mc = min(n_mc, args.naive_mc_instances or (16 if tiny else 256))
+    batches = [int(b) for b in args.batch_sizes.split(",")]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        dataset = args.dataset
+        if dataset is None:
+            dataset = str(Path(tmp) / "sample")
+            build_dataset(SAMPLE_DIR, Path(dataset), progress=False)
+        explain, matching = every_instance("explanation", dataset), every_instance("matching", dataset)
+        corpus = [i.user for i in explain + matching]
+        t0 = time.perf_counter()
+        n_params = build_model(Path(tmp) / "model", corpus, TINY if tiny else LLAMA_1B, 1000 if tiny else 8000)
+        built_s = time.perf_counter() - t0
+        spec = f"hf:{Path(tmp) / 'model'}"
+        task = get_task("explanation")
+        figures: dict[str, Any] = {"model": "random Llama (tiny)" if tiny else "random Llama (Llama-3.2-1B shape)",
+                                   "params_b": round(n_params / 1e9, 4), "new_tokens": new_tokens,
+                                   "build_s": round(built_s, 1), **environment()}
+        lines = [f"model: {figures['model']}, {n_params / 1e9:.3f}B parameters, built and saved in {built_s:.0f} s"]
+
+        if "generation" not in args.skip:
+            system = make_system(spec, dataset, temperature=0.0, max_new_tokens=new_tokens)
+            figures["placement"] = {k: system.describe()[k] for k in ("dtype", "device", "kv_cache", "compile")}
+            lengths = [len(system.tokenizer(system.prompt(i), add_special_tokens=False)["input_ids"]) for i in explain]
+            lines.append(f"generation: {len(explain)} distinct explanation prompts, {min(lengths)}-{max(lengths)} "
+                         f"tokens; greedy, {new_tokens} new tokens; {system.describe()['dtype']} on "
+                         f"{system.describe()['device']}, {figures['placement']['kv_cache']} KV cache, "
+                         f"compile {figures['placement']['compile']}")
+            plain_tps: dict[int, float] = {}
+            ours_tps: dict[str, float] = {}
+            for batch in batches:
+                prompts = repeated(explain, per_batch * batch)
+                plain_generate(system, task, prompts[:batch], batch)  # warm-up
+                seconds, tokens = timed(plain_generate, system, task, prompts, batch)
+                plain_tps[batch] = tokens / seconds
+                ours = copy.copy(system)  # the same model in memory, at a fixed batch size
+                ours.fixed_batch, ours.batch_size = batch, runner_chunk(batch)
+                our_generate(ours, task, prompts[:batch])  # warm-up: compiles this batch shape
+                seconds, tokens = timed(our_generate, ours, task, prompts)
+                ours_tps[str(batch)] = tokens / seconds
+                lines.append(f"  batch {batch:>3} ({len(prompts)} prompts): plain generate {plain_tps[batch]:9.0f} "
+                             f"tok/s   ours {ours_tps[str(batch)]:9.0f} tok/s   "
+                             f"x{ours_tps[str(batch)] / plain_tps[batch]:.2f}")
+                del ours
+            prompts = repeated(explain, per_batch * max(batches))
+            our_generate(system, task, prompts[:system.batch_size])  # warm-up at the auto size
+            seconds, tokens = timed(our_generate, system, task, prompts)
+            ours_tps["auto"] = tokens / seconds
+            best_plain = max(plain_tps.values())
+            lines.append(f"  batch auto ({len(prompts)} prompts): ours {ours_tps['auto']:9.0f} tok/s; best plain "
+                         f"{best_plain:.0f} tok/s; speedup x{ours_tps['auto'] / best_plain:.2f}")
+            figures.update(
+                generation_speedup=round(ours_tps["auto"] / best_plain, 2),
+                tokens_per_s={k: round(v, 1) for k, v in ours_tps.items()},
+                plain_tokens_per_s={str(k): round(v, 1) for k, v in plain_tps.items()},
+                speedup_by_batch={str(b): round(ours_tps[str(b)] / plain_tps[b], 2) for b in batches})
+            del system
+
+        if "mc" not in args.skip:
+            mc = get_task("matching")
+            instances = repeated(matching, n_mc)
+            auto = make_system(spec, dataset)
+            fixed = copy.copy(auto)
+            fixed.fixed_batch = fixed.batch_size = 8
+            auto.choose(mc, instances[:8])
+            fixed.choose(mc, instances[:8])
+            t_auto, ours = timed(auto.choose, mc, instances)
+            t_fixed, _ = timed(lambda: [o for s in range(0, n_mc, 8) for o in fixed.choose(mc, instances[s:s + 8])])
+            naive_choose(auto, instances[:2])
+            t_naive, naive = timed(naive_choose, auto, instances[:n_naive_mc])
+            agree = sum(o.letter == x for o, x in zip(ours, naive, strict=False))
+            lines.append(f"multiple choice: ours (auto) {n_mc / t_auto:.1f} instances/s, ours (batch 8) "
+                         f"{n_mc / t_fixed:.1f}, one pass per choice {n_naive_mc / t_naive:.1f}; letters agree on "
+                         f"{agree}/{n_naive_mc}")
+            figures.update(mc_instances_per_s=round(n_mc / t_auto, 1),
+                           mc_batch8_instances_per_s=round(n_mc / t_fixed, 1),
+                           mc_naive_instances_per_s=round(n_naive_mc / t_naive, 1), mc_letters_agree=agree,
+                           mc_compared=n_naive_mc)
+    print("\n".join(lines))
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
