@@ -1,0 +1,66 @@
+"""The leaderboard's model path end to end: a submitted local model is queued, the worker runs every task it can
+answer through `hf:`, the judged tasks are scored by the offline judges, and the results record becomes a row.
+
+It runs on CPU here (a tiny random Llama, fp32) and is marked `gpu`: on a GPU machine `pytest -m gpu` runs the
+same path with the model in bf16 on the GPU, batches sized from free memory and the compiled static cache.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+sys.path.insert(0, str(Path(__file__).parent))
+from tiny_models import save_tiny_llama  # noqa: E402
+
+from nycc_bench.leaderboard.settings import Settings  # noqa: E402
+from nycc_bench.leaderboard.store import FINISHED, LocalStore, Refused  # noqa: E402
+from nycc_bench.leaderboard.submit import submit  # noqa: E402
+from nycc_bench.leaderboard.table import Filters, build_frame, tab_table  # noqa: E402
+from nycc_bench.leaderboard.worker import run_worker_once  # noqa: E402
+from nycc_bench.tasks import TASKS, get_task  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+TEXT_TASKS = [t for t in TASKS if not get_task(t).from_pixels]  # what a text-only model can answer
+# every score each task must report (the judged tasks through the offline judges)
+SCORES = {"matching": "accuracy", "matching_5shot": "accuracy", "ranking": "crowd_accuracy",
+          "explanation": "bleu4", "caption_generation": "average_ead", "humorbench": "element_accuracy"}
+
+
+def test_a_submitted_local_model_runs_every_task_to_a_scored_leaderboard_row(
+        tmp_path: Path, sample_dataset: str, sample_judges: dict) -> None:
+    model = save_tiny_llama(tmp_path / "tiny-llama")
+    judges = {task: f"{spec.backend}:{spec.model}" for task, spec in sample_judges.items()}
+    settings = Settings(data_dir=tmp_path / "data", dataset=sample_dataset, allow_local=True, judges=judges,
+                        sample_data=True, worker=False)
+    store = LocalStore(settings.data_dir)
+    with pytest.raises(Refused, match="need a vision-language model"):  # the from-pixels tasks are refused at once
+        submit(store, settings, str(model), "", list(TASKS), "alice")
+    job = submit(store, settings, str(model), "", TEXT_TASKS, "alice")
+    assert job.source == "local" and job.spec == f"hf:{model}" and job.tasks == TEXT_TASKS
+
+    done = run_worker_once(store, settings)
+    assert done is not None and done.id == job.id and done.status == FINISHED, done
+    (result,) = store.results()
+    assert set(result["tasks"]) == set(TEXT_TASKS) and not result["skipped"] and not result["errors"]
+    for name, key in SCORES.items():
+        score = result["tasks"][name]["scores"][key]
+        assert score["value"] is not None and score["n"] > 0, (name, score)
+        for path in result["tasks"][name]["predictions"]:
+            assert store.resolve(path).read_text().strip()
+    assert result["judge"] is not None
+    placed = result["model"]
+    assert placed["name"] == "tiny-llama" and placed["source"] == "local" and placed["parameters"] == job.params
+
+    frame = build_frame(store.results())
+    (row,) = frame[frame["name"] == "tiny-llama"].to_dict("records")
+    assert row["Type"] == "Open weights" and row["Data"] == "sample"
+    ran = [k.removesuffix("|ran") for k, v in row.items() if k.endswith("|ran") and v]
+    assert ran and all(row[k] is not None for k in ran)
+    overview = tab_table(frame, None, Filters())
+    assert overview["Model"].str.contains("tiny-llama").any()
