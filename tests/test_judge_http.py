@@ -17,6 +17,7 @@ import traceback
 from pathlib import Path
 
 import pytest
+from fake_openai import FakeChatServer, Reply, last_user_text
 from judge_helpers import (
     KEY,
     config,
@@ -41,7 +42,6 @@ from nycc_bench.judge import (
     judge_groups,
     judge_reliability,
 )
-from nycc_bench.judge.fake_server import FakeChatServer, Reply, last_user_text
 from nycc_bench.judge.pricing import cost_usd, estimate_prompt_tokens
 
 GOOD = "<reasoning>Fine.</reasoning>\n<judgement>{}</judgement>"

@@ -8,10 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
+from fake_openai import FakeChatServer, Reply, last_user_text
 
 from nycc_bench.builders import build_dataset
 from nycc_bench.cli import SAMPLE_DIR, main
-from nycc_bench.judge.fake_server import FakeChatServer, Reply, last_user_text
 from nycc_bench.judging import JudgeSpec
 from nycc_bench.runner import read_predictions, run_task
 from nycc_bench.score import score
