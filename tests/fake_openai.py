@@ -162,6 +162,9 @@ class FakeChatServer:
             daemon_threads = True
             request_queue_size = 256
 
+            def handle_error(self, request: Any, client_address: Any) -> None:  # a client that hung up
+                return None
+
         self._server = Server(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05})
         self._thread.daemon = True

@@ -242,12 +242,11 @@ class JudgeEngine:
             groups.setdefault(self.key(job), []).append(index)
         stats = RunStats(n_jobs=len(jobs), n_unique=len(groups))
         records: list[Record | None] = [None] * len(jobs)
-        semaphore = asyncio.Semaphore(self.config.max_concurrency)
         owner = new_owner()
         bar = tqdm(total=len(jobs), desc=desc, unit="job", disable=not self.config.progress, file=sys.stderr)
 
         async def resolve_group(key: str, indices: list[int]) -> None:
-            outcome = await self._resolve(key, jobs[indices[0]], session, semaphore, stats, owner)
+            outcome = await self._resolve(key, jobs[indices[0]], run)
             for index in indices:
                 records[index] = self._record(jobs[index], outcome)
                 if outcome.error:
@@ -257,6 +256,7 @@ class JudgeEngine:
         heartbeat = asyncio.create_task(self._heartbeat(owner)) if self.config.use_cache else None
         try:
             async with self.backend.session() as session:
+                run = _Run(session, asyncio.Semaphore(self.config.max_concurrency), stats, owner)
                 tasks = [asyncio.create_task(resolve_group(k, idx)) for k, idx in groups.items()]
                 try:
                     await asyncio.gather(*tasks)
@@ -291,11 +291,11 @@ class JudgeEngine:
         return cached if cached is not None and accepted(_safe_parse(job, cached)) else None
 
     async def _resolve(
-        self, key: str, job: Job, session: Session, semaphore: asyncio.Semaphore, stats: RunStats, owner: str
-    ) -> Outcome:
+        self, key: str, job: Job, run: _Run) -> Outcome:
         """A usable completion (cached, another run's, or fresh), or a failure with its reason."""
         if not self.config.use_cache:
-            return await self._ask(job, session, semaphore, stats)
+            return await self._ask(job, run)
+        stats, owner = run.stats, run.owner
         cached = self._cached(key, job)
         if cached is not None:
             stats.n_cached += 1
@@ -312,14 +312,14 @@ class JudgeEngine:
             if cached is not None:
                 stats.n_cached += 1
                 return Outcome(cached)
-            outcome = await self._ask(job, session, semaphore, stats)
+            outcome = await self._ask(job, run)
             if outcome.error is None and outcome.completion is not None:
                 self.cache.put(key, outcome.completion, self.config.model, job.prompt_version, owner)
             return outcome
         finally:
             self.cache.release(key, owner)
 
-    async def _ask(self, job: Job, session: Session, semaphore: asyncio.Semaphore, stats: RunStats) -> Outcome:
+    async def _ask(self, job: Job, run: _Run) -> Outcome:
         """Call until a usable reply, re-asking an unusable one up to ``parse_retries`` times."""
         attempts = 1 + self.config.parse_retries
         retrying = AsyncRetrying(
@@ -327,18 +327,21 @@ class JudgeEngine:
             retry=retry_if_result(lambda outcome: outcome.received and outcome.error is not None),
             retry_error_callback=lambda state: state.outcome.result(),
         )
-        outcome: Outcome = await retrying(self._call, job, session, semaphore, stats)
+        outcome: Outcome = await retrying(self._call, job, run)
         if outcome.received and outcome.error is not None and attempts > 1:
             outcome.error += f" (asked {attempts} times)"
         return outcome
 
-    async def _call(self, job: Job, session: Session, semaphore: asyncio.Semaphore, stats: RunStats) -> Outcome:
+    async def _call(self, job: Job, run: _Run) -> Outcome:
         """One reply, through transient-failure retries; never raises except :class:`FatalJudgeError`."""
+        stats = run.stats
 
         async def send() -> Completion:
-            async with semaphore:
+            async with run.semaphore:
+                if run.fatal is not None:  # another call already doomed the run: send nothing more
+                    raise run.fatal
                 stats.n_requests += 1
-                return await session.complete(job.request)
+                return await run.session.complete(job.request)
 
         retrying = AsyncRetrying(
             stop=stop_after_attempt(1 + self.config.retries),
@@ -349,7 +352,8 @@ class JudgeEngine:
         )
         try:
             completion = await retrying(send)
-        except FatalJudgeError:
+        except FatalJudgeError as exc:
+            run.fatal = run.fatal or exc
             raise
         except MalformedReply as exc:
             stats.n_calls += 1
@@ -393,6 +397,18 @@ class JudgeEngine:
             "prompt_version": job.prompt_version,
             "error": outcome.error,
         }
+
+
+@dataclass
+class _Run:
+    """What the calls of one run share: the backend session, the concurrency bound, the stats, the claim
+    owner, and the first fatal error (once set, no further request is sent)."""
+
+    session: Session
+    semaphore: asyncio.Semaphore
+    stats: RunStats
+    owner: str
+    fatal: FatalJudgeError | None = None
 
 
 @dataclass

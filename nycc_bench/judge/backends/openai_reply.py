@@ -1,10 +1,11 @@
 """The one place a chat-completions reply body is read: bytes in, a :class:`Completion` or a named reason out.
 
 Every way a 200 reply can be unusable (not UTF-8, invalid or truncated JSON, not an object, ``choices``
-missing/empty/``[null]``, no ``message``, non-string ``content``, ``usage`` missing or with a field that is not a
-non-negative integer, log-probabilities of the wrong shape or not finite) raises :class:`MalformedReply` with a
-one-line reason; nothing else escapes. The only run-level verdict is a reply with no log-probabilities at all
-to a request that asked for them (:class:`LogprobsUnavailableError`): that endpoint cannot serve the protocol.
+missing/empty/``[null]``, no ``message`` or no ``content`` field, non-string ``content``, ``usage`` missing or
+with a field that is not a non-negative integer, log-probabilities of the wrong shape or not finite) raises
+:class:`MalformedReply` with a one-line reason; nothing else escapes. The only run-level verdict is a reply
+with no log-probabilities at all to a request that asked for them (:class:`LogprobsUnavailableError`): that
+endpoint cannot serve the protocol.
 """
 
 from __future__ import annotations
@@ -53,9 +54,11 @@ def parse_chat_reply(
     message = choice.get("message")
     if not isinstance(message, dict):
         raise malformed(f"choices[0].message is {_show(message)}, not an object")
-    content = message.get("content")
+    if "content" not in message:
+        raise malformed("choices[0].message has no content field")
+    content = message["content"]
     if content is None:
-        content = ""  # a reply that is only a refusal or a tool call: empty text, the parser decides
+        content = ""  # content null (a refusal or a tool call): empty text, the parser decides
     if not isinstance(content, str):
         raise malformed(f"choices[0].message.content is {_show(content)}, not a string")
     if usage_problem:
