@@ -9,6 +9,8 @@ for an hour, a 500, a sporadic 401, a hang, a drip slower than the timeout, or a
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import json
 import random
 import threading
@@ -340,3 +342,13 @@ def test_fault_server_is_seeded() -> None:
     assert [one.category(*p) for p in picks] == [two.category(*p) for p in picks]
     assert [one.category(*p) for p in picks] != [FaultServer(SEED + 1).category(*p) for p in picks]
     assert body_digest({"a": 1}) == body_digest({"a": 1})
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["nycc_bench.judge.cache", "nycc_bench.judge.backends.openai_backend", "nycc_bench.judge.credentials",
+     "nycc_bench.judge.pricing"],
+)
+def test_docstring_examples(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted > 0

@@ -214,6 +214,7 @@ def test_auth_failure_is_fatal_and_redacted(tmp_path: Path) -> None:
     text = "".join(traceback.format_exception(caught.value))
     assert "HTTP 401" in text and "[REDACTED]" in text
     assert KEY not in text
+    assert "\n" not in str(caught.value) and "set NYCC_JUDGE_API_KEY or OPENAI_API_KEY" in str(caught.value)
     assert files_containing(tmp_path, KEY) == []
 
 

@@ -290,8 +290,7 @@ class JudgeEngine:
         cached = self.cache.get(key)
         return cached if cached is not None and accepted(_safe_parse(job, cached)) else None
 
-    async def _resolve(
-        self, key: str, job: Job, run: _Run) -> Outcome:
+    async def _resolve(self, key: str, job: Job, run: _Run) -> Outcome:
         """A usable completion (cached, another run's, or fresh), or a failure with its reason."""
         if not self.config.use_cache:
             return await self._ask(job, run)
