@@ -8,11 +8,11 @@ import re
 from pathlib import Path
 
 import pytest
+from fake_openai import FakeChatServer, Reply, last_user_text
 
 from nycc_bench.builders import build_dataset
 from nycc_bench.cli import main
 from nycc_bench.paths import SAMPLE_DIR
-from nycc_bench.judge.fake_server import FakeChatServer, Reply, last_user_text
 from nycc_bench.judging import JudgeSpec
 from nycc_bench.runner import read_predictions, run_task
 from nycc_bench.score import score
