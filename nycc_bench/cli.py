@@ -66,7 +66,8 @@ def judge_spec(args: argparse.Namespace) -> Any:
     from .judging import JudgeSpec
 
     return JudgeSpec.parse(args.judge, base_url=args.judge_base_url, cache_dir=args.cache_dir,
-                           max_concurrency=args.max_concurrency, dry_run=getattr(args, "dry_run", False))
+                           max_concurrency=args.max_concurrency, dry_run=getattr(args, "dry_run", False),
+                           timeout_s=args.judge_timeout)
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -255,6 +256,9 @@ def _judge_options(p: argparse.ArgumentParser, required: bool = False) -> None:
     p.add_argument("--judge-base-url", help="OpenAI-compatible endpoint of the judge")
     p.add_argument("--cache-dir", help="judge cache folder (default ~/.cache/nycc_bench/judge)")
     p.add_argument("--max-concurrency", type=int, default=16, help="parallel judge calls")
+    p.add_argument("--judge-timeout", type=float, metavar="SECONDS",
+                   help="seconds one judge call may take, from connecting to the last byte, before it is abandoned "
+                        "and retried (default 120); a reply that drips in slower than this is cut off too")
     p.add_argument("--dry-run", action="store_true",
                    help="print the judge calls still needed (after the cache) and their estimated cost; spend nothing")
 

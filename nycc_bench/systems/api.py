@@ -53,10 +53,11 @@ class OpenAISystem(System):
     batch_size = 64
 
     def __init__(self, model: str, base_url: str | None = None, max_concurrency: int = 16,
-                 cache_dir: str | None = None, timeout_s: float | None = None) -> None:
+                 cache_dir: str | None = None, timeout_s: float | None = None, retries: int | None = None) -> None:
         self.spec, self.model, self.base_url = f"openai:{model}", model, base_url
         self.options = {"max_concurrency": max_concurrency, "cache_dir": cache_dir, "progress": False,
-                        **({"timeout_s": float(timeout_s)} if timeout_s else {})}
+                        **({"timeout_s": float(timeout_s)} if timeout_s else {}),
+                        **({"retries": int(retries)} if retries is not None else {})}
 
     def config(self, task: Task) -> JudgeConfig:
         """The engine's config for one task's decoding settings."""
