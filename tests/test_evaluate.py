@@ -89,7 +89,8 @@ def test_the_cli_writes_the_same_record(sample_dataset: str, tmp_path: Path, cap
     assert "Matching" in printed and "results:" in printed
     record = read_results(out / "results.json")
     assert set(record["tasks"]) == set(resolve_tasks("hessel"))
-    assert (out / "predictions" / "matching.jsonl").is_file() and (out / "predictions" / "matching_fold1.jsonl").is_file()
+    assert (out / "predictions" / "matching.jsonl").is_file()
+    assert (out / "predictions" / "matching_fold1.jsonl").is_file()
     assert record["tasks"]["matching"]["scores"] == evaluate(
         "random", ["matching"], dataset=sample_dataset, out=tmp_path / "api", progress=False).scores["matching"]
 

@@ -17,8 +17,15 @@ from nycc_bench.cli import main
 from nycc_bench.cli import parser as cli_parser
 from nycc_bench.publish import ROOT
 from nycc_bench.publish.cards import base_model, is_ours, render_card, slug, write_cards
-from nycc_bench.results import SCHEMA, ResultsError, dumps, read_results, read_results_dir, validate_results, \
-    write_results
+from nycc_bench.results import (
+    SCHEMA,
+    ResultsError,
+    dumps,
+    read_results,
+    read_results_dir,
+    validate_results,
+    write_results,
+)
 from nycc_bench.tasks import get_task
 
 RESULTS = ROOT / "model_cards" / "results"

@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeChatServer, Reply, last_user_text
 
-from nycc_bench.builders import build_dataset
 from nycc_bench.cli import main
-from nycc_bench.paths import SAMPLE_DIR
 from nycc_bench.judging import JudgeSpec
 from nycc_bench.metrics import load_metric
+from nycc_bench.paths import SAMPLE_DIR
 from nycc_bench.predictions import read_predictions
 from nycc_bench.runner import run_task
 from nycc_bench.score import score
@@ -268,7 +267,8 @@ def test_a_failing_server_leaves_failed_items_that_the_next_run_completes(datase
                            progress=False, system_options=options)
     assert summary.failed == summary.total == 4 and summary.answered == 0
     records = read_predictions(out)
-    assert {r["status"] for r in records.values()} == {"failed"} and all(r["prediction"] is None for r in records.values())
+    assert {r["status"] for r in records.values()} == {"failed"}
+    assert all(r["prediction"] is None for r in records.values())
     assert all("503" in r["error"] for r in records.values())
     scored = score("matching", [out], dataset=dataset)
     assert scored["n_failed"] == 4 and scored["scores"]["accuracy"]["value"] == 0.0  # in the denominator, as wrong
