@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +11,7 @@ from . import hessel2023, humorbench, zhang2024
 from .card import write_card
 from .errors import SourceError
 from .sources import discover
+from .staging import staged_output
 from .writer import BuiltConfig, write_config
 
 FAMILIES = {"hessel2023": hessel2023, "zhang2024": zhang2024, "humorbench": humorbench}
@@ -51,7 +51,8 @@ def build_dataset(source: Path | list[Path], out_dir: Path, configs: list[str] |
                   progress: bool = True) -> BuildReport:
     """Discover upstream files below `source` (one folder or several), build the requested configs, write the repo.
 
-    `out_dir` is replaced: stale shards of a previous build never survive into the new one.
+    The output's `data/` and card are replaced as a whole, after everything was written to a staging folder:
+    stale shards never survive, and a build that fails or is killed never leaves a complete-looking output.
     """
     wanted = check_configs(configs)
     roots = source if isinstance(source, list) else [source]
@@ -66,12 +67,9 @@ def build_dataset(source: Path | list[Path], out_dir: Path, configs: list[str] |
     order = list(ALL_CONFIGS)
     built.sort(key=lambda b: order.index(b.spec.name))
     out_dir = Path(out_dir)
-    if (out_dir / "data").exists():
-        shutil.rmtree(out_dir / "data")
-    out_dir.mkdir(parents=True, exist_ok=True)
-
-    infos = {b.spec.name: write_config(out_dir, b) for b in built}
-    write_card(out_dir, built, infos, sample=any(_is_sample(r) for r in roots))
+    with staged_output(out_dir) as stage:
+        infos = {b.spec.name: write_config(stage, b) for b in built}
+        write_card(stage, built, infos, sample=any(_is_sample(r) for r in roots))
     rows = {b.spec.name: {s: t.num_rows for s, t in b.splits.items()} for b in built}
     return BuildReport(out_dir, rows, sorted(wanted - set(rows), key=order.index))
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import datasets
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
+from .csvfile import read_parquet
 from .errors import SourceError
 from .sources import SourceFiles
 from .writer import BuiltConfig, ConfigSpec
@@ -113,7 +113,7 @@ def build(sources: SourceFiles, configs: set[str], progress: bool = True) -> lis
             shards = sorted(sources.hessel[name].get(split, []))
             if not shards:
                 continue
-            tables = [_validate(spec, split, pq.read_table(p), str(p)) for p in shards]
+            tables = [_validate(spec, split, read_parquet(p), str(p)) for p in shards]
             splits[split] = _validate(spec, split, pa.concat_tables(tables), str(shards[0].parent))
         built.append(BuiltConfig(spec, splits))
     return built

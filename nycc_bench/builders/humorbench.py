@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import datasets
 import pyarrow as pa
 
+from .csvfile import read_dicts
 from .errors import SourceError
 from .sources import SourceFiles
 from .writer import BuiltConfig, ConfigSpec
@@ -62,14 +62,8 @@ class Element:
 
 
 def _read_rows(path: Path, columns: list[str]) -> list[dict[str, str]]:
-    """Read a HumorBench CSV whose header must start with `columns`."""
-    with open(path, encoding="utf-8-sig", newline="") as f:
-        reader = csv.DictReader(f)
-        header = reader.fieldnames or []
-        if missing := [c for c in columns if c not in header]:
-            raise SourceError(path, f"missing column {', '.join(missing)}",
-                              f"the header must hold {','.join(columns)}", row=0)
-        return list(reader)
+    """Read a HumorBench CSV whose header must hold `columns` (encoding, truncation and width checked)."""
+    return read_dicts(path, columns)
 
 
 def _int(path: Path, row: int, name: str, value: str, allow_empty: bool = False) -> int | None:
@@ -131,11 +125,15 @@ def read_elements(sources: SourceFiles) -> list[Element]:
 
 
 def read_hard(path: Path | None, elements: list[Element]) -> dict[str, tuple[float, int]]:
-    """element_id -> (pass_rate, num_attempts) for the rows of `hard_subset.csv`."""
+    """element_id -> (pass_rate, num_attempts) for the rows of `hard_subset.csv`, validated.
+
+    A row naming an element twice, a pass rate outside 0..1 or not finite, or fewer than one attempt is an error.
+    """
     if path is None:
         return {}
     by_key = {(e.idx, e.row["element"]): e.element_id for e in elements}
     out: dict[str, tuple[float, int]] = {}
+    first_row: dict[str, int] = {}
     for i, row in enumerate(_read_rows(path, HARD_COLUMNS), start=1):
         key = (_int(path, i, "idx", row["idx"]), row["element"])
         if key not in by_key:
@@ -144,9 +142,21 @@ def read_hard(path: Path | None, elements: list[Element]) -> dict[str, tuple[flo
         try:
             rate = float(row["pass_rate"])
         except ValueError:
-            raise SourceError(path, f"pass_rate {row['pass_rate']!r} is not a number",
-                              "write a fraction in 0..1", row=i) from None
-        out[by_key[key]] = (rate, _int(path, i, "num_attempts", row["num_attempts"]))
+            rate = float("nan")
+        if not 0 <= rate <= 1:  # also catches nan
+            raise SourceError(path, f"pass_rate {row['pass_rate']!r} is not a fraction in 0..1",
+                              "write the share of passing runs, between 0 and 1", row=i)
+        attempts = _int(path, i, "num_attempts", row["num_attempts"])
+        assert attempts is not None
+        if attempts < 1:
+            raise SourceError(path, f"num_attempts {attempts} is below 1",
+                              "write the number of graded runs (1 or more)", row=i)
+        element_id = by_key[key]
+        if element_id in first_row:
+            raise SourceError(path, f"idx {key[0]} with this element repeats row {first_row[element_id]}",
+                              "keep one row per element", row=i)
+        first_row[element_id] = i
+        out[element_id] = (rate, attempts)
     return out
 
 

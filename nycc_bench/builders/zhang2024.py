@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import csv
+import hashlib
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -11,10 +11,11 @@ from pathlib import Path
 import datasets
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
+import pyarrow.compute as pc
 from tqdm.auto import tqdm
 
 from ..contests import SPLITS, ZHANG_HELD_OUT, zhang_split
+from .csvfile import read_parquet, read_rows
 from .errors import SourceError
 from .nextml import primary_runs, read_descriptions, read_summary, stable_rank
 from .sources import ZHANG_GROUP_FILES, SourceFiles, SummaryFile
@@ -26,7 +27,7 @@ MAX_PAIRS = 1000
 MAX_DRAWS = 200_000
 SIGMAS = 3.0
 
-STR, I32, I64, F64 = (datasets.Value(t) for t in ("string", "int32", "int64", "float64"))
+STR, I32, I64, F64, BOOL = (datasets.Value(t) for t in ("string", "int32", "int64", "float64", "bool"))
 GROUP = datasets.List(STR)
 
 CAPTION_RATINGS = ConfigSpec(
@@ -34,9 +35,11 @@ CAPTION_RATINGS = ConfigSpec(
     family="zhang2024",
     features=datasets.Features({
         "contest_number": I32, "run_id": STR, "algorithm": STR, "question": STR, "round": I32,
-        "is_primary": datasets.Value("bool"), "rank": I32, "upstream_rank": I32, "target_id": I64,
+        "is_primary": BOOL, "rank": I32, "upstream_rank": I32, "target_id": I64,
         "caption": STR, "mean": F64, "precision": F64, "votes": I64,
         "funny": I64, "somewhat_funny": I64, "unfunny": I64,
+        "is_duplicate_text": BOOL, "is_empty_text": BOOL, "has_line_break": BOOL, "duplicate_of": I32,
+        "file_contest_number": I32,
     }),
     description=(
         "Every caption of every contest and rating run in the nextml summaries, with its crowd ratings "
@@ -47,7 +50,14 @@ CAPTION_RATINGS = ConfigSpec(
         "second round, the \"funny\" and \"original\" questions): `run_id` (upstream repo / file name) tells "
         "them apart and exactly one run per contest has `is_primary` (the funny question, then the latest "
         "round, then the most votes). `algorithm` is the sampling algorithm named in the file name. Split by "
-        "Zhang et al.'s held-out contests."
+        "Zhang et al.'s held-out contests. Known upstream faults are flagged, never dropped: `is_duplicate_text` "
+        "marks a caption whose exact text already appears higher in the same run (the first, best-rated copy is "
+        "not flagged), `is_empty_text` an empty or blank caption, `has_line_break` a caption holding a line "
+        "break (kept as published); `duplicate_of` names an earlier contest whose caption list is identical to "
+        "this run's (upstream 643/644, 646/647, 655/656, 665/666); `file_contest_number` is the contest the "
+        "file's own rows state where it differs from its file name (every row of 688_summary_KLUCB.csv says "
+        "689; the file name is kept). Ranks, human groups and preference pairs count every row, flagged or "
+        "not, as upstream does."
     ),
 )
 CAPTION_GENERATION = ConfigSpec(
@@ -100,6 +110,28 @@ class Run:
     summary: SummaryFile
     table: pa.Table  # sorted by mean descending, stable
     primary: bool = False
+    duplicate_of: int | None = None  # an earlier contest with exactly this caption list
+
+
+def caption_flags(captions: pa.ChunkedArray | pa.Array) -> dict[str, pa.Array]:
+    """Per caption of one stable-sorted run: repeats an earlier (better-rated) text, is blank, holds a line break."""
+    seen: set[str] = set()
+    repeated = [text in seen or seen.add(text) is not None for text in captions.to_pylist()]
+    return {
+        "is_duplicate_text": pa.array(repeated, pa.bool_()),
+        "is_empty_text": pc.equal(pc.utf8_trim_whitespace(captions), ""),
+        "has_line_break": pc.match_substring_regex(captions, "[\r\n]"),
+    }
+
+
+def mark_duplicate_contests(runs: list[Run]) -> None:
+    """Set `duplicate_of` on each run whose caption multiset equals a run of a lower-numbered contest."""
+    first: dict[bytes, int] = {}
+    for run in sorted(runs, key=lambda r: (r.summary.contest_number, r.summary.run_id)):
+        texts = sorted(run.table["caption"].to_pylist())
+        key = hashlib.sha256("\x00".join(texts).encode("utf-8", "surrogatepass")).digest()
+        earlier = first.setdefault(key, run.summary.contest_number)
+        run.duplicate_of = earlier if earlier != run.summary.contest_number else None
 
 
 def read_runs(sources: SourceFiles, progress: bool = True) -> list[Run]:
@@ -115,6 +147,7 @@ def read_runs(sources: SourceFiles, progress: bool = True) -> list[Run]:
     primary = primary_runs((r.summary, r.table) for r in runs)
     for run in runs:
         run.primary = run.summary.run_id in primary
+    mark_duplicate_contests(runs)
     return runs
 
 
@@ -135,9 +168,8 @@ def read_zhang_groups(paths: dict[str, Path]) -> dict[int, dict[str, list[str]]]
                           "provide all four human_*.csv files or none")
     out: dict[int, dict[str, list[str]]] = {c: {} for c in ZHANG_HELD_OUT}
     for group, path in paths.items():
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            rows = list(csv.reader(f))
-        if not rows or rows[0] != [str(i) for i in range(10)]:
+        rows = read_rows(path)
+        if rows[0] != [str(i) for i in range(10)]:
             raise SourceError(path, "unknown header", "the first line must be 0,1,...,9", row=0)
         body = rows[1:]
         if len(body) != len(ZHANG_HELD_OUT):
@@ -165,6 +197,7 @@ def build_caption_ratings(runs: list[Run]) -> dict[str, pa.Table]:
             "run_id": pa.repeat(s.run_id, n), "algorithm": pa.repeat(algorithm, n),
             "question": pa.repeat(question, n), "round": pa.repeat(pa.scalar(s.round, pa.int32()), n),
             "is_primary": pa.repeat(run.primary, n), "rank": pa.array(np.arange(n, dtype=np.int32)),
+            **caption_flags(t["caption"]), "duplicate_of": pa.repeat(pa.scalar(run.duplicate_of, pa.int32()), n),
         }
         for name, col in meta.items():
             t = t.append_column(name, col)
@@ -181,7 +214,7 @@ def read_hessel_annotations(sources: SourceFiles) -> dict[int, dict]:
     out: dict[int, dict] = {}
     for split in ("train", "validation", "test"):
         for path in sorted(sources.hessel.get("matching", {}).get(split, [])):
-            for row in pq.read_table(path, columns=columns).to_pylist():
+            for row in read_parquet(path, columns).to_pylist():
                 out.setdefault(row["contest_number"], {k: v for k, v in row.items() if k != "contest_number"})
     return out
 
