@@ -10,6 +10,7 @@ import pyarrow as pa
 
 from .csvfile import read_dicts
 from .errors import SourceError
+from .hard_subset import HARD_SIZE, MIN_VALID, StatedRate, hardest
 from .sources import SourceFiles
 from .writer import BuiltConfig, ConfigSpec
 
@@ -34,18 +35,26 @@ HUMORBENCH = ConfigSpec(
         "PASS or FAIL. `element_ids` are the upstream `idx` (an idx that upstream uses for two elements "
         "gets `-2` on its second element); `element_categories` lists each element's categories (wordplay, "
         "cultural reference, toxic or shocking; LLM-assigned upstream); `element_in_hard` marks the elements "
-        "of the hard subset. NYCC cartoons carry `contest_number`, CartoonStock ones `cartoonstock_id`."
+        "of `humorbench_hard`. NYCC cartoons carry `contest_number`, CartoonStock ones `cartoonstock_id`."
     ),
 )
 HUMORBENCH_HARD = ConfigSpec(
     name="humorbench_hard", family="humorbench",
     features=datasets.Features({**BASE, "element_pass_rates": datasets.List(datasets.Value("float64")),
-                                "element_num_attempts": datasets.List(datasets.Value("int32"))}),
+                                "element_num_attempts": datasets.List(datasets.Value("int32")),
+                                "element_hard_ranks": datasets.List(datasets.Value("int32"))}),
     description=(
-        "The hard subset of HumorBench as the upstream `hard_subset.csv` lists it: only its elements, grouped "
-        "per caption, with the fraction of upstream model runs that passed each (`element_pass_rates`) and the "
-        "number of runs (`element_num_attempts`). Upstream's papers describe about 100 hard elements; the "
-        "repository's file has more, and this config follows the file."
+        f"HumorBench-Hard as the paper defines it (section 4.4, Table 4): the {HARD_SIZE} elements most often "
+        "missed. Upstream's rule (`reports/main_benchmark_results.py`) pools the PASS/FAIL verdicts of every "
+        f"benchmark run per (caption, element), keeps elements with at least {MIN_VALID} valid gradings, sorts "
+        f"by pass rate ascending (stable) and takes the first {HARD_SIZE}; the runs behind the published list "
+        "are not in the upstream repository, so upstream's final list is not pinned. This config applies the "
+        "same selection to the pass rates of the upstream file that carries them (`hard_subset.csv`, 170 "
+        f"elements, produced by an older caption-level rule): its {HARD_SIZE} lowest `pass_rate` rows, ties in "
+        "file order. Rows are grouped per caption in annotation order; `element_hard_ranks` gives each "
+        "element's 0-based position in the hard list, `element_pass_rates` the file's pass rate and "
+        "`element_num_attempts` its number of runs. `nycc_bench.builders.hard_subset.hard_subset(runs)` "
+        "recomputes the list from any set of graded runs."
     ),
 )
 CONFIGS = {c.name: c for c in (HUMORBENCH, HUMORBENCH_HARD)}
@@ -125,7 +134,7 @@ def read_elements(sources: SourceFiles) -> list[Element]:
 
 
 def read_hard(path: Path | None, elements: list[Element]) -> dict[str, tuple[float, int]]:
-    """element_id -> (pass_rate, num_attempts) for the rows of `hard_subset.csv`, validated.
+    """element_id -> (pass_rate, num_attempts) for every row of `hard_subset.csv`, in file order, validated.
 
     A row naming an element twice, a pass rate outside 0..1 or not finite, or fewer than one attempt is an error.
     """
@@ -160,7 +169,13 @@ def read_hard(path: Path | None, elements: list[Element]) -> dict[str, tuple[flo
     return out
 
 
-def _caption_rows(elements: list[Element], hard: dict[str, tuple[float, int]],
+def select_hard(stated: dict[str, tuple[float, int]], size: int = HARD_SIZE) -> dict[str, tuple[float, int, int]]:
+    """The `size` lowest pass rates of the file (upstream's rule, `hard_subset.hardest`): id -> (rate, n, rank)."""
+    chosen = hardest([StatedRate(eid, rate, n) for eid, (rate, n) in stated.items()], size, MIN_VALID)
+    return {str(r.key): (r.pass_rate, r.valid, rank) for rank, r in enumerate(chosen)}
+
+
+def _caption_rows(elements: list[Element], hard: dict[str, tuple[float, int, int]],
                   only_hard: bool) -> list[dict]:
     """Group elements by caption (cartoon + caption text), keeping upstream order."""
     rows: dict[tuple[str, str, str, str], dict] = {}
@@ -180,6 +195,7 @@ def _caption_rows(elements: list[Element], hard: dict[str, tuple[float, int]],
         if only_hard:
             out.setdefault("element_pass_rates", []).append(hard[e.element_id][0])
             out.setdefault("element_num_attempts", []).append(hard[e.element_id][1])
+            out.setdefault("element_hard_ranks", []).append(hard[e.element_id][2])
         else:
             out.setdefault("element_in_hard", []).append(e.element_id in hard)
     return list(rows.values())
@@ -190,7 +206,7 @@ def build(sources: SourceFiles, configs: set[str], progress: bool = True) -> lis
     if sources.humorbench_annotations is None or not (configs & set(CONFIGS)):
         return []
     elements = read_elements(sources)
-    hard = read_hard(sources.humorbench_hard, elements)
+    hard = select_hard(read_hard(sources.humorbench_hard, elements))
     built = []
     for spec, only_hard in ((HUMORBENCH, False), (HUMORBENCH_HARD, True)):
         if spec.name in configs and (hard or not only_hard):
