@@ -10,6 +10,7 @@ from pathlib import Path
 from . import hessel2023, humorbench, zhang2024
 from .card import write_card
 from .errors import SourceError
+from .options import BuildOptions
 from .sources import discover
 from .staging import staged_output
 from .writer import BuiltConfig, write_config
@@ -17,7 +18,7 @@ from .writer import BuiltConfig, write_config
 FAMILIES = {"hessel2023": hessel2023, "zhang2024": zhang2024, "humorbench": humorbench}
 ALL_CONFIGS: dict[str, str] = {name: key for key, mod in FAMILIES.items() for name in mod.CONFIGS}
 
-__all__ = ["ALL_CONFIGS", "BuildReport", "SourceError", "build_dataset", "check_configs", "family_main"]
+__all__ = ["ALL_CONFIGS", "BuildOptions", "BuildReport", "SourceError", "build_dataset", "check_configs", "family_main"]
 
 
 @dataclass
@@ -48,7 +49,7 @@ def _is_sample(root: Path) -> bool:
 
 
 def build_dataset(source: Path | list[Path], out_dir: Path, configs: list[str] | None = None,
-                  progress: bool = True) -> BuildReport:
+                  progress: bool = True, options: BuildOptions | None = None) -> BuildReport:
     """Discover upstream files below `source` (one folder or several), build the requested configs, write the repo.
 
     The output's `data/` and card are replaced as a whole, after everything was written to a staging folder:
@@ -59,7 +60,7 @@ def build_dataset(source: Path | list[Path], out_dir: Path, configs: list[str] |
     sources = discover(*roots)
     built: list[BuiltConfig] = []
     for module in FAMILIES.values():
-        built += module.build(sources, wanted, progress)
+        built += module.build(sources, wanted, progress, options or BuildOptions())
     if not built:
         raise SourceError(roots[0], "no upstream file of any requested config was found",
                           "point --source at a folder holding nextml summaries, Hessel parquet, Zhang human_*.csv "

@@ -11,6 +11,7 @@ import pyarrow as pa
 from .csvfile import read_dicts
 from .errors import SourceError
 from .hard_subset import HARD_SIZE, MIN_VALID, StatedRate, hardest
+from .options import BuildOptions
 from .sources import SourceFiles
 from .writer import BuiltConfig, ConfigSpec
 
@@ -201,8 +202,9 @@ def _caption_rows(elements: list[Element], hard: dict[str, tuple[float, int, int
     return list(rows.values())
 
 
-def build(sources: SourceFiles, configs: set[str], progress: bool = True) -> list[BuiltConfig]:
-    """Build the HumorBench configs when `comprehensive_annotations.csv` is below the source folder."""
+def build(sources: SourceFiles, configs: set[str], progress: bool = True,
+          options: BuildOptions | None = None) -> list[BuiltConfig]:
+    """Build the HumorBench configs when `comprehensive_annotations.csv` is there (`options`: none apply)."""
     if sources.humorbench_annotations is None or not (configs & set(CONFIGS)):
         return []
     elements = read_elements(sources)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import datasets
@@ -18,14 +18,12 @@ from ..contests import SPLITS, ZHANG_HELD_OUT, zhang_split
 from .csvfile import read_parquet, read_rows
 from .errors import SourceError
 from .nextml import primary_runs, read_descriptions, read_summary, stable_rank
+from .options import BuildOptions
+from .pairs import describe, draw_pairs, in_pair_train
 from .sources import ZHANG_GROUP_FILES, SourceFiles, SummaryFile
 from .writer import BuiltConfig, ConfigSpec
 
 GROUP_SLICES = {"human_top10": (0, 10), "human_200": (200, 210), "human_1000": (1000, 1010)}
-PAIR_SEED = 2024
-MAX_PAIRS = 1000
-MAX_DRAWS = 200_000
-SIGMAS = 3.0
 
 STR, I32, I64, F64, BOOL = (datasets.Value(t) for t in ("string", "int32", "int64", "float64", "bool"))
 GROUP = datasets.List(STR)
@@ -89,15 +87,15 @@ PREFERENCE_PAIRS = ConfigSpec(
     features=datasets.Features({
         "contest_number": I32, "run_id": STR, "description": STR, "chosen": STR, "rejected": STR,
         "chosen_rank": I32, "rejected_rank": I32, "chosen_mean": F64, "rejected_mean": F64,
-        "chosen_precision": F64, "rejected_precision": F64,
+        "chosen_precision": F64, "rejected_precision": F64, "duplicate_of": I32,
     }),
     description=(
         "Caption preference pairs for reward modelling, DPO and RLHF, by Zhang et al.'s rule: per contest "
-        "(primary run) a chosen position is drawn uniformly from the top half (0..n//2 inclusive) and a "
-        "rejected one strictly below it; the pair is kept when mean_c - mean_r > 3 * sqrt(precision_c^2 + "
-        "precision_r^2); up to 1000 distinct pairs per contest from at most 200,000 draws, seeded per "
-        f"contest (numpy PCG64, seed [{PAIR_SEED}, contest]). Train pairs come from the train contests "
-        "as in the paper; validation/test pairs from the held-out contests, for evaluating reward models."
+        "(primary run, captions stable-sorted by mean descending) a chosen position is drawn from the top half "
+        "(0..int(n/2)) and a rejected one strictly below it; the pair is kept when mean_c - mean_r > "
+        "3 * sqrt(precision_c^2 + precision_r^2). Validation/test pairs come from the held-out contests, for "
+        "evaluating reward models. `duplicate_of` repeats the contest's flag from `caption_ratings` (a train "
+        "contest whose caption list equals a held-out one's is a leak upstream keeps; filter on it if needed). "
     ),
 )
 CONFIGS = {c.name: c for c in (CAPTION_RATINGS, CAPTION_GENERATION, PREFERENCE_PAIRS)}
@@ -245,32 +243,18 @@ def build_caption_generation(runs: list[Run], descriptions: dict[int, str],
     return {split: pa.Table.from_pylist(r, schema=schema) for split, r in rows.items()}
 
 
-def draw_pairs(mean: np.ndarray, precision: np.ndarray, contest: int) -> tuple[np.ndarray, np.ndarray]:
-    """Zhang's 3-sigma pair rule on one stable-sorted contest; returns (chosen, rejected) positions."""
-    n = len(mean)
-    if n < 2:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
-    rng = np.random.default_rng([PAIR_SEED, contest])
-    chosen = rng.integers(0, n // 2 + 1, size=MAX_DRAWS)
-    chosen = np.minimum(chosen, n - 2)  # the last caption has nothing strictly below it
-    rejected = chosen + 1 + (rng.random(MAX_DRAWS) * (n - 1 - chosen)).astype(np.int64)
-    keep = mean[chosen] - mean[rejected] > SIGMAS * np.sqrt(precision[chosen] ** 2 + precision[rejected] ** 2)
-    c, r = chosen[keep], rejected[keep]
-    _, first = np.unique(c * n + r, return_index=True)  # distinct pairs, in draw order
-    order = np.sort(first)[:MAX_PAIRS]
-    return c[order], r[order]
-
-
-def build_preference_pairs(runs: list[Run], descriptions: dict[int, str]) -> dict[str, pa.Table]:
-    """Pairs from each contest's primary run, split like the contests."""
+def build_preference_pairs(runs: list[Run], descriptions: dict[int, str], rule: str = "upstream",
+                           known_train: frozenset[int] | None = None) -> dict[str, pa.Table]:
+    """Pairs from each contest's primary run by `rule` (see `pairs`), split like the contests."""
     parts: dict[str, list[pa.Table]] = {s: [] for s in SPLITS}
     schema = PREFERENCE_PAIRS.features.arrow_schema
-    for run in runs:
-        if not run.primary:
-            continue
+    for run in sorted(runs, key=lambda r: r.summary.contest_number):
         t, contest = run.table, run.summary.contest_number
+        split = zhang_split(contest)
+        if not run.primary or (split == "train" and not in_pair_train(contest, rule, known_train)):
+            continue
         mean, precision = t["mean"].to_numpy(), t["precision"].to_numpy()
-        c, r = draw_pairs(mean, precision, contest)
+        c, r = draw_pairs(mean, precision, contest, rule)
         if len(c) == 0:
             continue
         caption = t["caption"]
@@ -282,13 +266,16 @@ def build_preference_pairs(runs: list[Run], descriptions: dict[int, str]) -> dic
             "chosen_rank": pa.array(c.astype(np.int32)), "rejected_rank": pa.array(r.astype(np.int32)),
             "chosen_mean": pa.array(mean[c]), "rejected_mean": pa.array(mean[r]),
             "chosen_precision": pa.array(precision[c]), "rejected_precision": pa.array(precision[r]),
+            "duplicate_of": pa.repeat(pa.scalar(run.duplicate_of, pa.int32()), len(c)),
         }, schema=schema))
     return {split: pa.concat_tables(tables) if tables else schema.empty_table()
             for split, tables in parts.items()}
 
 
-def build(sources: SourceFiles, configs: set[str], progress: bool = True) -> list[BuiltConfig]:
+def build(sources: SourceFiles, configs: set[str], progress: bool = True,
+          options: BuildOptions | None = None) -> list[BuiltConfig]:
     """Build the requested Zhang configs whose sources are present below the source folder."""
+    options = options or BuildOptions()
     wanted = [name for name in CONFIGS if name in configs]
     if not wanted or not (sources.summaries or sources.zhang_groups):
         return []
@@ -301,5 +288,6 @@ def build(sources: SourceFiles, configs: set[str], progress: bool = True) -> lis
         built.append(BuiltConfig(CAPTION_GENERATION, build_caption_generation(
             runs, descriptions, read_zhang_groups(sources.zhang_groups), read_hessel_annotations(sources))))
     if "preference_pairs" in wanted and runs:
-        built.append(BuiltConfig(PREFERENCE_PAIRS, build_preference_pairs(runs, descriptions)))
+        spec = replace(PREFERENCE_PAIRS, description=PREFERENCE_PAIRS.description + describe(options.pair_rule))
+        built.append(BuiltConfig(spec, build_preference_pairs(runs, descriptions, options.pair_rule)))
     return built
