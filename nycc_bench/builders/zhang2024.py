@@ -1,4 +1,4 @@
-"""Zhang et al. 2024 configs: `caption_ratings`, `caption_generation` and `preference_pairs`."""
+"""Zhang et al. 2024 configs: `caption_ratings`, `caption_generation`, `preference_pairs` and `cartoons`."""
 
 from __future__ import annotations
 
@@ -15,12 +15,23 @@ import pyarrow.compute as pc
 from tqdm.auto import tqdm
 
 from ..contests import SPLITS, ZHANG_HELD_OUT, zhang_split
+from .cartoons import (
+    BY,
+    CARTOONS,
+    GPT4O_FEATURES,
+    HESSEL_SOURCE,
+    NC,
+    build_cartoons,
+    config_license,
+    read_gpt4o,
+    zhang_images,
+)
 from .csvfile import read_parquet, read_rows
 from .errors import SourceError
 from .nextml import primary_runs, read_descriptions, read_summary, stable_rank
 from .options import BuildOptions
 from .pairs import describe, draw_pairs, in_pair_train
-from .sources import ZHANG_GROUP_FILES, SourceFiles, SummaryFile
+from .sources import ZHANG_GROUP_FILES, ZHANG_HF_REPO, SourceFiles, SummaryFile
 from .writer import BuiltConfig, ConfigSpec
 
 GROUP_SLICES = {"human_top10": (0, 10), "human_200": (200, 210), "human_1000": (1000, 1010)}
@@ -62,23 +73,30 @@ CAPTION_GENERATION = ConfigSpec(
     name="caption_generation",
     family="zhang2024",
     features=datasets.Features({
-        "contest_number": I32, "description": STR, "image": datasets.Image(), "image_location": STR,
-        "image_description": STR, "image_uncanny_description": STR, "entities": datasets.List(STR),
+        "contest_number": I32, "description": STR, "image": datasets.Image(), "image_source": STR,
+        "image_location": STR, "image_description": STR, "image_uncanny_description": STR,
+        "entities": datasets.List(STR), **GPT4O_FEATURES,
         "human_top10": GROUP, "human_200": GROUP,
         "human_1000": GROUP, "human_median": GROUP, "n_captions": I32, "group_source": STR,
-        "matches_summary_rule": datasets.Value("bool"),
+        "matches_summary_rule": datasets.Value("bool"), "duplicate_of": I32,
     }),
     description=(
         "One row per held-out contest of Zhang et al. (validation 44, test 47): the cartoon description where "
-        "nextml has one, Hessel et al.'s image and annotations (location, description, uncanny description, "
-        "entities: what Zhang's generation prompt uses) where the Hessel data has the contest, and four human "
+        "nextml has one, Hessel et al.'s annotations (location, description, uncanny description, entities) "
+        "where the Hessel data has the contest, Zhang et al.'s GPT-4o description (`gpt4o_location`, "
+        "`gpt4o_canny`, `gpt4o_uncanny`, `gpt4o_entities`: what the paper prompts language-only models with) "
+        "where their Hub dataset has it, the cartoon (Hessel's image, else Zhang's; `image_source` says which), "
+        "and four human "
         "reference groups of 10 captions: `human_top10` (sorted positions "
         "0-9), `human_200` (200-209), `human_1000` (1000-1009) and `human_median` (n//2-5 .. n//2+4), from a "
         "stable sort of the contest's primary rating run by mean descending. Where Zhang et al.'s published "
         "`human_*.csv` are available they are used as published (`group_source` = `zhang2024`) and "
         "`matches_summary_rule` records whether the rule applied to the nextml summary gives the same lists "
         "(it does for every contest up to 655; later nextml snapshots differ). Otherwise the groups come from "
-        "the rule (`group_source` = the run). A group the contest is too small for is null."
+        "the rule (`group_source` = the run). A group the contest is too small for is null. The groups are "
+        "positions: a repeated text, a blank caption or one with a line break stays where it falls, as in "
+        "Zhang et al.'s published lists (see the flags in `caption_ratings`); `duplicate_of` flags a contest "
+        "whose caption list is identical to an earlier contest's."
     ),
 )
 PREFERENCE_PAIRS = ConfigSpec(
@@ -98,7 +116,17 @@ PREFERENCE_PAIRS = ConfigSpec(
         "contest whose caption list equals a held-out one's is a leak upstream keeps; filter on it if needed). "
     ),
 )
-CONFIGS = {c.name: c for c in (CAPTION_RATINGS, CAPTION_GENERATION, PREFERENCE_PAIRS)}
+CONFIGS = {c.name: c for c in (CAPTION_RATINGS, CAPTION_GENERATION, PREFERENCE_PAIRS, CARTOONS)}
+
+
+def uses_zhang_hub(tables: dict[str, pa.Table]) -> bool:
+    """Whether any row holds a GPT-4o description or a cartoon from Zhang's Hub dataset (then CC BY-NC 4.0)."""
+    for t in tables.values():
+        if t["gpt4o_canny"].null_count < t.num_rows:
+            return True
+        if any(s and s.startswith(ZHANG_HF_REPO) for s in t["image_source"].to_pylist()):
+            return True
+    return False
 
 
 @dataclass
@@ -218,9 +246,14 @@ def read_hessel_annotations(sources: SourceFiles) -> dict[int, dict]:
 
 
 def build_caption_generation(runs: list[Run], descriptions: dict[int, str],
-                             published: dict[int, dict[str, list[str]]],
-                             annotations: dict[int, dict]) -> dict[str, pa.Table]:
-    """One row per held-out contest that has published groups or a primary rating run."""
+                             published: dict[int, dict[str, list[str]]], annotations: dict[int, dict],
+                             gpt4o: dict[int, dict] | None = None,
+                             images: dict[int, dict] | None = None) -> dict[str, pa.Table]:
+    """One row per held-out contest that has published groups or a primary rating run.
+
+    The image is Hessel's where their corpus has the contest, else Zhang's cartoon; GPT-4o fields where known.
+    """
+    gpt4o, images = gpt4o or {}, images or {}
     primary = {r.summary.contest_number: r for r in runs if r.primary}
     rows: dict[str, list[dict]] = {"validation": [], "test": []}
     for contest in ZHANG_HELD_OUT:
@@ -233,11 +266,14 @@ def build_caption_generation(runs: list[Run], descriptions: dict[int, str],
             groups, source, matches = from_rule, run.summary.run_id, None
         else:
             continue
+        hessel = annotations.get(contest, {})
+        image = ({"image": hessel["image"], "image_source": HESSEL_SOURCE} if hessel.get("image")
+                 else {k: v for k, v in images.get(contest, {}).items() if k != "image_license"})
         rows[zhang_split(contest)].append({
             "contest_number": contest, "description": descriptions.get(contest),
-            **annotations.get(contest, {}), **groups,
+            **hessel, **image, **{k: v for k, v in gpt4o.get(contest, {}).items() if k != "gpt4o_split"}, **groups,
             "n_captions": run.table.num_rows if run else None, "group_source": source,
-            "matches_summary_rule": matches,
+            "matches_summary_rule": matches, "duplicate_of": run.duplicate_of if run else None,
         })
     schema = CAPTION_GENERATION.features.arrow_schema
     return {split: pa.Table.from_pylist(r, schema=schema) for split, r in rows.items()}
@@ -277,17 +313,29 @@ def build(sources: SourceFiles, configs: set[str], progress: bool = True,
     """Build the requested Zhang configs whose sources are present below the source folder."""
     options = options or BuildOptions()
     wanted = [name for name in CONFIGS if name in configs]
-    if not wanted or not (sources.summaries or sources.zhang_groups):
+    zhang_hub = bool(sources.gpt4o_descriptions or sources.cartoon_images)
+    if not wanted or not (sources.summaries or sources.zhang_groups or zhang_hub):
         return []
     runs = read_runs(sources, progress)
     descriptions = read_descriptions(sources.descriptions)
+    gpt4o = read_gpt4o(sources.gpt4o_descriptions)
+    images = zhang_images(sources) if {"cartoons", "caption_generation"} & set(wanted) else {}
+    hessel = read_hessel_annotations(sources) if {"cartoons", "caption_generation"} & set(wanted) else {}
     built = []
     if "caption_ratings" in wanted and runs:
-        built.append(BuiltConfig(CAPTION_RATINGS, build_caption_ratings(runs)))
-    if "caption_generation" in wanted:
-        built.append(BuiltConfig(CAPTION_GENERATION, build_caption_generation(
-            runs, descriptions, read_zhang_groups(sources.zhang_groups), read_hessel_annotations(sources))))
+        built.append(BuiltConfig(CAPTION_RATINGS, build_caption_ratings(runs), license=BY))
+    if "caption_generation" in wanted and (runs or sources.zhang_groups):
+        tables = build_caption_generation(runs, descriptions, read_zhang_groups(sources.zhang_groups), hessel,
+                                          gpt4o, images)
+        license_ = NC if uses_zhang_hub(tables) else BY
+        built.append(BuiltConfig(CAPTION_GENERATION, tables, license=license_))
     if "preference_pairs" in wanted and runs:
+        known_train = frozenset(c for c, g in gpt4o.items() if g["gpt4o_split"] == "train") or None
         spec = replace(PREFERENCE_PAIRS, description=PREFERENCE_PAIRS.description + describe(options.pair_rule))
-        built.append(BuiltConfig(spec, build_preference_pairs(runs, descriptions, options.pair_rule)))
+        built.append(BuiltConfig(spec, build_preference_pairs(runs, descriptions, options.pair_rule, known_train),
+                                 license=BY))
+    if "cartoons" in wanted and zhang_hub:
+        duplicates = {r.summary.contest_number: r.duplicate_of for r in runs if r.primary and r.duplicate_of}
+        tables = build_cartoons(gpt4o, images, hessel, descriptions, duplicates)
+        built.append(BuiltConfig(CARTOONS, tables, license=config_license(tables, ("image_license", "gpt4o_license"))))
     return built
