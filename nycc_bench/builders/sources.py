@@ -78,18 +78,18 @@ def _files(root: Path) -> list[Path]:
     return sorted(out)
 
 
-def _cartoon(found: SourceFiles, path: Path) -> bool:
-    """Classify a file below a `cartoons/` folder of Zhang's Hub dataset; refuse any other layout."""
-    parent, grand = path.parent.name, path.parent.parent.name
-    if parent != "cartoons" and not (parent == "source" and grand == "cartoons"):
+def _cartoon(found: SourceFiles, path: Path, rel: tuple[str, ...]) -> bool:
+    """Classify a file below a `cartoons/` folder of Zhang's Hub dataset; refuse any other layout there."""
+    if "cartoons" not in rel[:-1]:
         return False
+    tail = rel[len(rel) - rel[::-1].index("cartoons"):]
     m = CARTOON_IMAGE.match(path.name)
-    if m is None:
+    if m is None or tail not in ((path.name,), ("source", path.name)):
         raise SourceError(path, "unexpected file in the cartoons folder", "the layout must be cartoons/<n>.jpg or "
                           "cartoons/source/<n>.jpg (.png too); remove the file or report the new layout")
     contest = int(m["contest"])
     current = found.cartoon_images.get(contest)
-    if current is None or (current.parent.name == "source" and parent == "cartoons"):
+    if current is None or (current.parent.name == "source" and len(tail) == 1):
         found.cartoon_images[contest] = path  # cartoons/<n> (the layout the authors' scripts read) wins
     elif current.parent == path.parent:
         raise SourceError(path, f"a second image of contest {contest} (the first is {current.name})",
@@ -101,8 +101,8 @@ def discover(*roots: Path) -> SourceFiles:
     """Walk the folders and classify upstream files by their upstream names."""
     found = SourceFiles(roots=[Path(r) for r in roots])
     seen_runs: dict[str, Path] = {}
-    paths = [p for root in found.roots for p in _files(root)]
-    for path in paths:
+    paths = [(p, p.relative_to(root).parts) for root in found.roots for p in _files(root)]
+    for path, rel in paths:
         name, parent = path.name, path.parent.name
         summary = None
         if parent == "summaries" and (m := API_SUMMARY.match(name)):
@@ -134,5 +134,5 @@ def discover(*roots: Path) -> SourceFiles:
             found.gpt4o_descriptions[path.stem] = _set_once(
                 found.gpt4o_descriptions.get(path.stem), path, f"gpt4o_description/{name}")
         else:
-            _cartoon(found, path)
+            _cartoon(found, path, rel)
     return found
