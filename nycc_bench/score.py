@@ -128,8 +128,13 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
         options = {"dataset": dataset}
     details = SCORERS[task.scorer](task, instances, preds, fold_ids, judge, values, **options)
     decoding = next((m.get("decoding") for m in metas if m), None)
+    config = task_config(task, values, decoding, folds, split, judge)
+    sources = [i.reference["description_source"] for i in instances if "description_source" in i.reference]
+    if values.get("description") == "gpt4o" and (other := [s for s in sources if s != "gpt4o"]):
+        config["deviations"].append(f"{len(other)} of {len(sources)} contests were prompted with another "
+                                    "description (the dataset has no GPT-4o description for them).")
     return {
-        "task": task.name, "config": task_config(task, values, decoding, folds, split, judge),
+        "task": task.name, "config": config,
         "scores": extract_scores(task, details), "n": len(records),
         "n_unparsed": sum(r["status"] == UNPARSED for r in records), "n_failed": n_failed,
         "n_error": _count_errors(details), "details": details,
