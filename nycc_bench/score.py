@@ -112,9 +112,10 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     instances: list[Instance] = []
     records: list[dict] = []
     fold_ids: list[int] = []
+    unprompted: list[Any] = []
     for path, fold, meta in zip(prediction_files, folds, metas, strict=True):
         check_meta(meta, task, config_name(task, fold), split, dataset, path)
-        built = build_instances(task, dataset, split, fold, values)
+        built = build_instances(task, dataset, split, fold, values, unprompted)
         records += _join(task, built, load_predictions(path), str(path))
         instances += built
         fold_ids += [fold] * len(built)
@@ -129,6 +130,10 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     details = SCORERS[task.scorer](task, instances, preds, fold_ids, judge, values, **options)
     decoding = next((m.get("decoding") for m in metas if m), None)
     config = task_config(task, values, decoding, folds, split, judge)
+    if unprompted:
+        config["deviations"].append(f"{len(unprompted)} dataset rows cannot be prompted (no description) and are "
+                                    f"not evaluated: {', '.join(map(str, unprompted[:10]))}"
+                                    + (" ..." if len(unprompted) > 10 else "") + ".")
     sources = [i.reference["description_source"] for i in instances if "description_source" in i.reference]
     if values.get("description") == "gpt4o" and (other := [s for s in sources if s != "gpt4o"]):
         config["deviations"].append(f"{len(other)} of {len(sources)} contests were prompted with another "

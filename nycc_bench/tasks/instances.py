@@ -151,9 +151,7 @@ def _zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], Any],
                                              if row.get("image_description") else row.get("description")),
                        "judge_image": row.get("image")},  # Best Pick's vision form; never shown to the system
         ))
-    if skipped:
-        log.warning("%s: %d contests have no description to prompt with: %s", task.name, len(skipped),
-                    ", ".join(map(str, skipped[:10])) + (" ..." if len(skipped) > 10 else ""))
+    options["_skipped"].extend(skipped)  # type: ignore[index]
     return out
 
 
@@ -184,13 +182,21 @@ BUILDERS: dict[str, Callable[[Task, Any, Callable[[str], Any], Mapping[str, Any]
 
 
 def build_instances(task: Task, dataset: str = DEFAULT_DATASET, split: str | None = None, fold: int = 0,
-                    options: Mapping[str, Any] | None = None) -> list[Instance]:
-    """Every instance of a task's split and fold, prompts included, with the task's options applied."""
+                    options: Mapping[str, Any] | None = None, unprompted: list[Any] | None = None) -> list[Instance]:
+    """Every instance of a task's split and fold, prompts included, with the task's options applied; rows that
+    cannot be prompted are appended to `unprompted` (and recorded by the scorer as a deviation)."""
     split = split or task.split
     config = config_name(task, fold)
     values = task.option_values(options)
     rows = load_split(dataset, config, split)
-    out = BUILDERS[task.instances](task, rows, lambda s: load_split(dataset, config, s), values)
+    skipped: list[Any] = []
+    out = BUILDERS[task.instances](task, rows, lambda s: load_split(dataset, config, s),
+                                   {**values, "_skipped": skipped})
+    if skipped:
+        log.info("%s: %d of %d rows cannot be prompted (no description): %s", task.name, len(skipped), len(rows),
+                 ", ".join(map(str, skipped[:10])) + (" ..." if len(skipped) > 10 else ""))
+    if unprompted is not None:
+        unprompted.extend(skipped)
     if not out:
         raise NyccBenchError(f"dataset: no {task.name} instance in split {split!r} of {dataset} can be prompted")
     return out
