@@ -119,7 +119,9 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
         records += _join(task, built, load_predictions(path), str(path))
         instances += built
         fold_ids += [fold] * len(built)
-    preds = [r.get("prediction") if r["status"] not in (FAILED, UNPARSED) else None for r in records]
+    # an unparsed reply is scored as what the task's reading made of it: None (wrong), or Hessel's extracted or
+    # seeded letter (upstream's scheme); either way it is counted in n_unparsed
+    preds = [r.get("prediction") if r["status"] != FAILED else None for r in records]
     n_failed = sum(r["status"] == FAILED for r in records)
     if n_failed:
         log.warning("%s: %d of %d items failed (no reply); they count as wrong here. Re-run the same command to "

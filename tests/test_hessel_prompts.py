@@ -10,11 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fake_openai import FakeChatServer, Reply
 
 from nycc_bench.errors import NyccBenchError
-from nycc_bench.judge.fake_server import FakeChatServer, Reply
 from nycc_bench.tasks import get_task
-from nycc_bench.tasks.instances import ChatInstance, build_instances, draw_hessel_shots, load_split, prompt_text
+from nycc_bench.tasks.instances import Instance, build_instances, draw_hessel_shots, load_split, prompt_text
 from nycc_bench.tasks.parsing import (
     PARSERS,
     extractor_messages,
@@ -63,9 +63,9 @@ captions. One of the captions was the winning caption for that cartoon, the othe
 this cartoon. Your job is to find the correct match and respond with "Answer: X" where X is either A, B, C, D, or E."""
 
 
-def _instance(name: str, dataset: str, **options: object) -> ChatInstance:
+def _instance(name: str, dataset: str, **options: object) -> Instance:
     found = [i for i in build_instances(get_task(name), dataset, options=options) if i.instance_id == ROW]
-    assert len(found) == 1 and isinstance(found[0], ChatInstance)
+    assert len(found) == 1 and isinstance(found[0], Instance) and found[0].turns
     return found[0]
 
 
@@ -129,7 +129,7 @@ def _train_row(user: str, train: list[dict]) -> dict:
     return row
 
 
-def _shot_contests(inst: ChatInstance, train: list[dict]) -> list[int]:
+def _shot_contests(inst: Instance, train: list[dict]) -> list[int]:
     """The train contests of an instance's worked examples, in order."""
     return [_train_row(user["content"], train)["contest_number"] for user in inst.turns[0::2]]
 

@@ -31,6 +31,17 @@ class Instance:
     letters: str = ""
     context: str = ""  # the cartoon's description, for similarity baselines
     reference: dict[str, Any] = field(default_factory=dict)
+    turns: list[dict[str, str]] = field(default_factory=list)  # earlier user/assistant turns (instruction, shots)
+
+    def messages(self) -> list[dict[str, str]]:
+        """The whole chat as text: the system message, the earlier turns and the last user turn (systems that
+        send images build their own first user turn)."""
+        system = [{"role": "system", "content": self.system}] if self.system else []
+        return [*system, *self.turns, {"role": "user", "content": self.user}]
+
+    def text(self) -> str:
+        """The whole prompt as one text, for a model without a chat template."""
+        return "\n\n".join(p for p in (self.system, *(t["content"] for t in self.turns), self.user) if p)
 
 
 def load_split(dataset: str, config: str, split: str) -> Any:
@@ -74,23 +85,6 @@ def _description(row: Mapping[str, Any]) -> str:
     parts = [row.get("image_location"), row.get("image_description"), row.get("image_uncanny_description")]
     text = " ".join(p for p in parts if p)
     return text or row.get("description") or ""
-
-
-@dataclass
-class ChatInstance(Instance):
-    """An instance whose prompt is a whole chat, as upstream sends it: `system`, then the earlier `turns` (user and
-    assistant messages: an instruction and its acknowledgement, or worked examples with their answers), then `user`.
-
-    The runner's systems must send `messages()` (see `nycc_bench.systems.api.to_messages`); a system that takes one
-    text joins the turns' contents.
-    """
-
-    turns: list[dict[str, str]] = field(default_factory=list)
-
-    def messages(self) -> list[dict[str, str]]:
-        """The whole chat: the system message, the earlier turns and the last user turn."""
-        system = [{"role": "system", "content": self.system}] if self.system else []
-        return [*system, *self.turns, {"role": "user", "content": self.user}]
 
 
 def prompt_text(task: Task, role: str) -> str:
@@ -206,7 +200,7 @@ def _hessel(task: Task, rows: Any, split_rows: Callable[[str], Any], options: Ma
             out.append(Instance(user=_hessel_pixels(task, row), image=row["image"], **common))
             continue
         system, turns, user = _hessel_chat(task, row, [train[k] for k in picked])
-        out.append(ChatInstance(system=system, turns=turns, user=user, context=_description(row), **common))
+        out.append(Instance(system=system, turns=turns, user=user, context=_description(row), **common))
     return out
 
 
