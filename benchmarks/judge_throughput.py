@@ -1,6 +1,6 @@
 """Judge engine throughput: 500 autograder calls to a local server answering after 100 ms, concurrent vs serial.
 
-The server (``nycc_bench.judge.fake_server``) runs in its own process, like a real endpoint; each run uses a
+The server (``tests/fake_openai.py``) runs in its own process, like a real endpoint; each run uses a
 fresh cache folder so every call goes over HTTP. Ideal concurrent time = 500 × 0.1 s / 32 ≈ 1.56 s; target:
 within 1.5× of it. Last line: one JSON object with the figures.
 """
@@ -12,11 +12,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import openai  # noqa: F401  (imported before timing: the one-off import is not throughput)
 
 from nycc_bench.judge import JudgeConfig, grade_elements
 
+FAKE_SERVER = Path(__file__).resolve().parents[1] / "tests" / "fake_openai.py"
 N_CALLS = 500
 DELAY_S = 0.1
 CONCURRENCY = 32
@@ -40,7 +42,7 @@ def timed_run(base_url: str, concurrency: int) -> tuple[float, int]:
 
 def main() -> None:
     server = subprocess.Popen(
-        [sys.executable, "-m", "nycc_bench.judge.fake_server", "--delay", str(DELAY_S), "--text", REPLY],
+        [sys.executable, str(FAKE_SERVER), "--delay", str(DELAY_S), "--text", REPLY],
         stdout=subprocess.PIPE,
         text=True,
     )

@@ -1,7 +1,8 @@
 """Build the zhang2024 configs of the nycc-bench dataset repo.
 
-Zhang et al. 2024: `caption_ratings`, `caption_generation`, `preference_pairs`.
-Reads the nextml rating summaries (both header variants), `descriptions.txt` and Zhang's `human_*.csv`.
+Zhang et al. 2024: `caption_ratings`, `caption_generation`, `preference_pairs`, `cartoons`.
+Reads the nextml rating summaries (both repos, both header variants), `descriptions.txt`, Zhang's `human_*.csv`
+and, from Zhang's Hub dataset, `gpt4o_description/*.jsonl` and `cartoons/<n>.jpg`.
 The logic lives in `nycc_bench.builders.zhang2024`; this script is `nycc-bench build` restricted to this family:
 
     python dataset_scripts/zhang2024.py --source {sample,upstream,PATH} --out DIR

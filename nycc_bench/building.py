@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
+from .errors import NyccBenchError
 from .paths import SAMPLE_DIR
 
 
 def resolve_source(source: str, progress: bool = True) -> list[Path]:
-    """`sample` → the embedded sample (package data); `upstream` → download the real sources; else a folder."""
+    """`sample` → the embedded sample (package data); `upstream` → download the real sources (or, with
+    `NYCC_BENCH_UPSTREAM_DIR` set, read that folder: an offline mirror of the upstream files); else a folder."""
     if source == "sample":
         return [SAMPLE_DIR]
+    if source == "upstream" and (mirror := os.environ.get("NYCC_BENCH_UPSTREAM_DIR")):
+        if not Path(mirror).is_dir():
+            raise NyccBenchError(f"NYCC_BENCH_UPSTREAM_DIR: {mirror} is not a folder; unset it to download")
+        return [Path(mirror)]
     if source == "upstream":
         from .builders.download import fetch_upstream
 

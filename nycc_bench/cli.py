@@ -66,17 +66,35 @@ def judge_spec(args: argparse.Namespace) -> Any:
     from .judging import JudgeSpec
 
     return JudgeSpec.parse(args.judge, base_url=args.judge_base_url, cache_dir=args.cache_dir,
-                           max_concurrency=args.max_concurrency, dry_run=getattr(args, "dry_run", False))
+                           max_concurrency=args.max_concurrency, dry_run=getattr(args, "dry_run", False),
+                           timeout_s=args.judge_timeout)
 
 
 def cmd_build(args: argparse.Namespace) -> int:
     """Build the dataset repo from a source and print what was written."""
-    from .builders import build_dataset
+    from .builders import BuildOptions, build_dataset
     from .building import resolve_source, summary_table
 
+    if args.dry_run:
+        if args.source != "upstream":
+            raise NyccBenchError("dry-run: only `--source upstream` downloads anything; a folder is read as it is")
+        from .builders.download import format_sources, planned_sources
+
+        print(format_sources(planned_sources(resolve=False)))
+        return 0
+    if not args.out:
+        raise NyccBenchError("out: pass --out DIR, the folder the dataset repo is written to")
     report = build_dataset(resolve_source(args.source, not args.quiet), Path(args.out), args.configs,
-                           progress=not args.quiet)
+                           progress=not args.quiet, options=BuildOptions(pair_rule=args.pair_rule))
     print(summary_table(report))
+    return 0
+
+
+def cmd_sources(args: argparse.Namespace) -> int:
+    """List every pinned upstream source, its revision and the files `--source upstream` fetches."""
+    from .builders.download import format_sources, planned_sources
+
+    print(format_sources(planned_sources(resolve=args.resolve)))
     return 0
 
 
@@ -255,6 +273,9 @@ def _judge_options(p: argparse.ArgumentParser, required: bool = False) -> None:
     p.add_argument("--judge-base-url", help="OpenAI-compatible endpoint of the judge")
     p.add_argument("--cache-dir", help="judge cache folder (default ~/.cache/nycc_bench/judge)")
     p.add_argument("--max-concurrency", type=int, default=16, help="parallel judge calls")
+    p.add_argument("--judge-timeout", type=float, metavar="SECONDS",
+                   help="seconds one judge call may take, from connecting to the last byte, before it is abandoned "
+                        "and retried (default 120); a reply that drips in slower than this is cut off too")
     p.add_argument("--dry-run", action="store_true",
                    help="print the judge calls still needed (after the cache) and their estimated cost; spend nothing")
 
@@ -285,10 +306,20 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--source", default="sample",
                    help="'sample' (embedded), 'upstream' (download the real sources) or a folder holding "
                         "upstream files under their upstream names (default: sample)")
-    b.add_argument("--out", required=True, help="output folder (replaced)")
+    b.add_argument("--out", help="output folder (replaced)")
     b.add_argument("--configs", nargs="+", metavar="CONFIG", help="only these configs (default: all)")
+    b.add_argument("--pair-rule", choices=["upstream", "distinct"], default="upstream",
+                   help="preference_pairs draw: 'upstream' = Zhang et al.'s preprocess_dpo (with replacement, seed "
+                        "2024, train contests 530-889); 'distinct' = unique pairs, every train contest")
+    b.add_argument("--dry-run", action="store_true",
+                   help="with --source upstream: list the pinned sources and the files they would fetch; no download")
     b.add_argument("--quiet", action="store_true", help="no progress bars")
     b.set_defaults(func=cmd_build)
+
+    so = sub.add_parser("sources", help="list the pinned upstream sources and the files `--source upstream` fetches")
+    so.add_argument("--resolve", action="store_true",
+                    help="ask GitHub and the Hub for the exact file lists (needs the network); default: the patterns")
+    so.set_defaults(func=cmd_sources)
 
     t = sub.add_parser("tasks", help="list the tasks; `tasks show NAME [--json]` prints one task's definition")
     t.add_argument("action", nargs="?", choices=["list", "show"], default="list")

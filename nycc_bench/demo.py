@@ -35,12 +35,7 @@ def run_demo(out: Path, sample_dir: Path = SAMPLE_DIR, quiet: bool = False) -> d
     _step("2/6 train the offline judges (humor reward model, embedding element grader)", quiet)
     judges = train_offline_judges(dataset, out / "judges", sample_dir / "humorbench_reubennarad" / "rubric")
     _step("3/6 evaluate the baselines on every task (nycc_bench.evaluate)", quiet)
-    records: list[dict[str, Any]] = []
-    for spec in BASELINES:
-        run = evaluate(spec, "all", dataset=str(dataset), judge=judges, out=out / "runs" / slug(spec),
-                       progress=not quiet)
-        records.append(run.record)
-        print("\n".join(score_lines(run.record)))
+    records = evaluate_baselines(dataset, judges, out / "runs", list(BASELINES), quiet)
     _step("4/6 write the report", quiet)
     html_report = write_report(records, out / "report.html")
     _step("5/6 seed a local leaderboard", quiet)
@@ -49,6 +44,17 @@ def run_demo(out: Path, sample_dir: Path = SAMPLE_DIR, quiet: bool = False) -> d
     staged = stage_upload(out / "staged", dataset)
     return {"dataset": str(dataset), "judges": str(out / "judges"), "runs": str(out / "runs"),
             "report": str(html_report), "leaderboard": str(leaderboard), "staged": str(staged)}
+
+
+def evaluate_baselines(dataset: Path, judges: dict[str, Any], runs: Path, systems: list[str],
+                       quiet: bool = False) -> list[dict[str, Any]]:
+    """Every system on every task through `evaluate` (one run folder each), printing their scores."""
+    records = []
+    for spec in systems:
+        run = evaluate(spec, "all", dataset=str(dataset), judge=judges, out=runs / slug(spec), progress=not quiet)
+        records.append(run.record)
+        print("\n".join(score_lines(run.record)))
+    return records
 
 
 def seed_leaderboard(data_dir: Path, dataset: Path) -> Path:

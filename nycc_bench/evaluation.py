@@ -25,7 +25,7 @@ from . import __version__
 from .errors import NyccBenchError
 from .judging import JudgeSpec
 from .provenance import dataset_record, environment, git_commit, model_record
-from .results import SCHEMA, read_results, write_results
+from .results import SCHEMA, read_results, validate_results, write_results
 from .systems import System, SystemCannotAnswer, make_system
 from .tasks import config_name, get_task, resolve_tasks
 from .tasks.instances import DEFAULT_DATASET
@@ -177,7 +177,7 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
         "notes": ([f"--limit {limit}: only the first {limit} items of each task were run."] if limit else []),
         **({"extra": dict(extra)} if extra else {}),
     }
-    result = RunResult(record)
+    result = RunResult(validate_results(record))  # JSON-normal, as it reads back
     result.save(out / "results.json")
     return result
 

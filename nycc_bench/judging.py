@@ -41,12 +41,15 @@ class JudgeSpec:
     cache_dir: str | None = None
     max_concurrency: int = 16
     dry_run: bool = False  # LLM judges: count the calls still needed and their cost, then stop (DryRun)
+    timeout_s: float | None = None  # LLM judges: seconds one call may take before it is retried (None: 120)
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
             raise NyccBenchError(f"judge_backend: expected one of {', '.join(BACKENDS)}, got {self.backend!r}")
         if not self.model:
             raise NyccBenchError("judge_model: empty; name a model (e.g. gpt-4o) or a folder")
+        if self.timeout_s is not None and not (isinstance(self.timeout_s, int | float) and 0 < self.timeout_s < 1e9):
+            raise NyccBenchError(f"judge_timeout: expected a positive number of seconds, got {self.timeout_s!r}")
 
     @classmethod
     def parse(cls, spec: str, **options: Any) -> JudgeSpec:
@@ -85,16 +88,19 @@ class JudgeSpec:
         """The LLM judge engine's config for this spec."""
         if self.backend not in ("openai", "transformers"):
             raise ValueError(f"judge: {self.name} is not an LLM judge")
+        timeout = {} if self.timeout_s is None else {"timeout_s": self.timeout_s}
         return JudgeConfig(backend=self.backend, model=self.model, base_url=self.base_url,
-                           cache_dir=self.cache_dir, max_concurrency=self.max_concurrency)
+                           cache_dir=self.cache_dir, max_concurrency=self.max_concurrency, **timeout)
 
 
 def judge_from_kwargs(judge_model: str | None, judge_backend: str | None = None, judge_base_url: str | None = None,
-                      cache_dir: str | None = None, max_concurrency: int = 16) -> JudgeSpec | None:
+                      cache_dir: str | None = None, max_concurrency: int = 16,
+                      judge_timeout_s: float | None = None) -> JudgeSpec | None:
     """The metrics' judge keyword arguments as a spec (None when no judge is asked for)."""
     if judge_model is None:
         return None
-    options = {"base_url": judge_base_url, "cache_dir": cache_dir, "max_concurrency": max_concurrency}
+    options = {"base_url": judge_base_url, "cache_dir": cache_dir, "max_concurrency": max_concurrency,
+               "timeout_s": judge_timeout_s}
     if judge_backend is None:
         return JudgeSpec.parse(judge_model, **options)
     return JudgeSpec(judge_backend, judge_model, **options)

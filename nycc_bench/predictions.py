@@ -1,7 +1,9 @@
 """Predictions files: JSONL, one record per instance, and the `<file>.meta.json` sidecar that says what made them.
 
 A record is `{"instance_id", "status", "prediction", "raw", "prompt_version", "system"}` (+ `"error"`), where
-status is `ok` (parsed), `unparsed` (a reply was received but could not be read: prediction null, counted) or
+status is `ok` (parsed), `unparsed` (a reply was received but the task's parser could not read it: counted in
+`n_unparsed`; the prediction is null, or for Hessel's choice tasks the answer extractor's or seeded fallback
+letter, with `answer_source` saying which, as upstream scores it) or
 `failed` (no reply: transport or API failure; retried by the next run, never scored as an answer). A later
 record of the same instance replaces an earlier one (a retried failure appends its answer).
 """

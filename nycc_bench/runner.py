@@ -22,7 +22,7 @@ from .predictions import FAILED, OK, UNPARSED, meta_path, read_meta, read_predic
 from .systems import Output, System, make_system
 from .tasks import Task, config_name, get_task
 from .tasks.instances import DEFAULT_DATASET, Instance, build_instances
-from .tasks.parsing import PARSERS
+from .tasks.parsing import read_replies
 
 
 @dataclass
@@ -35,15 +35,6 @@ class RunSummary:
     resumed: int
     unparsed: int
     failed: int
-
-
-def parse_output(task: Task, inst: Instance, output: Output) -> Any:
-    """A system output as the task's prediction; None when it cannot be read (counted, never defaulted)."""
-    if task.kind == "choice" and output.letter is not None:
-        return output.letter
-    if output.raw is None:
-        return None
-    return PARSERS[task.parser](output.raw if isinstance(output.raw, str) else None, inst.letters)
 
 
 def run_meta(task: Task, system: System, dataset: str, split: str, fold: int, options: dict[str, Any]) -> dict:
@@ -69,14 +60,28 @@ def _check_resume(old: dict | None, meta: dict, out: Path) -> None:
         raise NyccBenchError(f"out: {out} holds predictions of system {old['system']['spec']!r}; pass another --out")
 
 
-def _record(task: Task, inst: Instance, output: Output, spec: str) -> dict[str, Any]:
-    """The predictions record of one answered (or failed) instance."""
-    if output.error is not None:
-        return {"instance_id": inst.instance_id, "status": FAILED, "prediction": None, "raw": None,
-                "error": output.error[:500], "prompt_version": task.prompt_version, "system": spec}
-    prediction = parse_output(task, inst, output)
-    return {"instance_id": inst.instance_id, "status": OK if prediction is not None else UNPARSED,
-            "prediction": prediction, "raw": output.raw, "prompt_version": task.prompt_version, "system": spec}
+def records(task: Task, batch: list[Instance], outputs: list[Output], spec: str, options: dict[str, Any],
+            cache_dir: str | None = None) -> list[dict[str, Any]]:
+    """The predictions records of one answered batch: a failed call is `failed`; a letter chosen without text
+    (log-likelihood, CLIP) is the answer; received text goes through the task's reading (parser, then Hessel's
+    answer extractor or seeded letter where the task says so; see `tasks.parsing.read_replies`)."""
+    base = {"prompt_version": task.prompt_version, "system": spec}
+    out: dict[int, dict[str, Any]] = {}
+    texts = []
+    for k, (inst, output) in enumerate(zip(batch, outputs, strict=True)):
+        if output.error is not None:
+            out[k] = {"instance_id": inst.instance_id, "status": FAILED, "prediction": None, "raw": None,
+                      "error": output.error[:500], **base}
+        elif task.kind == "choice" and output.letter is not None:
+            out[k] = {"instance_id": inst.instance_id, "status": OK, "prediction": output.letter, "raw": output.raw,
+                      "answer_source": "system", **base}
+        else:
+            texts.append(k)
+    readings = read_replies(task, [(batch[k], outputs[k].raw if isinstance(outputs[k].raw, str) else None)
+                                   for k in texts], options, cache_dir)
+    for k, reading in zip(texts, readings, strict=True):
+        out[k] = {"instance_id": batch[k].instance_id, "raw": outputs[k].raw, **base, **reading.fields()}
+    return [out[k] for k in range(len(batch))]
 
 
 def run_task(task_name: str, system_spec: str, out: str | Path, dataset: str = DEFAULT_DATASET,
@@ -105,8 +110,7 @@ def run_task(task_name: str, system_spec: str, out: str | Path, dataset: str = D
                 out.parent.mkdir(parents=True, exist_ok=True)
                 meta_path(out).write_text(json.dumps(meta, indent=2, default=str))
             with open(out, "a", encoding="utf-8") as f:
-                for inst, output in zip(batch, outputs, strict=True):
-                    record = _record(task, inst, output, system.spec)
+                for record in records(task, batch, outputs, system.spec, options, getattr(system, "cache_dir", None)):
                     unparsed += record["status"] == UNPARSED
                     failed += record["status"] == FAILED
                     f.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")

@@ -112,13 +112,16 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     instances: list[Instance] = []
     records: list[dict] = []
     fold_ids: list[int] = []
+    unprompted: list[Any] = []
     for path, fold, meta in zip(prediction_files, folds, metas, strict=True):
         check_meta(meta, task, config_name(task, fold), split, dataset, path)
-        built = build_instances(task, dataset, split, fold, values)
+        built = build_instances(task, dataset, split, fold, values, unprompted)
         records += _join(task, built, load_predictions(path), str(path))
         instances += built
         fold_ids += [fold] * len(built)
-    preds = [r.get("prediction") if r["status"] not in (FAILED, UNPARSED) else None for r in records]
+    # an unparsed reply is scored as what the task's reading made of it: None (wrong), or Hessel's extracted or
+    # seeded letter (upstream's scheme); either way it is counted in n_unparsed
+    preds = [r.get("prediction") if r["status"] != FAILED else None for r in records]
     n_failed = sum(r["status"] == FAILED for r in records)
     if n_failed:
         log.warning("%s: %d of %d items failed (no reply); they count as wrong here. Re-run the same command to "
@@ -128,8 +131,17 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
         options = {"dataset": dataset}
     details = SCORERS[task.scorer](task, instances, preds, fold_ids, judge, values, **options)
     decoding = next((m.get("decoding") for m in metas if m), None)
+    config = task_config(task, values, decoding, folds, split, judge)
+    if unprompted:
+        config["deviations"].append(f"{len(unprompted)} dataset rows cannot be prompted (no description) and are "
+                                    f"not evaluated: {', '.join(map(str, unprompted[:10]))}"
+                                    + (" ..." if len(unprompted) > 10 else "") + ".")
+    sources = [i.reference["description_source"] for i in instances if "description_source" in i.reference]
+    if values.get("description") == "gpt4o" and (other := [s for s in sources if s != "gpt4o"]):
+        config["deviations"].append(f"{len(other)} of {len(sources)} contests were prompted with another "
+                                    "description (the dataset has no GPT-4o description for them).")
     return {
-        "task": task.name, "config": task_config(task, values, decoding, folds, split, judge),
+        "task": task.name, "config": config,
         "scores": extract_scores(task, details), "n": len(records),
         "n_unparsed": sum(r["status"] == UNPARSED for r in records), "n_failed": n_failed,
         "n_error": _count_errors(details), "details": details,

@@ -6,8 +6,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from fake_openai import last_user_text
+
 from nycc_bench.judge import JudgeConfig, RankingExample
-from nycc_bench.judge.fake_server import last_user_text
 
 KEY = "sk-test-NYCC-0123456789abcdefSECRET"
 PRICES = {"fake-judge": (2.5, 10.0)}

@@ -12,8 +12,8 @@ from PIL import Image
 
 from nycc_bench.builders import build_dataset
 from nycc_bench.cli import main
-from nycc_bench.paths import SAMPLE_DIR
 from nycc_bench.contests import zhang_split
+from nycc_bench.paths import SAMPLE_DIR
 
 SPLITS3 = {"train", "validation", "test"}
 EXPECTED_SPLITS = {

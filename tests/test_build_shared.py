@@ -111,7 +111,10 @@ def test_caption_ratings_runs_and_ranks(built: Path) -> None:
 
 
 def test_preference_pairs_satisfy_three_sigma_rule(built: Path) -> None:
-    """Every pair is 3 sigma apart, chosen from the top half, rejected strictly below, <= 1000 per contest."""
+    """Every pair is 3 sigma apart, chosen from the top half, rejected strictly below, <= 1000 per contest.
+
+    Upstream's rule draws with replacement, so a few pairs repeat; train pairs come from contests 530..889.
+    """
     rows = _table(built, "preference_pairs")
     assert len(rows) > 10_000
     for r in rows:
@@ -120,9 +123,10 @@ def test_preference_pairs_satisfy_three_sigma_rule(built: Path) -> None:
         assert r["rejected_rank"] > r["chosen_rank"]
     per_contest = Counter(r["contest_number"] for r in rows)
     assert max(per_contest.values()) <= 1000
-    assert len({(r["contest_number"], r["chosen_rank"], r["rejected_rank"]) for r in rows}) == len(rows)
+    distinct = len({(r["contest_number"], r["chosen_rank"], r["rejected_rank"]) for r in rows})
+    assert len(rows) - 100 < distinct < len(rows)
     train = {c for c in per_contest if zhang_split(c) == "train"}
-    assert train and not train & set(ZHANG_HELD_OUT)
+    assert train and not train & set(ZHANG_HELD_OUT) and min(train) == 530 and max(train) < 890
     assert {r["contest_number"] for r in _table(built, "preference_pairs", "train")} == train
 
 
@@ -134,9 +138,9 @@ def test_humorbench_counts(built: Path) -> None:
     assert len(ids) == 499 == len(set(ids))
     cats = Counter(c for r in rows for cs in r["element_categories"] for c in cs)
     assert cats == {"wordplay": 119, "cultural reference": 181, "toxic or shocking": 78}
-    assert sum(h for r in rows for h in r["element_in_hard"]) == 170
+    assert sum(h for r in rows for h in r["element_in_hard"]) == 100
     hard = _table(built, "humorbench_hard")
-    assert sum(len(r["elements"]) for r in hard) == 170
+    assert sum(len(r["elements"]) for r in hard) == 100
     assert all(0 < p < 1 for r in hard for p in r["element_pass_rates"])
 
 

@@ -17,6 +17,7 @@ import traceback
 from pathlib import Path
 
 import pytest
+from fake_openai import FakeChatServer, Reply, last_user_text
 from judge_helpers import (
     KEY,
     config,
@@ -41,7 +42,6 @@ from nycc_bench.judge import (
     judge_groups,
     judge_reliability,
 )
-from nycc_bench.judge.fake_server import FakeChatServer, Reply, last_user_text
 from nycc_bench.judge.pricing import cost_usd, estimate_prompt_tokens
 
 GOOD = "<reasoning>Fine.</reasoning>\n<judgement>{}</judgement>"
@@ -214,6 +214,7 @@ def test_auth_failure_is_fatal_and_redacted(tmp_path: Path) -> None:
     text = "".join(traceback.format_exception(caught.value))
     assert "HTTP 401" in text and "[REDACTED]" in text
     assert KEY not in text
+    assert "\n" not in str(caught.value) and "set NYCC_JUDGE_API_KEY or OPENAI_API_KEY" in str(caught.value)
     assert files_containing(tmp_path, KEY) == []
 
 

@@ -7,6 +7,7 @@ import importlib
 from pathlib import Path
 
 import pytest
+from fake_openai import FakeChatServer, Reply
 from judge_helpers import KEY, config
 
 from nycc_bench.judge import (
@@ -23,7 +24,6 @@ from nycc_bench.judge import (
     validate_autograder,
 )
 from nycc_bench.judge.cache import cache_key
-from nycc_bench.judge.fake_server import FakeChatServer, Reply
 from nycc_bench.judge.protocols import best_pick, humorbench, overall
 
 RUBRIC = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "humorbench_reubennarad" / "rubric"

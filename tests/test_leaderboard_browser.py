@@ -24,11 +24,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 from tiny_models import save_tiny_llama  # noqa: E402
 
 from nycc_bench.builders import build_dataset  # noqa: E402
-from nycc_bench.paths import SAMPLE_DIR  # noqa: E402
 from nycc_bench.leaderboard import Settings, create_app  # noqa: E402
 from nycc_bench.leaderboard.store import FINISHED  # noqa: E402
 from nycc_bench.leaderboard.ui import launch_options  # noqa: E402
 from nycc_bench.leaderboard.worker import run_worker_once  # noqa: E402
+from nycc_bench.paths import SAMPLE_DIR  # noqa: E402
 
 SHOTS = Path(__file__).resolve().parents[1] / "out" / "screenshots" / "leaderboard"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

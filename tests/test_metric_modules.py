@@ -158,9 +158,9 @@ def test_bad_inputs_raise_value_error_naming_the_argument(name, kwargs, argument
 def test_group_win_rate_accepts_judgments_with_extra_keys_and_add():
     metric = load("group_win_rate")
     metric.add(judgments={"contest_number": 1, "model_position": "B", "verdict": "B", "raw": "...", "human_group": 1})
-    metric.add_batch(judgments=[{"contest_number": 2, "model_position": "A", "verdict": None, "delta_logprob": 3.1}])
+    metric.add_batch(judgments=[{"contest_number": 1, "model_position": "A", "verdict": None, "delta_logprob": 3.1}])
     result = metric.compute()
-    assert result["win_rate"] == 1.0 and result["n_contests"] == 2
+    assert result["win_rate"] == 1.0 and result["n_contests"] == 1
 
 
 def test_missing_predictions_reach_the_accuracy_rule_as_none():

@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from local_hub import LocalHub
 
 from nycc_bench.builders import build_dataset
 from nycc_bench.paths import SAMPLE_DIR
 from nycc_bench.publish import DATASET_NAME, ROOT
 from nycc_bench.publish.files import walk
-from local_hub import LocalHub
 from nycc_bench.results import read_results, write_results
 
 TOKEN = "hf_" + "PushTestToken" * 3

@@ -8,29 +8,29 @@ import re
 from pathlib import Path
 
 import pytest
+from fake_openai import FakeChatServer, Reply, last_user_text
 
-from nycc_bench.builders import build_dataset
 from nycc_bench.cli import main
-from nycc_bench.paths import SAMPLE_DIR
-from nycc_bench.judge.fake_server import FakeChatServer, Reply, last_user_text
 from nycc_bench.judging import JudgeSpec
-from nycc_bench.runner import read_predictions, run_task
+from nycc_bench.metrics import load_metric
+from nycc_bench.paths import SAMPLE_DIR
+from nycc_bench.predictions import read_predictions
+from nycc_bench.runner import run_task
 from nycc_bench.score import score
 from nycc_bench.tasks import TASKS
 
 BASELINE_TASKS = {  # what each baseline can answer on the sample
     "random": list(TASKS),
-    "length": ["matching", "matching_from_pixels", "ranking", "ranking_from_pixels"],
-    "sbert:all-MiniLM-L6-v2": ["matching", "ranking", "explanation", "caption_generation", "humorbench"],
+    "length": ["matching", "matching_from_pixels", "ranking", "ranking_from_pixels", "matching_5shot"],
+    "sbert:all-MiniLM-L6-v2": ["matching", "ranking", "explanation", "caption_generation", "humorbench",
+                               "matching_5shot"],
 }
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory: pytest.TempPathFactory) -> str:
+def dataset(sample_dataset: str) -> str:
     """The sample dataset, built once."""
-    out = tmp_path_factory.mktemp("sample_dataset")
-    build_dataset(SAMPLE_DIR, out, progress=False)
-    return str(out)
+    return sample_dataset
 
 
 def _judge_reply(body: dict, attempt: int) -> Reply:
@@ -57,11 +57,10 @@ def test_baselines_run_and_score_every_task(dataset: str, tmp_path: Path, system
     if task == "humorbench":  # needs a judge: scored in the server test below
         return
     result = score(task, [out], dataset=dataset)
-    assert result["n"] == summary.total and result["n_unparsed"] == 0
-    values = result["scores"]
+    assert result["n"] == summary.total and result["n_unparsed"] == 0 and result["n_failed"] == 0
     key = {"nycc_accuracy": "accuracy", "crowd_ny_accuracy": "accuracy", "explanation_overlap": "bleu",
-           "ead_diversity": "average_ead"}[result["metric"]]
-    assert values[key] is not None
+           "ead_diversity": "average_ead"}[result["config"]["scorer"]["metric"]]
+    assert result["scores"][key]["value"] is not None
 
 
 def test_random_is_seeded_and_order_independent(dataset: str, tmp_path: Path) -> None:
@@ -130,16 +129,18 @@ def test_openai_system_and_judges_on_a_local_server(dataset: str, tmp_path: Path
         generation = score("caption_generation", [tmp_path / "caption_generation.jsonl"], dataset=dataset, judge=spec)
         # The judge always prefers A strongly (Δ = 3.95 > 3.003): the model wins exactly the orders where it is A.
         for group in ("human_top10", "human_200", "human_1000", "human_median"):
-            assert generation["scores"]["win_rate"][group]["win_rate"] == 0.5
+            assert generation["details"]["win_rate"][group]["win_rate"] == 0.5
+        assert generation["scores"]["win_rate_top10"]["value"] == 0.5
+        assert generation["config"]["judge"]["settings"]["rule"] == "zhang_top2"
         humor = score("humorbench", [tmp_path / "humorbench.jsonl"], dataset=dataset, judge=spec)
-        assert humor["scores"]["element_accuracy"] == 1.0  # every explanation says "joke"
-        assert humor["scores"]["n_pass"] == 31 and humor["scores"]["category_scores"]
+        assert humor["scores"]["element_accuracy"]["value"] == 1.0  # every explanation says "joke"
+        assert humor["details"]["n_pass"] == 31 and humor["details"]["category_scores"]
         explanation = score("explanation", [tmp_path / "explanation.jsonl"], dataset=dataset, judge=spec)
-        assert explanation["scores"]["judge"]["win_rate"] == 0.5  # always "B": wins once per item
+        assert explanation["scores"]["judge_win_rate"]["value"] == 0.5  # always "B": wins once per item
         assert main(["reliability", "--dataset", dataset, "--judge", "openai:fake-judge",
                      "--judge-base-url", judge.base_url, "--cache-dir", str(cache)]) == 0
         reliability = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-        assert reliability["reliability"] == 0.5 and reliability["n_contests"] == 2
+        assert reliability["reliability"] == 0.5 and reliability["n"] == 2 * reliability["n_contests"]
         n_judge = judge.count()
         score("humorbench", [tmp_path / "humorbench.jsonl"], dataset=dataset, judge=spec)
         assert judge.count() == n_judge  # cached
@@ -151,8 +152,10 @@ def test_openai_system_and_judges_on_a_local_server(dataset: str, tmp_path: Path
         assert estimate["n_calls"] == 2 * 2 * 4 and estimate["cost_usd"] > 0  # 2 contests, 2 orders, 4 groups
         assert judge.count() == n_judge  # a dry run spends nothing
         best_pick = score("caption_generation", [tmp_path / "caption_generation.jsonl"], dataset=dataset, judge=spec,
-                          protocol="best_pick")
-        assert best_pick["scores"]["win_rate"]["human_top10"]["win_rate"] == 0.5  # always "B"
+                          task_options={"protocol": "best_pick"})
+        # the reply "Explanation B is better.\nB" is not a whole letter: the paper's rule counts it as no win
+        assert best_pick["scores"]["win_rate_top10"]["value"] == 0.25
+        assert best_pick["config"]["options"]["protocol"] == "best_pick"
         vision = [r for r in judge.requests[n_judge:] if any(isinstance(m["content"], list) and any(
             part.get("type") == "image_url" for part in m["content"]) for m in r.body["messages"])]
         assert vision  # Best Pick sees the cartoon where the dataset has it, as in the paper
@@ -170,12 +173,13 @@ def test_fold_averaging_and_hessel_format(dataset: str, tmp_path: Path, capsys: 
         hessel = tmp_path / f"fold{fold}.json"
         hessel.write_text(json.dumps({k: r["prediction"] for k, r in read_predictions(out).items()}))
         files.append(hessel)
-    singles = [score("matching", [f], dataset=dataset, folds=[k])["scores"]["accuracy"] for k, f in enumerate(files)]
+    singles = [score("matching", [f], dataset=dataset, folds=[k])["scores"]["accuracy"]["value"]
+               for k, f in enumerate(files)]
     assert main(["score", "--task", "matching", "--dataset", dataset, "--predictions", *map(str, files),
                  "--fold", "0", "1"]) == 0
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert result["scores"]["accuracy"] == pytest.approx(sum(singles) / 2)
-    assert result["configs"] == ["matching", "matching_1"]
+    assert result["scores"]["accuracy"]["value"] == pytest.approx(sum(singles) / 2)
+    assert result["config"]["dataset"]["folds"] == [0, 1]
 
 
 def test_bad_input(dataset: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -213,8 +217,6 @@ def test_bad_input(dataset: str, tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 def test_group_win_rate_module_calls_the_judge(tmp_path: Path) -> None:
     """`evaluate.load("metrics/group_win_rate").compute(..., judge_model=...)` judges both orders, then aggregates."""
-    from nycc_bench.score import load_metric
-
     metric = load_metric("group_win_rate")
     groups = [[f"model caption {i}" for i in range(10)], [f"other {i}" for i in range(10)]]
     human = [[f"human caption {i}" for i in range(10)]] * 2
@@ -247,7 +249,33 @@ def test_offline_judges_through_the_cli(dataset: str, tmp_path: Path, capsys: py
         run_task(task, "random", predictions, dataset=dataset, progress=False)
         result = last_json(["score", "--task", task, "--dataset", dataset, "--predictions", str(predictions),
                             "--judge", judge])
-        assert result["scores"]["judge"]["judge"] == judge
+        assert result["config"]["judge"]["name"] == judge
     assert main(["score", "--task", "humorbench", "--dataset", dataset, "--predictions", str(predictions),
                  "--judge", f"reward:{reward}"]) == 2
     assert "grade HumorBench with embedding: or an LLM" in capsys.readouterr().err
+
+
+def test_a_failing_server_leaves_failed_items_that_the_next_run_completes(dataset: str, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A transport/API failure is not an answer: the items are `failed`, counted, never scored as answers, and
+    the same command with a working server answers exactly them."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-0123456789")
+    out = tmp_path / "matching.jsonl"
+    options = {"cache_dir": str(tmp_path / "cache"), "retries": 0}
+    with FakeChatServer(lambda body, attempt: Reply(status=503)) as down:
+        summary = run_task("matching", "openai:fake-model", out, dataset=dataset, base_url=down.base_url,
+                           progress=False, system_options=options)
+    assert summary.failed == summary.total == 4 and summary.answered == 0
+    records = read_predictions(out)
+    assert {r["status"] for r in records.values()} == {"failed"}
+    assert all(r["prediction"] is None for r in records.values())
+    assert all("503" in r["error"] for r in records.values())
+    scored = score("matching", [out], dataset=dataset)
+    assert scored["n_failed"] == 4 and scored["scores"]["accuracy"]["value"] == 0.0  # in the denominator, as wrong
+    with FakeChatServer(lambda body, attempt: Reply(text="Answer: A")) as up:
+        summary = run_task("matching", "openai:fake-model", out, dataset=dataset, base_url=up.base_url,
+                           progress=False, system_options=options)
+        assert up.count() == 4
+    assert (summary.answered, summary.failed) == (4, 0)
+    assert {r["status"] for r in read_predictions(out).values()} == {"ok"}
+    assert score("matching", [out], dataset=dataset)["n_failed"] == 0

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import difflib
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import hessel2023, humorbench, zhang2024
 from .card import write_card
 from .errors import SourceError
+from .options import BuildOptions
 from .sources import discover
+from .staging import staged_output
 from .writer import BuiltConfig, write_config
 
 FAMILIES = {"hessel2023": hessel2023, "zhang2024": zhang2024, "humorbench": humorbench}
 ALL_CONFIGS: dict[str, str] = {name: key for key, mod in FAMILIES.items() for name in mod.CONFIGS}
 
-__all__ = ["ALL_CONFIGS", "BuildReport", "SourceError", "build_dataset", "check_configs"]
+__all__ = ["ALL_CONFIGS", "BuildOptions", "BuildReport", "SourceError", "build_dataset", "check_configs"]
 
 
 @dataclass
@@ -47,17 +48,18 @@ def _is_sample(root: Path) -> bool:
 
 
 def build_dataset(source: Path | list[Path], out_dir: Path, configs: list[str] | None = None,
-                  progress: bool = True) -> BuildReport:
+                  progress: bool = True, options: BuildOptions | None = None) -> BuildReport:
     """Discover upstream files below `source` (one folder or several), build the requested configs, write the repo.
 
-    `out_dir` is replaced: stale shards of a previous build never survive into the new one.
+    The output's `data/` and card are replaced as a whole, after everything was written to a staging folder:
+    stale shards never survive, and a build that fails or is killed never leaves a complete-looking output.
     """
     wanted = check_configs(configs)
     roots = source if isinstance(source, list) else [source]
     sources = discover(*roots)
     built: list[BuiltConfig] = []
     for module in FAMILIES.values():
-        built += module.build(sources, wanted, progress)
+        built += module.build(sources, wanted, progress, options or BuildOptions())
     if not built:
         raise SourceError(roots[0], "no upstream file of any requested config was found",
                           "point --source at a folder holding nextml summaries, Hessel parquet, Zhang human_*.csv "
@@ -65,11 +67,8 @@ def build_dataset(source: Path | list[Path], out_dir: Path, configs: list[str] |
     order = list(ALL_CONFIGS)
     built.sort(key=lambda b: order.index(b.spec.name))
     out_dir = Path(out_dir)
-    if (out_dir / "data").exists():
-        shutil.rmtree(out_dir / "data")
-    out_dir.mkdir(parents=True, exist_ok=True)
-
-    infos = {b.spec.name: write_config(out_dir, b) for b in built}
-    write_card(out_dir, built, infos, sample=any(_is_sample(r) for r in roots))
+    with staged_output(out_dir) as stage:
+        infos = {b.spec.name: write_config(stage, b) for b in built}
+        write_card(stage, built, infos, sample=any(_is_sample(r) for r in roots))
     rows = {b.spec.name: {s: t.num_rows for s, t in b.splits.items()} for b in built}
     return BuildReport(out_dir, rows, sorted(wanted - set(rows), key=order.index))

@@ -8,6 +8,7 @@ from datasets.info import DatasetInfo, DatasetInfosDict
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from ..citations import FAMILIES
+from .sources import ZHANG_HF_REPO
 from .writer import BuiltConfig, data_path
 
 
@@ -16,6 +17,18 @@ def _feature_lines(info: DatasetInfo) -> str:
     return "\n".join(f"- `{name}`: `{feature!r}`" for name, feature in info.features.items())
 
 
+FAULTS = """- Contests 643/644, 646/647, 655/656 and 665/666 have identical caption lists upstream (nextml issues #16,
+  #38): the later contest's rows carry `duplicate_of` (in `caption_ratings`, `preference_pairs`,
+  `caption_generation`, `cartoons`). Both are kept; pairs of a train contest that duplicates a held-out one leak
+  its captions, as upstream's training data does.
+- Every row of `688_summary_KLUCB.csv` says contest 689: kept as contest 688 (the file name), with
+  `file_contest_number` = 689.
+- Thousands of captions contain line breaks (`has_line_break`), some files repeat a caption text exactly
+  (`is_duplicate_text` on every copy after the best-rated one) and a few captions are blank (`is_empty_text`).
+- How the rules treat them: ranks count every row; the human groups of `caption_generation` are positions in
+  the stable sort, so a repeated or blank caption stays where it falls (as in Zhang et al.'s published lists);
+  preference pairs draw positions, flagged or not, as upstream does (a pair can hold two copies of one text).
+"""
 SCORING = """| task (`nycc-bench run --task`) | configs | metric (`evaluate` module) | judge |
 |---|---|---|---|
 | `matching`, `matching_from_pixels` | `matching[_from_pixels][_1.._4]` | `nycc_accuracy` (mean over the 5 folds) | — |
@@ -32,6 +45,38 @@ LIMITATIONS = """- Crowd ratings are subjective and come from one population of 
   captions contain offensive or disturbing humor.
 - Hessel explanations were written by one annotator each; BLEU/ROUGE correlate poorly with human judgment.
 """
+
+
+DEFAULT_CONFIGS = ("matching", "caption_generation", "humorbench")  # the first one built is the default
+HUB_SOURCES = {
+    "jmhessel/newyorker_caption_contest": "extended|jmhessel/newyorker_caption_contest",
+    ZHANG_HF_REPO: f"extended|{ZHANG_HF_REPO}",
+}
+
+
+def config_license(b: BuiltConfig) -> str:
+    """The license a config carries: its own (set by the builder from the rows' sources) or its family's."""
+    return b.license or FAMILIES[b.spec.family].license
+
+
+def default_config(built: list[BuiltConfig]) -> str:
+    """The config `load_dataset(repo)` opens without a name: the first of DEFAULT_CONFIGS built, else the first."""
+    names = [b.spec.name for b in built]
+    return next((n for n in DEFAULT_CONFIGS if n in names), names[0])
+
+
+def source_datasets(built: list[BuiltConfig]) -> list[str]:
+    """`original` plus the Hub datasets whose content was actually built into some config."""
+    used = {"original"}
+    for b in built:
+        if b.spec.family == "hessel2023":
+            used.add(HUB_SOURCES["jmhessel/newyorker_caption_contest"])
+        for table in b.splits.values():
+            for column in ("image_source", "hessel_source", "gpt4o_source"):
+                if column in table.column_names:
+                    for value in set(filter(None, table[column].to_pylist())):
+                        used |= {tag for repo, tag in HUB_SOURCES.items() if value.startswith(repo)}
+    return sorted(used, key=lambda tag: (tag != "original", tag))
 
 
 def _size_category(n_rows: int) -> str:
@@ -53,16 +98,17 @@ def render_card(built: list[BuiltConfig], infos: dict[str, DatasetInfo], pretty_
     largest = max(sum(split.num_examples for split in info.splits.values()) for info in infos.values())
     data = DatasetCardData(
         pretty_name=pretty_name,
-        license=sorted({f.license for f in families}),
+        license=sorted({config_license(b) for b in built}),
         language=["en"],
         size_categories=[_size_category(largest)],
-        source_datasets=["original", "extended|jmhessel/newyorker_caption_contest"],
+        source_datasets=source_datasets(built),
         task_categories=["text-generation", "multiple-choice", "text-classification"],
         tags=["humor", "new-yorker", "cartoon-captions", "benchmark", "nycc-bench",
               *(["sample-data"] if sample else [])],
         configs=[
             {"config_name": b.spec.name,
-             "data_files": [{"split": s, "path": data_path(b.spec.name, s)} for s in b.splits]}
+             "data_files": [{"split": s, "path": data_path(b.spec.name, s)} for s in b.splits],
+             **({"default": True} if b.spec.name == default_config(built) else {})}
             for b in built
         ],
     )
@@ -73,7 +119,8 @@ def render_card(built: list[BuiltConfig], infos: dict[str, DatasetInfo], pretty_
         sizes = ", ".join(f"{name} {split.num_examples:,}" for name, split in info.splits.items())
         sections.append(
             f"### `{b.spec.name}`\n\n{b.spec.description}\n\n"
-            f"Source: {FAMILIES[b.spec.family].title}. Rows: {sizes}.\n\n{_feature_lines(info)}\n"
+            f"Source: {FAMILIES[b.spec.family].title}. License: `{config_license(b)}`. Rows: {sizes}.\n\n"
+            f"{_feature_lines(info)}\n"
         )
     sources = "\n".join(f"- **{f.title}** — {f.upstream} (license `{f.license}`)" for f in families)
     citations = "\n\n".join(f.bibtex for f in families)
@@ -87,7 +134,7 @@ The New Yorker Cartoon Caption Contest humor benchmarks, one config per task, bu
 
 ```python
 from datasets import load_dataset
-ds = load_dataset("{repo_id}", "{built[0].spec.name}")
+ds = load_dataset("{repo_id}", "{built[0].spec.name}")  # without a name: the default config, {default_config(built)}
 ```
 
 Splits of the Zhang et al. configs: their 91 held-out contests are `validation` (44) and `test` (47); all other
@@ -115,8 +162,14 @@ suffix). Every rate comes with its count and a bootstrap interval.
 
 {sources}
 
-Each config keeps the terms of its source. Captions are New Yorker Cartoon Caption Contest entries rated by the
-crowd through NEXT (nextml).
+Each config keeps the terms of its source; the license of each is stated in its section below. Anything
+derived from Zhang et al.'s Hub dataset (`{ZHANG_HF_REPO}`: the GPT-4o descriptions and their cartoons, in
+`cartoons` and `caption_generation`) is CC BY-NC 4.0 (non-commercial). Captions are New Yorker Cartoon Caption
+Contest entries rated by the crowd through NEXT (nextml, CC BY 4.0).
+
+## Known upstream faults (flagged, never silently kept or dropped)
+
+{FAULTS}
 
 ## Configs
 

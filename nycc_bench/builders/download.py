@@ -6,6 +6,7 @@ import fnmatch
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import httpx
@@ -13,6 +14,7 @@ from huggingface_hub import constants, snapshot_download
 from tqdm.auto import tqdm
 
 from ..errors import NyccBenchError
+from .sources import ZHANG_HF_REPO, ZHANG_HF_REVISION
 
 HESSEL_REPO = "jmhessel/newyorker_caption_contest"
 
@@ -30,9 +32,26 @@ class GitHubSource:
     patterns: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class HubSource:
+    """Files of one Hub dataset repository selected by `allow_patterns`; revision None is the default branch."""
+
+    repo: str
+    revision: str | None
+    patterns: tuple[str, ...]
+
+
+HUB_SOURCES = (
+    HubSource(HESSEL_REPO, None, ("*/*.parquet",)),
+    # Zhang et al.'s GPT-4o descriptions and cartoons (CC BY-NC 4.0). `ranking/` repeats the nextml summaries
+    # and is not fetched; `cartoons/*` is fetched whole so an unexpected layout fails loudly at discovery.
+    HubSource(ZHANG_HF_REPO, ZHANG_HF_REVISION, ("gpt4o_description/*.jsonl", "cartoons/*")),
+)
 GITHUB_SOURCES = (
     GitHubSource("nextml/caption-contest-data-api", "9e38b2b73a4541dd26111e05b90bcca6bdcae008",
                  ("contests/summaries/*_summary_*.csv", "contests/metadata/descriptions.txt")),
+    # Contests 510-895: `summaries/<n>_<Sampler>.csv` (with `rank`) to 659, `summaries/<n>.csv` (no `rank`) after.
+    GitHubSource("nextml/caption-contest-data", "2fac6c38cff48620911bd340f663060d79c95e1f", ("summaries/*.csv",)),
     GitHubSource("yguooo/cartoon-caption-generation", "91231db2029eaa3ce1fa4daaa12518fe021d050f",
                  ("examples/generations/human_*.csv",)),
     GitHubSource("ReubenNarad/Humor-Bench", "cc99276f7cdff9f90d6316a61668e59be6bd1c7a",
@@ -74,13 +93,23 @@ def _get(client: httpx.Client, url: str) -> httpx.Response:
     return response
 
 
+def github_files(source: GitHubSource, client: httpx.Client) -> list[str]:
+    """The paths of the repository at its commit that the patterns select (one tree request, no file)."""
+    tree = _get(client, f"{github_api()}/repos/{source.repo}/git/trees/{source.commit}?recursive=1")
+    try:
+        blobs = [e["path"] for e in tree.json()["tree"] if e["type"] == "blob"]
+    except (ValueError, KeyError, TypeError) as err:
+        raise DownloadError(f"{source.repo}@{source.commit}: the tree listing is not GitHub's format") from err
+    paths = _selected(blobs, source.patterns)
+    if not paths:
+        raise DownloadError(f"{source.repo}@{source.commit}: no file matches {', '.join(source.patterns)}")
+    return paths
+
+
 def fetch_github(source: GitHubSource, client: httpx.Client, progress: bool = True) -> Path:
     """Download the selected files of one repository at its commit; files already cached are kept."""
     folder = cache_root() / source.repo.replace("/", "__") / source.commit
-    tree = _get(client, f"{github_api()}/repos/{source.repo}/git/trees/{source.commit}?recursive=1")
-    paths = _selected([e["path"] for e in tree.json()["tree"] if e["type"] == "blob"], source.patterns)
-    if not paths:
-        raise DownloadError(f"{source.repo}@{source.commit}: no file matches {', '.join(source.patterns)}")
+    paths = github_files(source, client)
     for path in tqdm(paths, desc=source.repo, unit="file", disable=not progress):
         target = folder / path
         if target.exists():
@@ -93,14 +122,70 @@ def fetch_github(source: GitHubSource, client: httpx.Client, progress: bool = Tr
     return folder
 
 
+def _snapshot(source: HubSource, dry_run: bool) -> Any:
+    """`snapshot_download` of one pinned Hub dataset, its failures as one-line `DownloadError`s."""
+    try:  # HF_ENDPOINT is read now, not at import, so a mirror set at run time is honoured
+        return snapshot_download(source.repo, repo_type="dataset", revision=source.revision,
+                                 allow_patterns=list(source.patterns), endpoint=os.environ.get("HF_ENDPOINT"),
+                                 cache_dir=constants.HF_HUB_CACHE, dry_run=dry_run)
+    except (OSError, ValueError) as err:  # huggingface_hub's HTTP and offline errors derive from these
+        raise DownloadError(f"{source.repo}@{source.revision or 'main'}: {str(err).splitlines()[0]}") from err
+
+
+def fetch_hub(source: HubSource) -> Path:
+    """Snapshot one Hub dataset at its revision into the Hub cache; files already cached are kept."""
+    return Path(_snapshot(source, dry_run=False))
+
+
+def hub_files(source: HubSource) -> list[str]:
+    """The files `fetch_hub` would download (metadata requests only)."""
+    return sorted(info.filename for info in _snapshot(source, dry_run=True))
+
+
 def fetch_upstream(progress: bool = True, include_hessel: bool = True) -> list[Path]:
     """Fetch every upstream source; return the folders to build from (`nycc-bench build --source upstream`)."""
-    folders = []
-    if include_hessel:
-        # HF_ENDPOINT is read now, not at import, so a mirror set at run time is honoured.
-        folders.append(Path(snapshot_download(
-            HESSEL_REPO, repo_type="dataset", allow_patterns=["*/*.parquet"],
-            endpoint=os.environ.get("HF_ENDPOINT"), cache_dir=constants.HF_HUB_CACHE)))
+    folders = [fetch_hub(s) for s in HUB_SOURCES if include_hessel or s.repo != HESSEL_REPO]
     with httpx.Client(timeout=60, follow_redirects=True) as client:
         folders += [fetch_github(s, client, progress) for s in GITHUB_SOURCES]
     return folders
+
+
+@dataclass(frozen=True)
+class PlannedSource:
+    """One pinned source as `nycc-bench sources` lists it: where, which revision, which files."""
+
+    kind: str  # "hub-dataset" or "github"
+    repo: str
+    revision: str
+    patterns: tuple[str, ...]
+    files: tuple[str, ...] | None  # None until resolved against the server
+
+    def lines(self) -> list[str]:
+        """Human-readable lines: a header, then the files (or the patterns when unresolved)."""
+        head = f"{self.kind} {self.repo} @ {self.revision}"
+        if self.files is None:
+            return [head, *(f"  {p}  (pattern)" for p in self.patterns)]
+        return [f"{head}  ({len(self.files)} files)", *(f"  {f}" for f in self.files)]
+
+
+def planned_sources(resolve: bool = False) -> list[PlannedSource]:
+    """Every pinned upstream source with its revision and the files `--source upstream` would fetch.
+
+    Nothing is downloaded. Without `resolve` no network is used and the selection patterns are listed; with
+    `resolve` only metadata is fetched (the GitHub tree at the commit, the Hub's file list at the revision)
+    to list the exact files.
+    """
+    planned = []
+    for hub in HUB_SOURCES:
+        files = tuple(hub_files(hub)) if resolve else None
+        planned.append(PlannedSource("hub-dataset", hub.repo, hub.revision or "main", hub.patterns, files))
+    with httpx.Client(timeout=60, follow_redirects=True) as client:
+        for gh in GITHUB_SOURCES:
+            files = tuple(github_files(gh, client)) if resolve else None
+            planned.append(PlannedSource("github", gh.repo, gh.commit, gh.patterns, files))
+    return planned
+
+
+def format_sources(planned: list[PlannedSource]) -> str:
+    """The text `nycc-bench sources` prints."""
+    return "\n".join(line for source in planned for line in source.lines())

@@ -5,10 +5,11 @@ from __future__ import annotations
 import datasets
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
+from .csvfile import read_parquet
 from .errors import SourceError
+from .options import BuildOptions
 from .sources import SourceFiles
 from .writer import BuiltConfig, ConfigSpec
 
@@ -103,8 +104,9 @@ def _validate(spec: ConfigSpec, split: str, table: pa.Table, path: str) -> pa.Ta
     return table
 
 
-def build(sources: SourceFiles, configs: set[str], progress: bool = True) -> list[BuiltConfig]:
-    """Copy each upstream Hessel config found below the source folder, validated, into the common writer."""
+def build(sources: SourceFiles, configs: set[str], progress: bool = True,
+          options: BuildOptions | None = None) -> list[BuiltConfig]:
+    """Copy each upstream Hessel config found below the source folder, validated (`options`: none apply)."""
     built = []
     names = [n for n in CONFIGS if n in configs and n in sources.hessel]
     for name in tqdm(names, desc="hessel configs", unit="config", disable=not progress or not names):
@@ -113,7 +115,7 @@ def build(sources: SourceFiles, configs: set[str], progress: bool = True) -> lis
             shards = sorted(sources.hessel[name].get(split, []))
             if not shards:
                 continue
-            tables = [_validate(spec, split, pq.read_table(p), str(p)) for p in shards]
+            tables = [_validate(spec, split, read_parquet(p), str(p)) for p in shards]
             splits[split] = _validate(spec, split, pa.concat_tables(tables), str(shards[0].parent))
         built.append(BuiltConfig(spec, splits))
     return built

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import datasets
 import pyarrow as pa
 
+from .csvfile import read_dicts
 from .errors import SourceError
+from .hard_subset import HARD_SIZE, MIN_VALID, StatedRate, hardest
+from .options import BuildOptions
 from .sources import SourceFiles
 from .writer import BuiltConfig, ConfigSpec
 
@@ -34,18 +36,26 @@ HUMORBENCH = ConfigSpec(
         "PASS or FAIL. `element_ids` are the upstream `idx` (an idx that upstream uses for two elements "
         "gets `-2` on its second element); `element_categories` lists each element's categories (wordplay, "
         "cultural reference, toxic or shocking; LLM-assigned upstream); `element_in_hard` marks the elements "
-        "of the hard subset. NYCC cartoons carry `contest_number`, CartoonStock ones `cartoonstock_id`."
+        "of `humorbench_hard`. NYCC cartoons carry `contest_number`, CartoonStock ones `cartoonstock_id`."
     ),
 )
 HUMORBENCH_HARD = ConfigSpec(
     name="humorbench_hard", family="humorbench",
     features=datasets.Features({**BASE, "element_pass_rates": datasets.List(datasets.Value("float64")),
-                                "element_num_attempts": datasets.List(datasets.Value("int32"))}),
+                                "element_num_attempts": datasets.List(datasets.Value("int32")),
+                                "element_hard_ranks": datasets.List(datasets.Value("int32"))}),
     description=(
-        "The hard subset of HumorBench as the upstream `hard_subset.csv` lists it: only its elements, grouped "
-        "per caption, with the fraction of upstream model runs that passed each (`element_pass_rates`) and the "
-        "number of runs (`element_num_attempts`). Upstream's papers describe about 100 hard elements; the "
-        "repository's file has more, and this config follows the file."
+        f"HumorBench-Hard as the paper defines it (section 4.4, Table 4): the {HARD_SIZE} elements most often "
+        "missed. Upstream's rule (`reports/main_benchmark_results.py`) pools the PASS/FAIL verdicts of every "
+        f"benchmark run per (caption, element), keeps elements with at least {MIN_VALID} valid gradings, sorts "
+        f"by pass rate ascending (stable) and takes the first {HARD_SIZE}; the runs behind the published list "
+        "are not in the upstream repository, so upstream's final list is not pinned. This config applies the "
+        "same selection to the pass rates of the upstream file that carries them (`hard_subset.csv`, 170 "
+        f"elements, produced by an older caption-level rule): its {HARD_SIZE} lowest `pass_rate` rows, ties in "
+        "file order. Rows are grouped per caption in annotation order; `element_hard_ranks` gives each "
+        "element's 0-based position in the hard list, `element_pass_rates` the file's pass rate and "
+        "`element_num_attempts` its number of runs. `nycc_bench.builders.hard_subset.hard_subset(runs)` "
+        "recomputes the list from any set of graded runs."
     ),
 )
 CONFIGS = {c.name: c for c in (HUMORBENCH, HUMORBENCH_HARD)}
@@ -62,14 +72,8 @@ class Element:
 
 
 def _read_rows(path: Path, columns: list[str]) -> list[dict[str, str]]:
-    """Read a HumorBench CSV whose header must start with `columns`."""
-    with open(path, encoding="utf-8-sig", newline="") as f:
-        reader = csv.DictReader(f)
-        header = reader.fieldnames or []
-        if missing := [c for c in columns if c not in header]:
-            raise SourceError(path, f"missing column {', '.join(missing)}",
-                              f"the header must hold {','.join(columns)}", row=0)
-        return list(reader)
+    """Read a HumorBench CSV whose header must hold `columns` (encoding, truncation and width checked)."""
+    return read_dicts(path, columns)
 
 
 def _int(path: Path, row: int, name: str, value: str, allow_empty: bool = False) -> int | None:
@@ -131,11 +135,15 @@ def read_elements(sources: SourceFiles) -> list[Element]:
 
 
 def read_hard(path: Path | None, elements: list[Element]) -> dict[str, tuple[float, int]]:
-    """element_id -> (pass_rate, num_attempts) for the rows of `hard_subset.csv`."""
+    """element_id -> (pass_rate, num_attempts) for every row of `hard_subset.csv`, in file order, validated.
+
+    A row naming an element twice, a pass rate outside 0..1 or not finite, or fewer than one attempt is an error.
+    """
     if path is None:
         return {}
     by_key = {(e.idx, e.row["element"]): e.element_id for e in elements}
     out: dict[str, tuple[float, int]] = {}
+    first_row: dict[str, int] = {}
     for i, row in enumerate(_read_rows(path, HARD_COLUMNS), start=1):
         key = (_int(path, i, "idx", row["idx"]), row["element"])
         if key not in by_key:
@@ -144,13 +152,31 @@ def read_hard(path: Path | None, elements: list[Element]) -> dict[str, tuple[flo
         try:
             rate = float(row["pass_rate"])
         except ValueError:
-            raise SourceError(path, f"pass_rate {row['pass_rate']!r} is not a number",
-                              "write a fraction in 0..1", row=i) from None
-        out[by_key[key]] = (rate, _int(path, i, "num_attempts", row["num_attempts"]))
+            rate = float("nan")
+        if not 0 <= rate <= 1:  # also catches nan
+            raise SourceError(path, f"pass_rate {row['pass_rate']!r} is not a fraction in 0..1",
+                              "write the share of passing runs, between 0 and 1", row=i)
+        attempts = _int(path, i, "num_attempts", row["num_attempts"])
+        assert attempts is not None
+        if attempts < 1:
+            raise SourceError(path, f"num_attempts {attempts} is below 1",
+                              "write the number of graded runs (1 or more)", row=i)
+        element_id = by_key[key]
+        if element_id in first_row:
+            raise SourceError(path, f"idx {key[0]} with this element repeats row {first_row[element_id]}",
+                              "keep one row per element", row=i)
+        first_row[element_id] = i
+        out[element_id] = (rate, attempts)
     return out
 
 
-def _caption_rows(elements: list[Element], hard: dict[str, tuple[float, int]],
+def select_hard(stated: dict[str, tuple[float, int]], size: int = HARD_SIZE) -> dict[str, tuple[float, int, int]]:
+    """The `size` lowest pass rates of the file (upstream's rule, `hard_subset.hardest`): id -> (rate, n, rank)."""
+    chosen = hardest([StatedRate(eid, rate, n) for eid, (rate, n) in stated.items()], size, MIN_VALID)
+    return {str(r.key): (r.pass_rate, r.valid, rank) for rank, r in enumerate(chosen)}
+
+
+def _caption_rows(elements: list[Element], hard: dict[str, tuple[float, int, int]],
                   only_hard: bool) -> list[dict]:
     """Group elements by caption (cartoon + caption text), keeping upstream order."""
     rows: dict[tuple[str, str, str, str], dict] = {}
@@ -170,17 +196,19 @@ def _caption_rows(elements: list[Element], hard: dict[str, tuple[float, int]],
         if only_hard:
             out.setdefault("element_pass_rates", []).append(hard[e.element_id][0])
             out.setdefault("element_num_attempts", []).append(hard[e.element_id][1])
+            out.setdefault("element_hard_ranks", []).append(hard[e.element_id][2])
         else:
             out.setdefault("element_in_hard", []).append(e.element_id in hard)
     return list(rows.values())
 
 
-def build(sources: SourceFiles, configs: set[str], progress: bool = True) -> list[BuiltConfig]:
-    """Build the HumorBench configs when `comprehensive_annotations.csv` is below the source folder."""
+def build(sources: SourceFiles, configs: set[str], progress: bool = True,
+          options: BuildOptions | None = None) -> list[BuiltConfig]:
+    """Build the HumorBench configs when `comprehensive_annotations.csv` is there (`options`: none apply)."""
     if sources.humorbench_annotations is None or not (configs & set(CONFIGS)):
         return []
     elements = read_elements(sources)
-    hard = read_hard(sources.humorbench_hard, elements)
+    hard = select_hard(read_hard(sources.humorbench_hard, elements))
     built = []
     for spec, only_hard in ((HUMORBENCH, False), (HUMORBENCH_HARD, True)):
         if spec.name in configs and (hard or not only_hard):

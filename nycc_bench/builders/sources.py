@@ -21,6 +21,10 @@ ZHANG_GROUP_FILES = {
     "human_median": "human_median.csv",
 }
 HUMORBENCH_CATEGORY = re.compile(r"^categorized_output_(?P<name>[a-z_]+)\.csv$")
+GPT4O_SPLITS = ("train", "validation", "test")
+ZHANG_HF_REPO = "yguooo/newyorker_caption_ranking"  # pinned in `download`; named here for the cards
+ZHANG_HF_REVISION = "6cd125f293b7ab0700d64dc00cab870ecc07421e"
+CARTOON_IMAGE = re.compile(r"^(?P<contest>\d+)\.(?:jpg|jpeg|png)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,8 @@ class SourceFiles:
     humorbench_annotations: Path | None = None
     humorbench_categories: dict[str, Path] = field(default_factory=dict)
     humorbench_hard: Path | None = None
+    gpt4o_descriptions: dict[str, Path] = field(default_factory=dict)  # split -> gpt4o_description/<split>.jsonl
+    cartoon_images: dict[int, Path] = field(default_factory=dict)  # contest -> cartoons/<n>.jpg (or source/)
 
 
 def _set_once(current: Path | None, found: Path, what: str) -> Path:
@@ -72,12 +78,31 @@ def _files(root: Path) -> list[Path]:
     return sorted(out)
 
 
+def _cartoon(found: SourceFiles, path: Path, rel: tuple[str, ...]) -> bool:
+    """Classify a file below a `cartoons/` folder of Zhang's Hub dataset; refuse any other layout there."""
+    if "cartoons" not in rel[:-1]:
+        return False
+    tail = rel[len(rel) - rel[::-1].index("cartoons"):]
+    m = CARTOON_IMAGE.match(path.name)
+    if m is None or tail not in ((path.name,), ("source", path.name)):
+        raise SourceError(path, "unexpected file in the cartoons folder", "the layout must be cartoons/<n>.jpg or "
+                          "cartoons/source/<n>.jpg (.png too); remove the file or report the new layout")
+    contest = int(m["contest"])
+    current = found.cartoon_images.get(contest)
+    if current is None or (current.parent.name == "source" and len(tail) == 1):
+        found.cartoon_images[contest] = path  # cartoons/<n> (the layout the authors' scripts read) wins
+    elif current.parent == path.parent:
+        raise SourceError(path, f"a second image of contest {contest} (the first is {current.name})",
+                          "keep one image per contest")
+    return True
+
+
 def discover(*roots: Path) -> SourceFiles:
     """Walk the folders and classify upstream files by their upstream names."""
     found = SourceFiles(roots=[Path(r) for r in roots])
     seen_runs: dict[str, Path] = {}
-    paths = [p for root in found.roots for p in _files(root)]
-    for path in paths:
+    paths = [(p, p.relative_to(root).parts) for root in found.roots for p in _files(root)]
+    for path, rel in paths:
         name, parent = path.name, path.parent.name
         summary = None
         if parent == "summaries" and (m := API_SUMMARY.match(name)):
@@ -105,4 +130,9 @@ def discover(*roots: Path) -> SourceFiles:
                 found.humorbench_categories.get(m["name"]), path, name)
         elif name == "hard_subset.csv":
             found.humorbench_hard = _set_once(found.humorbench_hard, path, name)
+        elif parent == "gpt4o_description" and path.suffix == ".jsonl" and path.stem in GPT4O_SPLITS:
+            found.gpt4o_descriptions[path.stem] = _set_once(
+                found.gpt4o_descriptions.get(path.stem), path, f"gpt4o_description/{name}")
+        else:
+            _cartoon(found, path, rel)
     return found

@@ -16,6 +16,10 @@ from datasets.splits import SplitDict, SplitInfo
 
 MAX_ROWS_PER_SHARD = 500_000
 IMAGE_ROWS_PER_SHARD = 2_000  # image configs: keeps shards near the Hub's few-hundred-MB sweet spot
+# The Hub's dataset viewer reads one row group at a time and refuses groups over ~100 MB: text rows are a few
+# hundred bytes (100,000 rows ~ 10-30 MB), a cartoon is up to ~1 MB (100 rows stay far below the limit).
+TEXT_ROWS_PER_GROUP = 100_000
+IMAGE_ROWS_PER_GROUP = 100
 
 
 @dataclass(frozen=True)
@@ -30,16 +34,26 @@ class ConfigSpec:
 
 @dataclass
 class BuiltConfig:
-    """A config's spec and its splits as Arrow tables, ready for the writer."""
+    """A config's spec, its splits as Arrow tables and its license (None: the family's), ready for the writer."""
 
     spec: ConfigSpec
     splits: dict[str, pa.Table]
+    license: str | None = None
+
+
+def has_image(features: datasets.Features) -> bool:
+    """Whether a config carries an image column (its rows are large)."""
+    return any(isinstance(f, datasets.Image) for f in features.values())
 
 
 def _rows_per_shard(features: datasets.Features) -> int:
     """Image rows are large, so shard them more finely than text rows."""
-    has_image = any(isinstance(f, datasets.Image) for f in features.values())
-    return IMAGE_ROWS_PER_SHARD if has_image else MAX_ROWS_PER_SHARD
+    return IMAGE_ROWS_PER_SHARD if has_image(features) else MAX_ROWS_PER_SHARD
+
+
+def rows_per_group(features: datasets.Features) -> int:
+    """Parquet row-group size: small enough for the Hub's viewer (<= 100 MB per group)."""
+    return IMAGE_ROWS_PER_GROUP if has_image(features) else TEXT_ROWS_PER_GROUP
 
 
 def _dictionary_columns(table: pa.Table) -> list[str]:
@@ -76,7 +90,7 @@ def write_config(out_dir: Path, built: BuiltConfig) -> DatasetInfo:
     # Arrow encodes without the GIL: shards are written in parallel, each to its own fixed name.
     with ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
         list(pool.map(lambda job: pq.write_table(
-            job[0], job[1], row_group_size=min(per_shard, 100_000), compression="snappy",
+            job[0], job[1], row_group_size=rows_per_group(spec.features), compression="snappy",
             use_dictionary=_dictionary_columns(job[0])), jobs))
     split_dict = SplitDict()
     for split, table in tables.items():

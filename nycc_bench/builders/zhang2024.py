@@ -1,32 +1,42 @@
-"""Zhang et al. 2024 configs: `caption_ratings`, `caption_generation` and `preference_pairs`."""
+"""Zhang et al. 2024 configs: `caption_ratings`, `caption_generation`, `preference_pairs` and `cartoons`."""
 
 from __future__ import annotations
 
-import csv
+import hashlib
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import datasets
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
+import pyarrow.compute as pc
 from tqdm.auto import tqdm
 
 from ..contests import SPLITS, ZHANG_HELD_OUT, zhang_split
+from .cartoons import (
+    BY,
+    CARTOONS,
+    GPT4O_FEATURES,
+    HESSEL_SOURCE,
+    NC,
+    build_cartoons,
+    config_license,
+    read_gpt4o,
+    zhang_images,
+)
+from .csvfile import read_parquet, read_rows
 from .errors import SourceError
 from .nextml import primary_runs, read_descriptions, read_summary, stable_rank
-from .sources import ZHANG_GROUP_FILES, SourceFiles, SummaryFile
+from .options import BuildOptions
+from .pairs import describe, draw_pairs, in_pair_train
+from .sources import ZHANG_GROUP_FILES, ZHANG_HF_REPO, SourceFiles, SummaryFile
 from .writer import BuiltConfig, ConfigSpec
 
 GROUP_SLICES = {"human_top10": (0, 10), "human_200": (200, 210), "human_1000": (1000, 1010)}
-PAIR_SEED = 2024
-MAX_PAIRS = 1000
-MAX_DRAWS = 200_000
-SIGMAS = 3.0
 
-STR, I32, I64, F64 = (datasets.Value(t) for t in ("string", "int32", "int64", "float64"))
+STR, I32, I64, F64, BOOL = (datasets.Value(t) for t in ("string", "int32", "int64", "float64", "bool"))
 GROUP = datasets.List(STR)
 
 CAPTION_RATINGS = ConfigSpec(
@@ -34,9 +44,11 @@ CAPTION_RATINGS = ConfigSpec(
     family="zhang2024",
     features=datasets.Features({
         "contest_number": I32, "run_id": STR, "algorithm": STR, "question": STR, "round": I32,
-        "is_primary": datasets.Value("bool"), "rank": I32, "upstream_rank": I32, "target_id": I64,
+        "is_primary": BOOL, "rank": I32, "upstream_rank": I32, "target_id": I64,
         "caption": STR, "mean": F64, "precision": F64, "votes": I64,
         "funny": I64, "somewhat_funny": I64, "unfunny": I64,
+        "is_duplicate_text": BOOL, "is_empty_text": BOOL, "has_line_break": BOOL, "duplicate_of": I32,
+        "file_contest_number": I32,
     }),
     description=(
         "Every caption of every contest and rating run in the nextml summaries, with its crowd ratings "
@@ -47,30 +59,44 @@ CAPTION_RATINGS = ConfigSpec(
         "second round, the \"funny\" and \"original\" questions): `run_id` (upstream repo / file name) tells "
         "them apart and exactly one run per contest has `is_primary` (the funny question, then the latest "
         "round, then the most votes). `algorithm` is the sampling algorithm named in the file name. Split by "
-        "Zhang et al.'s held-out contests."
+        "Zhang et al.'s held-out contests. Known upstream faults are flagged, never dropped: `is_duplicate_text` "
+        "marks a caption whose exact text already appears higher in the same run (the first, best-rated copy is "
+        "not flagged), `is_empty_text` an empty or blank caption, `has_line_break` a caption holding a line "
+        "break (kept as published); `duplicate_of` names an earlier contest whose caption list is identical to "
+        "this run's (upstream 643/644, 646/647, 655/656, 665/666); `file_contest_number` is the contest the "
+        "file's own rows state where it differs from its file name (every row of 688_summary_KLUCB.csv says "
+        "689; the file name is kept). Ranks, human groups and preference pairs count every row, flagged or "
+        "not, as upstream does."
     ),
 )
 CAPTION_GENERATION = ConfigSpec(
     name="caption_generation",
     family="zhang2024",
     features=datasets.Features({
-        "contest_number": I32, "description": STR, "image": datasets.Image(), "image_location": STR,
-        "image_description": STR, "image_uncanny_description": STR, "entities": datasets.List(STR),
+        "contest_number": I32, "description": STR, "image": datasets.Image(), "image_source": STR,
+        "image_location": STR, "image_description": STR, "image_uncanny_description": STR,
+        "entities": datasets.List(STR), **GPT4O_FEATURES,
         "human_top10": GROUP, "human_200": GROUP,
         "human_1000": GROUP, "human_median": GROUP, "n_captions": I32, "group_source": STR,
-        "matches_summary_rule": datasets.Value("bool"),
+        "matches_summary_rule": datasets.Value("bool"), "duplicate_of": I32,
     }),
     description=(
         "One row per held-out contest of Zhang et al. (validation 44, test 47): the cartoon description where "
-        "nextml has one, Hessel et al.'s image and annotations (location, description, uncanny description, "
-        "entities: what Zhang's generation prompt uses) where the Hessel data has the contest, and four human "
+        "nextml has one, Hessel et al.'s annotations (location, description, uncanny description, entities) "
+        "where the Hessel data has the contest, Zhang et al.'s GPT-4o description (`gpt4o_location`, "
+        "`gpt4o_canny`, `gpt4o_uncanny`, `gpt4o_entities`: what the paper prompts language-only models with) "
+        "where their Hub dataset has it, the cartoon (Hessel's image, else Zhang's; `image_source` says which), "
+        "and four human "
         "reference groups of 10 captions: `human_top10` (sorted positions "
         "0-9), `human_200` (200-209), `human_1000` (1000-1009) and `human_median` (n//2-5 .. n//2+4), from a "
         "stable sort of the contest's primary rating run by mean descending. Where Zhang et al.'s published "
         "`human_*.csv` are available they are used as published (`group_source` = `zhang2024`) and "
         "`matches_summary_rule` records whether the rule applied to the nextml summary gives the same lists "
         "(it does for every contest up to 655; later nextml snapshots differ). Otherwise the groups come from "
-        "the rule (`group_source` = the run). A group the contest is too small for is null."
+        "the rule (`group_source` = the run). A group the contest is too small for is null. The groups are "
+        "positions: a repeated text, a blank caption or one with a line break stays where it falls, as in "
+        "Zhang et al.'s published lists (see the flags in `caption_ratings`); `duplicate_of` flags a contest "
+        "whose caption list is identical to an earlier contest's."
     ),
 )
 PREFERENCE_PAIRS = ConfigSpec(
@@ -79,18 +105,28 @@ PREFERENCE_PAIRS = ConfigSpec(
     features=datasets.Features({
         "contest_number": I32, "run_id": STR, "description": STR, "chosen": STR, "rejected": STR,
         "chosen_rank": I32, "rejected_rank": I32, "chosen_mean": F64, "rejected_mean": F64,
-        "chosen_precision": F64, "rejected_precision": F64,
+        "chosen_precision": F64, "rejected_precision": F64, "duplicate_of": I32,
     }),
     description=(
         "Caption preference pairs for reward modelling, DPO and RLHF, by Zhang et al.'s rule: per contest "
-        "(primary run) a chosen position is drawn uniformly from the top half (0..n//2 inclusive) and a "
-        "rejected one strictly below it; the pair is kept when mean_c - mean_r > 3 * sqrt(precision_c^2 + "
-        "precision_r^2); up to 1000 distinct pairs per contest from at most 200,000 draws, seeded per "
-        f"contest (numpy PCG64, seed [{PAIR_SEED}, contest]). Train pairs come from the train contests "
-        "as in the paper; validation/test pairs from the held-out contests, for evaluating reward models."
+        "(primary run, captions stable-sorted by mean descending) a chosen position is drawn from the top half "
+        "(0..int(n/2)) and a rejected one strictly below it; the pair is kept when mean_c - mean_r > "
+        "3 * sqrt(precision_c^2 + precision_r^2). Validation/test pairs come from the held-out contests, for "
+        "evaluating reward models. `duplicate_of` repeats the contest's flag from `caption_ratings` (a train "
+        "contest whose caption list equals a held-out one's is a leak upstream keeps; filter on it if needed). "
     ),
 )
-CONFIGS = {c.name: c for c in (CAPTION_RATINGS, CAPTION_GENERATION, PREFERENCE_PAIRS)}
+CONFIGS = {c.name: c for c in (CAPTION_RATINGS, CAPTION_GENERATION, PREFERENCE_PAIRS, CARTOONS)}
+
+
+def uses_zhang_hub(tables: dict[str, pa.Table]) -> bool:
+    """Whether any row holds a GPT-4o description or a cartoon from Zhang's Hub dataset (then CC BY-NC 4.0)."""
+    for t in tables.values():
+        if t["gpt4o_canny"].null_count < t.num_rows:
+            return True
+        if any(s and s.startswith(ZHANG_HF_REPO) for s in t["image_source"].to_pylist()):
+            return True
+    return False
 
 
 @dataclass
@@ -100,6 +136,28 @@ class Run:
     summary: SummaryFile
     table: pa.Table  # sorted by mean descending, stable
     primary: bool = False
+    duplicate_of: int | None = None  # an earlier contest with exactly this caption list
+
+
+def caption_flags(captions: pa.ChunkedArray | pa.Array) -> dict[str, pa.Array]:
+    """Per caption of one stable-sorted run: repeats an earlier (better-rated) text, is blank, holds a line break."""
+    seen: set[str] = set()
+    repeated = [text in seen or seen.add(text) is not None for text in captions.to_pylist()]
+    return {
+        "is_duplicate_text": pa.array(repeated, pa.bool_()),
+        "is_empty_text": pc.equal(pc.utf8_trim_whitespace(captions), ""),
+        "has_line_break": pc.match_substring_regex(captions, "[\r\n]"),
+    }
+
+
+def mark_duplicate_contests(runs: list[Run]) -> None:
+    """Set `duplicate_of` on each run whose caption multiset equals a run of a lower-numbered contest."""
+    first: dict[bytes, int] = {}
+    for run in sorted(runs, key=lambda r: (r.summary.contest_number, r.summary.run_id)):
+        texts = sorted(run.table["caption"].to_pylist())
+        key = hashlib.sha256("\x00".join(texts).encode("utf-8", "surrogatepass")).digest()
+        earlier = first.setdefault(key, run.summary.contest_number)
+        run.duplicate_of = earlier if earlier != run.summary.contest_number else None
 
 
 def read_runs(sources: SourceFiles, progress: bool = True) -> list[Run]:
@@ -115,6 +173,7 @@ def read_runs(sources: SourceFiles, progress: bool = True) -> list[Run]:
     primary = primary_runs((r.summary, r.table) for r in runs)
     for run in runs:
         run.primary = run.summary.run_id in primary
+    mark_duplicate_contests(runs)
     return runs
 
 
@@ -135,9 +194,8 @@ def read_zhang_groups(paths: dict[str, Path]) -> dict[int, dict[str, list[str]]]
                           "provide all four human_*.csv files or none")
     out: dict[int, dict[str, list[str]]] = {c: {} for c in ZHANG_HELD_OUT}
     for group, path in paths.items():
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            rows = list(csv.reader(f))
-        if not rows or rows[0] != [str(i) for i in range(10)]:
+        rows = read_rows(path)
+        if rows[0] != [str(i) for i in range(10)]:
             raise SourceError(path, "unknown header", "the first line must be 0,1,...,9", row=0)
         body = rows[1:]
         if len(body) != len(ZHANG_HELD_OUT):
@@ -165,6 +223,7 @@ def build_caption_ratings(runs: list[Run]) -> dict[str, pa.Table]:
             "run_id": pa.repeat(s.run_id, n), "algorithm": pa.repeat(algorithm, n),
             "question": pa.repeat(question, n), "round": pa.repeat(pa.scalar(s.round, pa.int32()), n),
             "is_primary": pa.repeat(run.primary, n), "rank": pa.array(np.arange(n, dtype=np.int32)),
+            **caption_flags(t["caption"]), "duplicate_of": pa.repeat(pa.scalar(run.duplicate_of, pa.int32()), n),
         }
         for name, col in meta.items():
             t = t.append_column(name, col)
@@ -181,15 +240,20 @@ def read_hessel_annotations(sources: SourceFiles) -> dict[int, dict]:
     out: dict[int, dict] = {}
     for split in ("train", "validation", "test"):
         for path in sorted(sources.hessel.get("matching", {}).get(split, [])):
-            for row in pq.read_table(path, columns=columns).to_pylist():
+            for row in read_parquet(path, columns).to_pylist():
                 out.setdefault(row["contest_number"], {k: v for k, v in row.items() if k != "contest_number"})
     return out
 
 
 def build_caption_generation(runs: list[Run], descriptions: dict[int, str],
-                             published: dict[int, dict[str, list[str]]],
-                             annotations: dict[int, dict]) -> dict[str, pa.Table]:
-    """One row per held-out contest that has published groups or a primary rating run."""
+                             published: dict[int, dict[str, list[str]]], annotations: dict[int, dict],
+                             gpt4o: dict[int, dict] | None = None,
+                             images: dict[int, dict] | None = None) -> dict[str, pa.Table]:
+    """One row per held-out contest that has published groups or a primary rating run.
+
+    The image is Hessel's where their corpus has the contest, else Zhang's cartoon; GPT-4o fields where known.
+    """
+    gpt4o, images = gpt4o or {}, images or {}
     primary = {r.summary.contest_number: r for r in runs if r.primary}
     rows: dict[str, list[dict]] = {"validation": [], "test": []}
     for contest in ZHANG_HELD_OUT:
@@ -202,42 +266,31 @@ def build_caption_generation(runs: list[Run], descriptions: dict[int, str],
             groups, source, matches = from_rule, run.summary.run_id, None
         else:
             continue
+        hessel = annotations.get(contest, {})
+        image = ({"image": hessel["image"], "image_source": HESSEL_SOURCE} if hessel.get("image")
+                 else {k: v for k, v in images.get(contest, {}).items() if k != "image_license"})
         rows[zhang_split(contest)].append({
             "contest_number": contest, "description": descriptions.get(contest),
-            **annotations.get(contest, {}), **groups,
+            **hessel, **image, **{k: v for k, v in gpt4o.get(contest, {}).items() if k != "gpt4o_split"}, **groups,
             "n_captions": run.table.num_rows if run else None, "group_source": source,
-            "matches_summary_rule": matches,
+            "matches_summary_rule": matches, "duplicate_of": run.duplicate_of if run else None,
         })
     schema = CAPTION_GENERATION.features.arrow_schema
     return {split: pa.Table.from_pylist(r, schema=schema) for split, r in rows.items()}
 
 
-def draw_pairs(mean: np.ndarray, precision: np.ndarray, contest: int) -> tuple[np.ndarray, np.ndarray]:
-    """Zhang's 3-sigma pair rule on one stable-sorted contest; returns (chosen, rejected) positions."""
-    n = len(mean)
-    if n < 2:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
-    rng = np.random.default_rng([PAIR_SEED, contest])
-    chosen = rng.integers(0, n // 2 + 1, size=MAX_DRAWS)
-    chosen = np.minimum(chosen, n - 2)  # the last caption has nothing strictly below it
-    rejected = chosen + 1 + (rng.random(MAX_DRAWS) * (n - 1 - chosen)).astype(np.int64)
-    keep = mean[chosen] - mean[rejected] > SIGMAS * np.sqrt(precision[chosen] ** 2 + precision[rejected] ** 2)
-    c, r = chosen[keep], rejected[keep]
-    _, first = np.unique(c * n + r, return_index=True)  # distinct pairs, in draw order
-    order = np.sort(first)[:MAX_PAIRS]
-    return c[order], r[order]
-
-
-def build_preference_pairs(runs: list[Run], descriptions: dict[int, str]) -> dict[str, pa.Table]:
-    """Pairs from each contest's primary run, split like the contests."""
+def build_preference_pairs(runs: list[Run], descriptions: dict[int, str], rule: str = "upstream",
+                           known_train: frozenset[int] | None = None) -> dict[str, pa.Table]:
+    """Pairs from each contest's primary run by `rule` (see `pairs`), split like the contests."""
     parts: dict[str, list[pa.Table]] = {s: [] for s in SPLITS}
     schema = PREFERENCE_PAIRS.features.arrow_schema
-    for run in runs:
-        if not run.primary:
-            continue
+    for run in sorted(runs, key=lambda r: r.summary.contest_number):
         t, contest = run.table, run.summary.contest_number
+        split = zhang_split(contest)
+        if not run.primary or (split == "train" and not in_pair_train(contest, rule, known_train)):
+            continue
         mean, precision = t["mean"].to_numpy(), t["precision"].to_numpy()
-        c, r = draw_pairs(mean, precision, contest)
+        c, r = draw_pairs(mean, precision, contest, rule)
         if len(c) == 0:
             continue
         caption = t["caption"]
@@ -249,24 +302,40 @@ def build_preference_pairs(runs: list[Run], descriptions: dict[int, str]) -> dic
             "chosen_rank": pa.array(c.astype(np.int32)), "rejected_rank": pa.array(r.astype(np.int32)),
             "chosen_mean": pa.array(mean[c]), "rejected_mean": pa.array(mean[r]),
             "chosen_precision": pa.array(precision[c]), "rejected_precision": pa.array(precision[r]),
+            "duplicate_of": pa.repeat(pa.scalar(run.duplicate_of, pa.int32()), len(c)),
         }, schema=schema))
     return {split: pa.concat_tables(tables) if tables else schema.empty_table()
             for split, tables in parts.items()}
 
 
-def build(sources: SourceFiles, configs: set[str], progress: bool = True) -> list[BuiltConfig]:
+def build(sources: SourceFiles, configs: set[str], progress: bool = True,
+          options: BuildOptions | None = None) -> list[BuiltConfig]:
     """Build the requested Zhang configs whose sources are present below the source folder."""
+    options = options or BuildOptions()
     wanted = [name for name in CONFIGS if name in configs]
-    if not wanted or not (sources.summaries or sources.zhang_groups):
+    zhang_hub = bool(sources.gpt4o_descriptions or sources.cartoon_images)
+    if not wanted or not (sources.summaries or sources.zhang_groups or zhang_hub):
         return []
     runs = read_runs(sources, progress)
     descriptions = read_descriptions(sources.descriptions)
+    gpt4o = read_gpt4o(sources.gpt4o_descriptions)
+    images = zhang_images(sources) if {"cartoons", "caption_generation"} & set(wanted) else {}
+    hessel = read_hessel_annotations(sources) if {"cartoons", "caption_generation"} & set(wanted) else {}
     built = []
     if "caption_ratings" in wanted and runs:
-        built.append(BuiltConfig(CAPTION_RATINGS, build_caption_ratings(runs)))
-    if "caption_generation" in wanted:
-        built.append(BuiltConfig(CAPTION_GENERATION, build_caption_generation(
-            runs, descriptions, read_zhang_groups(sources.zhang_groups), read_hessel_annotations(sources))))
+        built.append(BuiltConfig(CAPTION_RATINGS, build_caption_ratings(runs), license=BY))
+    if "caption_generation" in wanted and (runs or sources.zhang_groups):
+        tables = build_caption_generation(runs, descriptions, read_zhang_groups(sources.zhang_groups), hessel,
+                                          gpt4o, images)
+        license_ = NC if uses_zhang_hub(tables) else BY
+        built.append(BuiltConfig(CAPTION_GENERATION, tables, license=license_))
     if "preference_pairs" in wanted and runs:
-        built.append(BuiltConfig(PREFERENCE_PAIRS, build_preference_pairs(runs, descriptions)))
+        known_train = frozenset(c for c, g in gpt4o.items() if g["gpt4o_split"] == "train") or None
+        spec = replace(PREFERENCE_PAIRS, description=PREFERENCE_PAIRS.description + describe(options.pair_rule))
+        built.append(BuiltConfig(spec, build_preference_pairs(runs, descriptions, options.pair_rule, known_train),
+                                 license=BY))
+    if "cartoons" in wanted and zhang_hub:
+        duplicates = {r.summary.contest_number: r.duplicate_of for r in runs if r.primary and r.duplicate_of}
+        tables = build_cartoons(gpt4o, images, hessel, descriptions, duplicates)
+        built.append(BuiltConfig(CARTOONS, tables, license=config_license(tables, ("image_license", "gpt4o_license"))))
     return built

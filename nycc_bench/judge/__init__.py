@@ -4,7 +4,14 @@ from .cache import JudgeCache, cache_key
 from .chat import ChatRequest, Completion
 from .config import DEFAULT_PRICES, JudgeConfig, default_cache_dir
 from .engine import Estimate, Job, JudgeEngine, RunStats, estimate_jobs, run_jobs
-from .errors import FatalJudgeError, JudgeError, LogprobsUnavailableError
+from .errors import (
+    FatalJudgeError,
+    JudgeError,
+    LogprobsUnavailableError,
+    MalformedReply,
+    RequestFailed,
+    TransientError,
+)
 from .protocols.explanation_pairwise import build_explanation_jobs, explanation_win_rate, judge_explanations
 from .protocols.generation import build_generation_jobs, generate_chats
 from .protocols.group_comparison import (
@@ -38,8 +45,11 @@ __all__ = [
     "JudgeEngine",
     "JudgeError",
     "LogprobsUnavailableError",
+    "MalformedReply",
     "RankingExample",
+    "RequestFailed",
     "RunStats",
+    "TransientError",
     "build_explainer_jobs",
     "build_explanation_jobs",
     "build_generation_jobs",

@@ -1,26 +1,76 @@
-"""Persistent SQLite cache of successful completions, one committed row per result."""
+"""Persistent SQLite cache of successful completions, shared safely by threads, engines and processes.
+
+**What the key is.** SHA-256 of the backend's identity (backend, model, endpoint, extra request fields — or a
+local model's fingerprint), the prompt version and the request (messages, sampling, max tokens, logprob
+settings, sample index). Never the API key. The endpoint enters in a normalised form (:func:`endpoint_identity`):
+a server on this machine or the local network (loopback, private or link-local address, ``localhost``, a
+``.local`` or single-label host name such as a Docker service) is just ``"local"``, so the same vLLM/Ollama
+restarted on another port, or reached as ``localhost`` instead of ``127.0.0.1``, is not paid again: there the
+model name is the identity. A public host stays in the key by name only (no scheme, port, path or query):
+``api.openai.com`` and another provider serving a model under the same name give different answers and must
+not share rows.
+
+**Two runs, one folder.** Before calling, a run *claims* the key in the ``claims`` table (owner = host, pid and
+a per-run token; expiry refreshed by the owner while it works). Another run — another process or another
+engine in this one — that finds the key claimed waits for the owner's answer instead of paying for it again.
+It takes the claim over when the owner releases it without an answer (its call failed), when the claim
+expires, or at once when the owner is a process on this host that no longer exists (``kill -9``).
+
+Only successes are stored: a failed or unusable call leaves no row, so a re-run asks again. Each answer is
+committed (with its claim's release) in one transaction as it arrives: WAL journal, a busy timeout so
+concurrent writers wait instead of failing, and a killed run loses nothing already answered.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
+import os
+import socket
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from .chat import ChatRequest, Completion
 
 CACHE_FILE = "judge_cache.sqlite3"
-KEY_SCHEMA = 1  # bump when the key's composition changes, so old rows are never misread
+KEY_SCHEMA = 2  # bump when the key's composition changes, so old rows are never misread (2: normalised endpoint)
+BUSY_TIMEOUT_S = 60.0
+LOCAL_SUFFIXES = (".localhost", ".local", ".internal", ".lan")
+CLAIM_TTL_S = 60.0
+"""A claim not refreshed for this long is abandoned; owners refresh theirs every third of it."""
+
+
+def endpoint_identity(base_url: str) -> str:
+    """The endpoint's part of the cache key: ``"local"`` for a server on this machine or network, else the host.
+
+    >>> endpoint_identity("http://127.0.0.1:8011/v1"), endpoint_identity("http://localhost:9000/v1/")
+    ('local', 'local')
+    >>> endpoint_identity("http://vllm:8000/v1"), endpoint_identity("http://10.1.2.3/v1")
+    ('local', 'local')
+    >>> endpoint_identity("https://API.openai.com/v1"), endpoint_identity("https://api.together.xyz:443/v1")
+    ('api.openai.com', 'api.together.xyz')
+    """
+    host = (urlsplit(base_url if "//" in base_url else f"//{base_url}").hostname or "").lower().rstrip(".")
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        local = not host or host == "localhost" or host.endswith(LOCAL_SUFFIXES) or "." not in host
+        return "local" if local else host
+    local = address.is_loopback or address.is_private or address.is_link_local or address.is_unspecified
+    return "local" if local else host
 
 
 def cache_key(identity: Mapping[str, Any], prompt_version: str, request: ChatRequest) -> str:
     """SHA-256 of everything that determines an answer: backend identity, prompt version, request.
 
-    ``identity`` is the backend's (backend, model, base_url, extra body) and never contains a key.
+    ``identity`` is the backend's (backend, model, endpoint, extra body) and never contains a key.
     """
     payload = {
         "schema": KEY_SCHEMA,
@@ -32,24 +82,50 @@ def cache_key(identity: Mapping[str, Any], prompt_version: str, request: ChatReq
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+def new_owner() -> str:
+    """A claim owner for one run: ``host|pid|token``."""
+    return f"{socket.gethostname()}|{os.getpid()}|{uuid.uuid4().hex[:12]}"
+
+
+def owner_gone(owner: str) -> bool:
+    """Whether a claim's owner is a process on this host that has exited (so its claim can be taken now)."""
+    host, _, rest = owner.partition("|")
+    pid_text = rest.partition("|")[0]
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return False
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OSError):
+        return False
+    return False
+
+
 class JudgeCache:
-    """Key → completion store in ``<directory>/judge_cache.sqlite3`` (WAL; every put is committed at once).
+    """Key → completion store in ``<directory>/judge_cache.sqlite3``, with in-flight claims (module docstring)."""
 
-    Only successes are stored: a failed or unparseable call leaves no row, so a re-run asks again.
-    Safe to share between threads and between processes (SQLite locking).
-    """
-
-    def __init__(self, directory: str | Path) -> None:
+    def __init__(self, directory: str | Path, claim_ttl_s: float = CLAIM_TTL_S) -> None:
         self.path = Path(directory).expanduser() / CACHE_FILE
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.claim_ttl_s = claim_ttl_s
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
+        self._db = sqlite3.connect(
+            self.path, timeout=BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None
+        )
+        self._db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS completions ("
             " key TEXT PRIMARY KEY, completion TEXT NOT NULL, model TEXT, prompt_version TEXT,"
             " created REAL NOT NULL)"
+        )
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL)"
         )
 
     def get(self, key: str) -> Completion | None:
@@ -58,13 +134,39 @@ class JudgeCache:
             row = self._db.execute("SELECT completion FROM completions WHERE key = ?", (key,)).fetchone()
         return None if row is None else Completion.from_dict(json.loads(row[0]))
 
-    def put(self, key: str, completion: Completion, model: str, prompt_version: str) -> None:
-        """Store and commit one completion (autocommit: durable once this returns)."""
+    def put(self, key: str, completion: Completion, model: str, prompt_version: str, owner: str | None = None) -> None:
+        """Store one completion and drop ``owner``'s claim on it, in one committed transaction."""
         blob = json.dumps(completion.to_dict(), ensure_ascii=False)
-        with self._lock:
+        with self._lock, self._transaction():
             self._db.execute(
                 "INSERT OR REPLACE INTO completions VALUES (?, ?, ?, ?, ?)",
                 (key, blob, model, prompt_version, time.time()),
+            )
+            if owner is not None:
+                self._db.execute("DELETE FROM claims WHERE key = ? AND owner = ?", (key, owner))
+
+    def claim(self, key: str, owner: str) -> bool:
+        """Take the in-flight claim on ``key`` for ``owner``; False while another live owner holds it."""
+        now = time.time()
+        with self._lock, self._transaction():
+            row = self._db.execute("SELECT owner, expires FROM claims WHERE key = ?", (key,)).fetchone()
+            if row is not None and row[0] != owner and row[1] > now and not owner_gone(row[0]):
+                return False
+            self._db.execute(
+                "INSERT OR REPLACE INTO claims VALUES (?, ?, ?)", (key, owner, now + self.claim_ttl_s)
+            )
+        return True
+
+    def release(self, key: str, owner: str) -> None:
+        """Drop ``owner``'s claim on ``key`` (no-op if it holds none)."""
+        with self._lock:
+            self._db.execute("DELETE FROM claims WHERE key = ? AND owner = ?", (key, owner))
+
+    def refresh_claims(self, owner: str) -> None:
+        """Push back the expiry of every claim ``owner`` holds (the owner's heartbeat)."""
+        with self._lock:
+            self._db.execute(
+                "UPDATE claims SET expires = ? WHERE owner = ?", (time.time() + self.claim_ttl_s, owner)
             )
 
     def cached_keys(self, keys: Iterable[str]) -> set[str]:
@@ -78,6 +180,9 @@ class JudgeCache:
                 rows = self._db.execute(f"SELECT key FROM completions WHERE key IN ({marks})", chunk)
                 found.update(row[0] for row in rows)
         return found
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._db)
 
     def __len__(self) -> int:
         with self._lock:
@@ -96,3 +201,17 @@ class JudgeCache:
 
     def __repr__(self) -> str:
         return f"JudgeCache({str(self.path)!r})"
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on error): the write lock is taken up front, so a
+    read-then-write (a claim) cannot interleave with another writer's."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        self._db.execute("ROLLBACK" if exc_type is not None else "COMMIT")

@@ -46,6 +46,13 @@ class JudgeConfig:
     each protocol's current version; a pinned version a protocol does not know is an error.
     ``api_key_env`` names an extra environment variable to read the key from (e.g. ``TOGETHER_API_KEY``);
     the key itself is never a field.
+
+    Time limits: ``timeout_s`` bounds one call from connect to last byte (a server that hangs or drips its
+    reply slower than that is cut off and the call retried). Transient failures (timeouts, connection
+    errors, truncated bodies, 408/409/429/5xx) are retried ``retries`` times with jittered exponential backoff
+    starting at ``retry_backoff_s``; a ``retry-after`` the server sends is honoured, but never beyond
+    ``max_retry_wait_s``: a longer one is waited out to that cap and the call retried then (so a 429 asking
+    for an hour neither stalls the run for an hour nor ends the item without a retry).
     """
 
     backend: str = "openai"
@@ -61,6 +68,8 @@ class JudgeConfig:
     retries: int = 6
     parse_retries: int = 2
     timeout_s: float = 120.0
+    max_retry_wait_s: float = 300.0
+    retry_backoff_s: float = 0.5
     prices: Mapping[str, tuple[float, float]] = field(default_factory=lambda: dict(DEFAULT_PRICES))
     extra_body: Mapping[str, Any] = field(default_factory=dict)
     api_key_env: str | None = None
@@ -74,6 +83,12 @@ class JudgeConfig:
             raise ValueError("max_concurrency must be at least 1")
         if self.retries < 0 or self.parse_retries < 0:
             raise ValueError("retries and parse_retries must be non-negative")
+        for name in ("timeout_s", "max_retry_wait_s"):
+            value = getattr(self, name)
+            if not (isinstance(value, int | float) and 0 < value < float("inf")):
+                raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
+        if not (isinstance(self.retry_backoff_s, int | float) and 0 <= self.retry_backoff_s < float("inf")):
+            raise ValueError(f"retry_backoff_s must be a non-negative number of seconds, got {self.retry_backoff_s!r}")
         if not 0 <= self.top_logprobs <= 20:
             raise ValueError("top_logprobs must be between 0 and 20 (the OpenAI limit)")
 

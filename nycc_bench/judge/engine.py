@@ -10,29 +10,51 @@ the engine runs them and returns one record per job, in order::
     print(engine.last_stats.summary())    # calls, cached, failed, tokens, USD, wall time
 
 Rules: identical requests in a run are sent once; a cached success is never re-sent; each success is
-committed to the cache as soon as it arrives (a killed run resumes where it stopped); a reply the parser
-rejects (``verdict == "ERROR"``) is asked again up to ``parse_retries`` times and then recorded as ERROR with
-its raw text; a call that fails after the HTTP client's retries is recorded as ERROR with the (key-redacted)
-reason. Neither kind of failure is cached, so a re-run asks again. Errors that doom the whole run (bad key,
-unknown model, an endpoint without the log-probabilities a protocol needs) raise :class:`FatalJudgeError`.
+committed to the cache as soon as it arrives (a killed run resumes where it stopped); a run sharing the cache
+folder with another (another process, or another engine) waits for the other's answer to a request it has
+claimed instead of paying for it again (see :mod:`nycc_bench.judge.cache`).
+
+Failures, from the backend's typed errors (:mod:`nycc_bench.judge.errors`):
+
+* a transient failure (timeout, connection error, truncated body, 408/409/429/5xx) is retried ``retries``
+  times with tenacity — jittered exponential backoff from ``retry_backoff_s``, or the server's
+  ``retry-after`` capped at ``max_retry_wait_s`` — and then recorded as ERROR with the (key-redacted) reason;
+* a reply that arrived but cannot be used — a malformed body (invalid JSON, ``choices: [null]``, bad
+  ``usage``…) or a verdict the parser rejects (``verdict == "ERROR"``) — is asked again up to
+  ``parse_retries`` times, then recorded as ERROR with its reason and raw text. It still counts as a call
+  made (``n_calls``, and ``n_unusable``): the provider may bill it;
+* any other exception from a backend is recorded as an ERROR naming it: one bad reply never loses the run;
+* errors that doom the whole run (bad key, unknown model, an endpoint without the log-probabilities a protocol
+  needs) raise :class:`FatalJudgeError`, whose message is one line.
+
+No failure is cached, so a re-run asks again. ``n_requests`` counts every HTTP attempt (retries included).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from tenacity import AsyncRetrying, retry_if_result, stop_after_attempt
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    retry_if_result,
+    stop_after_attempt,
+    wait_random_exponential,
+)
 
-from .backends import Backend, RequestFailed, Session, make_backend
-from .cache import JudgeCache, cache_key
+from .backends import Backend, Session, make_backend
+from .cache import JudgeCache, cache_key, new_owner
 from .chat import ChatRequest, Completion
 from .config import JudgeConfig
+from .errors import FatalJudgeError, MalformedReply, RequestFailed, TransientError
 from .pricing import cost_usd, estimate_prompt_tokens
 from .sync import run_sync
 
@@ -40,6 +62,10 @@ log = logging.getLogger("nycc_bench.judge")
 
 Record = dict[str, Any]
 ERROR = "ERROR"
+CLAIM_POLL_S = 0.1
+"""How often a run waiting on another run's claim looks for the answer."""
+BACKOFF_MAX_S = 30.0
+"""The longest backoff between retries when the server names no wait."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +92,10 @@ class RunStats:
     n_jobs: int = 0
     n_unique: int = 0
     n_cached: int = 0
+    n_shared: int = 0
     n_calls: int = 0
+    n_unusable: int = 0
+    n_requests: int = 0
     n_failed: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -75,8 +104,8 @@ class RunStats:
 
     def add(self, other: RunStats) -> None:
         """Accumulate another run into this one."""
-        for name in ("n_jobs", "n_unique", "n_cached", "n_calls", "n_failed", "prompt_tokens",
-                     "completion_tokens", "wall_s"):
+        for name in ("n_jobs", "n_unique", "n_cached", "n_shared", "n_calls", "n_unusable", "n_requests",
+                     "n_failed", "prompt_tokens", "completion_tokens", "wall_s"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         if self.cost_usd is None or other.cost_usd is None:
             self.cost_usd = None
@@ -84,12 +113,21 @@ class RunStats:
             self.cost_usd += other.cost_usd
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain data for a results file."""
         return asdict(self)
 
     def summary(self) -> str:
+        """One line: jobs, cache hits, calls (and how many were unusable), failures, tokens, cost, time.
+
+        ``n_calls`` counts replies received (each may be billed), ``n_unusable`` those that could not be used,
+        ``n_requests`` every HTTP attempt including those that failed in transit, ``n_shared`` answers
+        another run sharing the cache paid for while this one waited.
+        """
         cost = "unknown (model not in price table)" if self.cost_usd is None else f"${self.cost_usd:.4f}"
+        shared = f" ({self.n_shared} from a concurrent run)" if self.n_shared else ""
         return (
-            f"{self.n_jobs} jobs ({self.n_unique} unique): {self.n_cached} cached, {self.n_calls} calls made, "
+            f"{self.n_jobs} jobs ({self.n_unique} unique): {self.n_cached} cached{shared}, "
+            f"{self.n_calls} calls made ({self.n_unusable} unusable, {self.n_requests} requests sent), "
             f"{self.n_failed} failed; tokens in {self.prompt_tokens}, out {self.completion_tokens}; "
             f"cost {cost}; {self.wall_s:.1f} s"
         )
@@ -204,19 +242,21 @@ class JudgeEngine:
             groups.setdefault(self.key(job), []).append(index)
         stats = RunStats(n_jobs=len(jobs), n_unique=len(groups))
         records: list[Record | None] = [None] * len(jobs)
-        semaphore = asyncio.Semaphore(self.config.max_concurrency)
+        owner = new_owner()
         bar = tqdm(total=len(jobs), desc=desc, unit="job", disable=not self.config.progress, file=sys.stderr)
 
         async def resolve_group(key: str, indices: list[int]) -> None:
-            completion, error = await self._resolve(key, jobs[indices[0]], session, semaphore, stats)
+            outcome = await self._resolve(key, jobs[indices[0]], run)
             for index in indices:
-                records[index] = self._record(jobs[index], completion, error)
-                if records[index].get("error"):
+                records[index] = self._record(jobs[index], outcome)
+                if outcome.error:
                     stats.n_failed += 1
             bar.update(len(indices))
 
+        heartbeat = asyncio.create_task(self._heartbeat(owner)) if self.config.use_cache else None
         try:
             async with self.backend.session() as session:
+                run = _Run(session, asyncio.Semaphore(self.config.max_concurrency), stats, owner)
                 tasks = [asyncio.create_task(resolve_group(k, idx)) for k, idx in groups.items()]
                 try:
                     await asyncio.gather(*tasks)
@@ -226,6 +266,9 @@ class JudgeEngine:
                     await asyncio.gather(*tasks, return_exceptions=True)
                     raise
         finally:
+            if heartbeat is not None:
+                heartbeat.cancel()
+                await asyncio.gather(heartbeat, return_exceptions=True)
             bar.close()
             stats.wall_s = time.perf_counter() - start
             stats.cost_usd = cost_usd(stats.prompt_tokens, stats.completion_tokens, self.config.price())
@@ -236,49 +279,153 @@ class JudgeEngine:
                 print(f"{desc}: {stats.summary()}", file=sys.stderr)
         return [record for record in records if record is not None]
 
-    async def _resolve(
-        self, key: str, job: Job, session: Session, semaphore: asyncio.Semaphore, stats: RunStats
-    ) -> tuple[Completion | None, str | None]:
-        """A usable completion (cached or fresh), or the last unusable one / None with an error message."""
-        if self.config.use_cache:
-            cached = self.cache.get(key)
-            if cached is not None and accepted(_safe_parse(job, cached)):
+    async def _heartbeat(self, owner: str) -> None:
+        """Keep this run's claims alive while it works (another run takes over a claim left to expire)."""
+        while True:
+            await asyncio.sleep(self.cache.claim_ttl_s / 3)
+            self.cache.refresh_claims(owner)
+
+    def _cached(self, key: str, job: Job) -> Completion | None:
+        """The cached completion of ``key`` if there is one the job's parser accepts."""
+        cached = self.cache.get(key)
+        return cached if cached is not None and accepted(_safe_parse(job, cached)) else None
+
+    async def _resolve(self, key: str, job: Job, run: _Run) -> Outcome:
+        """A usable completion (cached, another run's, or fresh), or a failure with its reason."""
+        if not self.config.use_cache:
+            return await self._ask(job, run)
+        stats, owner = run.stats, run.owner
+        cached = self._cached(key, job)
+        if cached is not None:
+            stats.n_cached += 1
+            return Outcome(cached)
+        while not self.cache.claim(key, owner):  # another run is asking: wait for its answer
+            await asyncio.sleep(CLAIM_POLL_S * (0.5 + random.random()))
+            cached = self._cached(key, job)
+            if cached is not None:
                 stats.n_cached += 1
-                return cached, None
+                stats.n_shared += 1
+                return Outcome(cached)
+        try:
+            cached = self._cached(key, job)  # answered between the first look and the claim
+            if cached is not None:
+                stats.n_cached += 1
+                return Outcome(cached)
+            outcome = await self._ask(job, run)
+            if outcome.error is None and outcome.completion is not None:
+                self.cache.put(key, outcome.completion, self.config.model, job.prompt_version, owner)
+            return outcome
+        finally:
+            self.cache.release(key, owner)
 
-        async def attempt() -> tuple[Completion, Record]:
-            async with semaphore:
-                completion = await session.complete(job.request)
-            stats.n_calls += 1
-            stats.prompt_tokens += completion.prompt_tokens
-            stats.completion_tokens += completion.completion_tokens
-            return completion, _safe_parse(job, completion)
-
+    async def _ask(self, job: Job, run: _Run) -> Outcome:
+        """Call until a usable reply, re-asking an unusable one up to ``parse_retries`` times."""
         attempts = 1 + self.config.parse_retries
         retrying = AsyncRetrying(
             stop=stop_after_attempt(attempts),
-            retry=retry_if_result(lambda outcome: not accepted(outcome[1])),
+            retry=retry_if_result(lambda outcome: outcome.received and outcome.error is not None),
             retry_error_callback=lambda state: state.outcome.result(),
         )
-        try:
-            completion, parsed = await retrying(attempt)
-        except RequestFailed as exc:
-            return None, f"request failed: {exc}"
-        if not accepted(parsed):
-            return completion, f"unparseable reply after {attempts} attempt(s)"
-        if self.config.use_cache:
-            self.cache.put(key, completion, self.config.model, job.prompt_version)
-        return completion, None
+        outcome: Outcome = await retrying(self._call, job, run)
+        if outcome.received and outcome.error is not None and attempts > 1:
+            outcome.error += f" (asked {attempts} times)"
+        return outcome
 
-    def _record(self, job: Job, completion: Completion | None, error: str | None) -> Record:
+    async def _call(self, job: Job, run: _Run) -> Outcome:
+        """One reply, through transient-failure retries; never raises except :class:`FatalJudgeError`."""
+        stats = run.stats
+
+        async def send() -> Completion:
+            async with run.semaphore:
+                if run.fatal is not None:  # another call already doomed the run: send nothing more
+                    raise run.fatal
+                stats.n_requests += 1
+                return await run.session.complete(job.request)
+
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(1 + self.config.retries),
+            retry=retry_if_exception_type(TransientError),
+            wait=self._wait,
+            before_sleep=_log_retry,
+            reraise=True,
+        )
+        try:
+            completion = await retrying(send)
+        except FatalJudgeError as exc:
+            run.fatal = run.fatal or exc
+            raise
+        except MalformedReply as exc:
+            stats.n_calls += 1
+            stats.n_unusable += 1
+            stats.prompt_tokens += exc.prompt_tokens
+            stats.completion_tokens += exc.completion_tokens
+            return Outcome(None, raw=exc.raw, error=f"malformed reply: {exc.reason}", received=True)
+        except RequestFailed as exc:
+            tries = f" (after {1 + self.config.retries} attempts)" if isinstance(exc, TransientError) else ""
+            return Outcome(None, error=f"request failed: {exc}{tries}")
+        except Exception as exc:  # a backend bug must not lose the run; the record names it
+            log.warning("backend raised %s: %s", type(exc).__name__, exc)
+            return Outcome(None, error=f"backend error: {type(exc).__name__}: {' '.join(str(exc).split())}")
+        stats.n_calls += 1
+        stats.prompt_tokens += completion.prompt_tokens
+        stats.completion_tokens += completion.completion_tokens
+        if not accepted(_safe_parse(job, completion)):
+            stats.n_unusable += 1
+            return Outcome(completion, error="unparseable reply", received=True)
+        return Outcome(completion)
+
+    def _wait(self, state: RetryCallState) -> float:
+        """Seconds before the next attempt: the server's ``retry-after`` (capped), else jittered backoff."""
+        cap = self.config.max_retry_wait_s
+        exc = state.outcome.exception() if state.outcome is not None else None
+        asked = getattr(exc, "retry_after", None)
+        if asked is not None:
+            if asked > cap:
+                log.info("server asked to wait %.0f s; waiting max_retry_wait_s=%g s, then retrying", asked, cap)
+            return min(float(asked), cap)
+        backoff = wait_random_exponential(multiplier=self.config.retry_backoff_s, max=min(cap, BACKOFF_MAX_S))
+        return float(backoff(state))
+
+    def _record(self, job: Job, outcome: Outcome) -> Record:
+        completion = outcome.completion
         fields = dict(job.failure) if completion is None else _safe_parse(job, completion)
         return {
             **job.meta,
             **fields,
-            "raw": "" if completion is None else completion.text,
+            "raw": outcome.raw if completion is None else completion.text,
             "prompt_version": job.prompt_version,
-            "error": error,
+            "error": outcome.error,
         }
+
+
+@dataclass
+class _Run:
+    """What the calls of one run share: the backend session, the concurrency bound, the stats, the claim
+    owner, and the first fatal error (once set, no further request is sent)."""
+
+    session: Session
+    semaphore: asyncio.Semaphore
+    stats: RunStats
+    owner: str
+    fatal: FatalJudgeError | None = None
+
+
+@dataclass
+class Outcome:
+    """How one request ended: a completion (None when nothing usable arrived), the raw text, the error.
+
+    ``received`` marks a reply that arrived but was unusable (it is re-asked, and counted as a call).
+    """
+
+    completion: Completion | None
+    raw: str = ""
+    error: str | None = None
+    received: bool = False
+
+
+def _log_retry(state: RetryCallState) -> None:
+    exc = state.outcome.exception() if state.outcome is not None else None
+    log.info("retrying after attempt %d: %s", state.attempt_number, exc)
 
 
 def _safe_parse(job: Job, completion: Completion) -> Record:

@@ -19,7 +19,10 @@ def run_sync(make_coroutine: Callable[[], Awaitable[T]]) -> T:
     """
     try:
         asyncio.get_running_loop()
+        inside_loop = True
     except RuntimeError:
+        inside_loop = False
+    if not inside_loop:  # run outside the except block, so a raised error carries no unrelated context
         return asyncio.run(_as_coroutine(make_coroutine))
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="nycc-judge") as pool:
         return pool.submit(asyncio.run, _as_coroutine(make_coroutine)).result()

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from nycc_bench.scoring.bootstrap import CONFIDENCE, N_RESAMPLES, SEED, bootstrap_ci
-from nycc_bench.scoring.checks import check_choices, check_ids, check_length, check_sequence, check_strings
+from nycc_bench.scoring.checks import (
+    check_bool,
+    check_choice_set,
+    check_choices,
+    check_folds,
+    check_length,
+    missing_as_none,
+)
 
 MATCHING_CHOICES = "ABCDE"
 RANKING_CHOICES = "AB"
@@ -18,24 +25,23 @@ WINNER_SOURCES = ("official_winner", "crowd_winner")
 def fold_accuracies(
     predictions: Sequence[str],
     references: Sequence[str],
-    folds: Sequence[Hashable],
+    folds: Sequence[int],
     *,
     choices: Sequence[str] = MATCHING_CHOICES,
-) -> dict[Hashable, float]:
+) -> dict[int, float]:
     """Accuracy of each cross-validation fold, keyed by fold id in sorted order.
 
     >>> fold_accuracies(["A", "B", "C", "C"], ["A", "B", "C", "D"], [0, 0, 1, 1])
     {0: 1.0, 1: 0.5}
     """
     correct, _ = _correct(predictions, references, choices, invalid_as_wrong=False)
-    folds = check_ids(folds, "folds", len(correct), "predictions")
-    return _by_fold(correct, folds)
+    return _by_fold(correct, check_folds(folds, "folds", len(correct), "predictions"))
 
 
 def accuracy(
     predictions: Sequence[str],
     references: Sequence[str],
-    folds: Sequence[Hashable] | None = None,
+    folds: Sequence[int] | None = None,
     *,
     choices: Sequence[str] = MATCHING_CHOICES,
     invalid_as_wrong: bool = False,
@@ -47,7 +53,7 @@ def accuracy(
 
     Without folds: `accuracy` = correct / n. With one fold id per item (Hessel's protocol): `accuracy` =
     unweighted mean of the folds' accuracies, `fold_accuracies` lists them, and the interval resamples
-    items within each fold. Every reference must be one of `choices`, and so must every prediction: a
+    items within each fold. Folds are ints in 0–4 (Hessel's five folds). Every reference must be one of `choices`, and so must every prediction: a
     missing or unparseable answer raises, unless `invalid_as_wrong=True`, which counts it as wrong and
     reports how many in `n_invalid` (never a silent skip either way).
 
@@ -58,7 +64,7 @@ def accuracy(
     if folds is None:
         result: dict[str, Any] = {"accuracy": float(correct.mean()), "n": len(correct)}
     else:
-        folds = check_ids(folds, "folds", len(correct), "predictions")
+        folds = check_folds(folds, "folds", len(correct), "predictions")
         per_fold = _by_fold(correct, folds)
         result = {"accuracy": float(np.mean(list(per_fold.values()))), "n": len(correct), "fold_accuracies": per_fold}
     result["ci_low"], result["ci_high"] = bootstrap_ci(
@@ -73,7 +79,7 @@ def crowd_ny_accuracy(
     predictions: Sequence[str],
     references: Sequence[str],
     winner_sources: Sequence[str],
-    folds: Sequence[Hashable] | None = None,
+    folds: Sequence[int] | None = None,
     *,
     choices: Sequence[str] = RANKING_CHOICES,
     invalid_as_wrong: bool = False,
@@ -97,7 +103,7 @@ def crowd_ny_accuracy(
     sources = check_choices(winner_sources, "winner_sources", WINNER_SOURCES)
     check_length(sources, "winner_sources", len(correct), "predictions")
     if folds is not None:
-        folds = check_ids(folds, "folds", len(correct), "predictions")
+        folds = check_folds(folds, "folds", len(correct), "predictions")
     crowd = np.array([s == "crowd_winner" for s in sources])
     boot = {"confidence": confidence, "n_resamples": n_resamples, "seed": seed}
 
@@ -127,9 +133,9 @@ def _correct(
     predictions: Sequence[str], references: Sequence[str], choices: Sequence[str], invalid_as_wrong: bool
 ) -> tuple[np.ndarray, int]:
     """(1.0 where the prediction matches the reference else 0.0, number of invalid predictions), after checks."""
-    choices = check_strings(list(choices), "choices")
-    if invalid_as_wrong:
-        predictions = check_sequence(predictions, "predictions")
+    choices = check_choice_set(choices)
+    if check_bool(invalid_as_wrong, "invalid_as_wrong"):
+        predictions = missing_as_none(predictions, "predictions")
         n_invalid = sum(p not in choices for p in predictions)  # None, NaN, "a", "Answer: B"...
     else:
         predictions = check_choices(predictions, "predictions", choices)
@@ -140,13 +146,7 @@ def _correct(
     return np.array(correct, dtype=np.float64), n_invalid
 
 
-def _by_fold(correct: np.ndarray, folds: Sequence[Hashable]) -> dict[Hashable, float]:
-    folds = list(folds)
-    return {
-        fold: float(correct[np.array([f == fold for f in folds])].mean()) for fold in sorted(set(folds), key=_sort_key)
-    }
-
-
-def _sort_key(fold: Hashable) -> tuple[str, Any]:
-    # ints sort numerically, anything else by its text; mixed kinds never compare directly
-    return ("0", fold) if isinstance(fold, int) else ("1", str(fold))
+def _by_fold(correct: np.ndarray, folds: Sequence[int]) -> dict[int, float]:
+    """Accuracy of each fold present, in fold order."""
+    labels = np.asarray(folds)
+    return {int(fold): float(correct[labels == fold].mean()) for fold in sorted(set(folds))}

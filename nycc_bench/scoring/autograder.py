@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from nycc_bench.errors import NyccBenchError
 from nycc_bench.scoring.bootstrap import CONFIDENCE, N_RESAMPLES, SEED, bootstrap_ci
-from nycc_bench.scoring.checks import check_choices, check_ids, check_length, check_sequence
+from nycc_bench.scoring.checks import check_choices, check_flags, check_ids, check_length, check_sequence, shorten
 
 CATEGORIES = ("wordplay", "cultural reference", "toxic or shocking")
 VERDICTS = ("PASS", "FAIL", "ERROR")
@@ -68,13 +69,13 @@ def element_scores(
     result["caption_mean_pass"] = float(np.mean(caption_pass[seen] / caption_graded[seen])) if seen.any() else None
 
     if categories is not None:
-        tags = _check_categories(categories, len(verdicts))
+        tags = check_categories(categories, len(verdicts), "verdicts")
         result["category_scores"] = {}
         for category in CATEGORIES:
             mask = np.array([category in row for row in tags], dtype=np.float64)
             result["category_scores"][category] = _subset(passed, graded * mask, captions, boot)
     if hard is not None:
-        flags = _check_flags(hard, len(verdicts))
+        flags = np.array(check_flags(hard, "hard", len(verdicts), "verdicts"), dtype=np.float64)
         scores = _subset(passed, graded * flags, captions, boot)
         result["hard_accuracy"], result["n_hard"] = scores["accuracy"], scores["n"]
         result["hard_ci_low"], result["hard_ci_high"] = scores["ci_low"], scores["ci_high"]
@@ -143,25 +144,17 @@ def _codes(ids: Sequence[Hashable]) -> np.ndarray:
     return np.array([codes.setdefault(i, len(codes)) for i in ids], dtype=np.int64)
 
 
-def _check_categories(categories: Any, n_rows: int) -> list[set[str]]:
+def check_categories(categories: Any, n_rows: int, rows_from: str) -> list[set[str]]:
+    """One list per row, possibly empty, of HumorBench categories (`CATEGORIES`), as sets."""
     rows = check_sequence(categories, "categories")
-    check_length(rows, "categories", n_rows, "verdicts")
+    check_length(rows, "categories", n_rows, rows_from)
     tags = []
     for i, row in enumerate(rows):
         row = check_sequence(row, f"categories[{i}]", allow_empty=True)
         for category in row:
-            if category not in CATEGORIES:
-                raise ValueError(
-                    f"categories[{i}] contains {category!r}, not one of {', '.join(map(repr, CATEGORIES))}"
+            if not isinstance(category, str) or category not in CATEGORIES:
+                raise NyccBenchError(
+                    f"categories[{i}] contains {shorten(category)}, not one of {', '.join(map(repr, CATEGORIES))}"
                 )
         tags.append(set(row))
     return tags
-
-
-def _check_flags(hard: Any, n_rows: int) -> np.ndarray:
-    flags = check_sequence(hard, "hard")
-    check_length(flags, "hard", n_rows, "verdicts")
-    for i, flag in enumerate(flags):
-        if not isinstance(flag, (bool, np.bool_)):
-            raise ValueError(f"hard[{i}] = {flag!r}; expected True or False")
-    return np.array(flags, dtype=np.float64)

@@ -6,6 +6,9 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
+from nycc_bench.errors import NyccBenchError
+from nycc_bench.scoring.checks import check_bootstrap
+
 CONFIDENCE = 0.95
 N_RESAMPLES = 1000
 SEED = 0
@@ -41,14 +44,11 @@ def bootstrap_ci(
     >>> bootstrap_ci([3, 0], [4, 0])
     (0.75, 0.75)
     """
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    if int(n_resamples) != n_resamples or n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    confidence, n_resamples, seed = check_bootstrap(confidence, n_resamples, seed)
     num = np.asarray(numerators, dtype=np.float64)
     den = np.ones_like(num) if denominators is None else np.asarray(denominators, dtype=np.float64)
     if num.ndim != 1 or den.shape != num.shape:
-        raise ValueError(
+        raise NyccBenchError(
             f"numerators and denominators must be flat and of equal length, got {num.shape} and {den.shape}"
         )
     labels = np.zeros(len(num), dtype=np.int64) if strata is None else _stratum_labels(strata, len(num))
@@ -58,10 +58,10 @@ def bootstrap_ci(
         return None, None
 
     rng = np.random.default_rng(seed)
-    stats = np.zeros(int(n_resamples))
+    stats = np.zeros(n_resamples)
     present = np.unique(labels)
     for label in present:
-        stats += _resampled_rates(num[labels == label], den[labels == label], int(n_resamples), rng)
+        stats += _resampled_rates(num[labels == label], den[labels == label], n_resamples, rng)
     stats /= len(present)
     alpha = (1 - confidence) / 2
     low, high = np.percentile(stats, [100 * alpha, 100 * (1 - alpha)])
@@ -82,6 +82,6 @@ def _resampled_rates(num: np.ndarray, den: np.ndarray, n_resamples: int, rng: np
 def _stratum_labels(strata: Sequence[Hashable], n_units: int) -> np.ndarray:
     strata = list(strata)
     if len(strata) != n_units:
-        raise ValueError(f"strata has {len(strata)} items, expected {n_units} (one per unit)")
+        raise NyccBenchError(f"strata has {len(strata)} items, expected {n_units} (one per unit)")
     codes: dict[Hashable, int] = {}
     return np.array([codes.setdefault(s, len(codes)) for s in strata], dtype=np.int64)

@@ -8,10 +8,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from nycc_bench.scoring.checks import check_groups
+from nycc_bench.scoring.checks import check_groups, check_int
 
 VOCAB_SIZE = 32000
 MAX_N = 5
+MAX_VOCAB_SIZE = 10**9  # beyond any tokenizer's vocabulary; keeps V·(1 − q^C) in float range
+MAX_ORDER = 100
+# The largest value EAD can take: N ≤ min(C, V) distinct n-grams over an expectation V·(1 − ((V−1)/V)^C) that
+# is below C, so N/E exceeds 1 when nearly every n-gram is distinct, up to 1/(1 − 1/e) as C = V grows.
+EAD_BOUND = 1 / (1 - 1 / np.e)
 _CHUNK_CAPTIONS = 1 << 16
 
 
@@ -38,7 +43,7 @@ def ead(n_distinct: np.ndarray | float, n_total: np.ndarray | float, vocab_size:
     >>> float(ead(0, 0))
     0.0
     """
-    _check_vocab_size(vocab_size)
+    vocab_size = _check_vocab_size(vocab_size)
     n_distinct = np.asarray(n_distinct, dtype=np.float64)
     n_total = np.asarray(n_total, dtype=np.float64)
     # 1 − q^C cancels badly for small C/V, so the power must round exactly as the reference's scalar `**`
@@ -61,23 +66,25 @@ def group_eads(groups: Sequence[Sequence[str]], *, vocab_size: int = VOCAB_SIZE,
     [0.500016, 0.5]
     """
     groups = check_groups(groups, "groups")
-    _check_vocab_size(vocab_size)
-    if isinstance(max_n, bool) or int(max_n) != max_n or max_n < 1:
-        raise ValueError(f"max_n must be a positive integer, got {max_n!r}")
+    vocab_size = _check_vocab_size(vocab_size)
+    max_n = check_int(max_n, "max_n", 1, MAX_ORDER)
     scores, chunk, n_captions = [], [], 0
     for group in groups:
         chunk.append(group)
         n_captions += len(group)
         if n_captions >= _CHUNK_CAPTIONS:
-            scores.append(_chunk_eads(chunk, vocab_size, int(max_n)))
+            scores.append(_chunk_eads(chunk, vocab_size, max_n))
             chunk, n_captions = [], 0
     if chunk:
-        scores.append(_chunk_eads(chunk, vocab_size, int(max_n)))
+        scores.append(_chunk_eads(chunk, vocab_size, max_n))
     return np.concatenate(scores)
 
 
 def average_ead(groups: Sequence[Sequence[str]], *, vocab_size: int = VOCAB_SIZE, max_n: int = MAX_N) -> float:
     """Zhang et al.'s Average EAD: the mean over contests of `group_eads` (V = 32000, n = 1..5 by default).
+
+    In [0, EAD_BOUND]: a group whose n-grams are nearly all distinct scores slightly above 1 (Zhang et al.'s
+    reference code does the same, and the published values depend on it).
 
     >>> round(average_ead([["I think we should see other aquariums.", "I think we should see other aquariums."]]), 6)
     0.50007
@@ -89,14 +96,18 @@ def distinct_ead(groups: Sequence[Sequence[str]], *, vocab_size: int = VOCAB_SIZ
     """Liu et al. (2022)'s original EAD: unigrams pooled over the whole corpus (every caption of every group).
 
     Tokens as in `tokenize`; Liu et al. count tokens of the model's own tokenizer, and V is its vocabulary
-    size, so compare values only under one tokenizer and one V.
+    size, so compare values only under one tokenizer and one V. Capped at 1, the score of a corpus whose
+    tokens are all distinct: uncapped, N/E exceeds 1 when C ≪ V (1/(1 − 1/(2V)) for two distinct tokens).
 
     >>> round(distinct_ead([["a b"], ["a c"]], vocab_size=32000), 6)
     0.750035
+    >>> distinct_ead([["two words"]])
+    1.0
     """
     groups = check_groups(groups, "groups")
+    vocab_size = _check_vocab_size(vocab_size)
     tokens = [token for group in groups for caption in group for token in tokenize(caption)]
-    return float(ead(len(set(tokens)), len(tokens), vocab_size))
+    return min(1.0, float(ead(len(set(tokens)), len(tokens), vocab_size)))
 
 
 def _chunk_eads(groups: list[list[str]], vocab_size: int, max_n: int) -> np.ndarray:
@@ -167,6 +178,5 @@ def _sorted_runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return order, first, ~(first & last)
 
 
-def _check_vocab_size(vocab_size: int) -> None:
-    if isinstance(vocab_size, bool) or int(vocab_size) != vocab_size or vocab_size < 2:
-        raise ValueError(f"vocab_size must be an integer >= 2, got {vocab_size!r}")
+def _check_vocab_size(vocab_size: int) -> int:
+    return check_int(vocab_size, "vocab_size", 2, MAX_VOCAB_SIZE)

@@ -34,6 +34,7 @@ def image_part(image: Any) -> dict[str, Any]:
 def to_messages(inst: Instance) -> list[dict[str, Any]]:
     """An instance as OpenAI chat messages (the image, when there is one, goes before the text)."""
     messages: list[dict[str, Any]] = [{"role": "system", "content": inst.system}] if inst.system else []
+    messages += [dict(t) for t in inst.turns]
     if inst.image is not None:
         messages.append({"role": "user", "content": [image_part(inst.image), {"type": "text", "text": inst.user}]})
     else:
@@ -53,10 +54,11 @@ class OpenAISystem(System):
     batch_size = 64
 
     def __init__(self, model: str, base_url: str | None = None, max_concurrency: int = 16,
-                 cache_dir: str | None = None, timeout_s: float | None = None) -> None:
-        self.spec, self.model, self.base_url = f"openai:{model}", model, base_url
+                 cache_dir: str | None = None, timeout_s: float | None = None, retries: int | None = None) -> None:
+        self.spec, self.model, self.base_url, self.cache_dir = f"openai:{model}", model, base_url, cache_dir
         self.options = {"max_concurrency": max_concurrency, "cache_dir": cache_dir, "progress": False,
-                        **({"timeout_s": float(timeout_s)} if timeout_s else {})}
+                        **({"timeout_s": float(timeout_s)} if timeout_s else {}),
+                        **({"retries": int(retries)} if retries is not None else {})}
 
     def config(self, task: Task) -> JudgeConfig:
         """The engine's config for one task's decoding settings."""

@@ -93,7 +93,7 @@ class CausalLMSystem(System):
     def prompt(self, inst: Instance) -> str:
         """The instance as model input text: chat template with the assistant turn opened, else plain text."""
         if not self.chat:
-            return "\n\n".join(p for p in (inst.system, inst.user) if p)
+            return inst.text()
         from jinja2 import TemplateError
 
         messages = to_messages(replace(inst, image=None))

@@ -21,6 +21,7 @@ def hf_messages(inst: Instance, with_image: bool) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
     if inst.system:
         messages.append({"role": "system", "content": [{"type": "text", "text": inst.system}]})
+    messages += [{"role": t["role"], "content": [{"type": "text", "text": t["content"]}]} for t in inst.turns]
     image = [{"type": "image", "image": inst.image.convert("RGB")}] if with_image and inst.image is not None else []
     messages.append({"role": "user", "content": [*image, {"type": "text", "text": inst.user}]})
     return messages

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +31,17 @@ class Instance:
     letters: str = ""
     context: str = ""  # the cartoon's description, for similarity baselines
     reference: dict[str, Any] = field(default_factory=dict)
+    turns: list[dict[str, str]] = field(default_factory=list)  # earlier user/assistant turns (instruction, shots)
+
+    def messages(self) -> list[dict[str, str]]:
+        """The whole chat as text: the system message, the earlier turns and the last user turn (systems that
+        send images build their own first user turn)."""
+        system = [{"role": "system", "content": self.system}] if self.system else []
+        return [*system, *self.turns, {"role": "user", "content": self.user}]
+
+    def text(self) -> str:
+        """The whole prompt as one text, for a model without a chat template."""
+        return "\n\n".join(p for p in (self.system, *(t["content"] for t in self.turns), self.user) if p)
 
 
 def load_split(dataset: str, config: str, split: str) -> Any:
@@ -77,38 +87,120 @@ def _description(row: Mapping[str, Any]) -> str:
     return text or row.get("description") or ""
 
 
+def prompt_text(task: Task, role: str) -> str:
+    """A prompt file's text as sent: without its attribution header (the leading lines that start with "#") and
+    without the file's final newline."""
+    lines = task.prompts[role].split("\n")
+    while lines and lines[0].startswith("#"):
+        lines.pop(0)
+    text = "\n".join(lines)
+    return text[:-1] if text.endswith("\n") else text
+
+
+def _entity_title(link: str) -> str:
+    """A Wikipedia link as upstream names the entity in its prompts (`format_chatgpt_input`): the page title after
+    /wiki/ with its anchor, `&redirect=no` and "(disambiguation)" removed, `%27s` replaced by an apostrophe (the
+    "s" is dropped, as upstream drops it), underscores as spaces and runs of spaces squeezed."""
+    link = link.split("#")[0].replace("&redirect=no", "").replace("https://en.wikipedia.org/?title=", "/wiki/")
+    title = link.split("/wiki/", 1)[1] if "/wiki/" in link else link
+    title = title.replace("%27s", "'").replace("(disambiguation)", "").replace("_", " ")
+    return " ".join(title.split())
+
+
+def hessel_description(task: Task, row: Mapping[str, Any]) -> str:
+    """The cartoon as upstream's GPT-3.5/4 baselines describe it (scene location, description, uncanny
+    description, entities: `format_chatgpt_input` mode 4, the paper's)."""
+    return prompt_text(task, "description").format(
+        location=row["image_location"], description=row["image_description"],
+        uncanny=row["image_uncanny_description"], entities=", ".join(_entity_title(e) for e in row["entities"]))
+
+
+def draw_hessel_shots(test_rows: Any, train_rows: Any, shots: int, seed: int) -> list[list[int]]:
+    """Upstream's worked examples for every test item, as train row indices (gpt4_from_description.py).
+
+    numpy's RandomState(seed) (upstream: `np.random.seed(2)`) shuffles the test split's order; then, for each item
+    in that order, it picks `shots` distinct train contests (contest numbers sorted) without replacement and one
+    train row of each, in that order. So each item has examples from `shots` different contests, redrawn per item,
+    and the draw is upstream's own for the same rows (until upstream draws a random letter for an unreadable reply
+    from the same stream, which moves its later draws).
+    """
+    import numpy as np
+
+    by_contest: dict[int, list[int]] = {}
+    for k, number in enumerate(train_rows["contest_number"]):
+        by_contest.setdefault(number, []).append(k)
+    contests = sorted(by_contest)
+    if shots > len(contests):
+        raise NyccBenchError(f"shots: {shots} examples from distinct contests asked for, but the train split has "
+                             f"{len(contests)} contests; pass fewer shots or a larger dataset")
+    rng = np.random.RandomState(seed)
+    order = list(range(len(test_rows)))
+    rng.shuffle(order)
+    out: list[list[int]] = [[] for _ in order]
+    for k in order:
+        picked = [contests[c] for c in rng.choice(len(contests), size=shots, replace=False)]
+        out[k] = [by_contest[c][rng.choice(len(by_contest[c]))] for c in picked]
+    return out
+
+
+def _hessel_pixels(task: Task, row: Mapping[str, Any]) -> str:
+    """From pixels: our instruction, the captions (or the caption to explain), then "Answer:"/"Explanation:"."""
+    choices = row["caption_choices"]
+    body = (f"Caption: {choices}" if isinstance(choices, str)
+            else "\n".join(f"{task.letters[i]}: {c}" for i, c in enumerate(choices)))
+    tail = "Answer:" if task.kind == "choice" else "Explanation:"
+    return f"{prompt_text(task, 'instruction')}\n\n{body}\n{tail}"
+
+
+def _hessel_fields(task: Task, row: Mapping[str, Any]) -> dict[str, str]:
+    """The placeholders of upstream's query and worked-example templates for one row."""
+    choices = row["caption_choices"]
+    return {"description": hessel_description(task, row),
+            "choices": "\n".join(f"{letter}: {c}" for letter, c in zip(task.letters, choices, strict=False))
+            if not isinstance(choices, str) else "",
+            "caption": choices if isinstance(choices, str) else ""}
+
+
+def _hessel_chat(task: Task, row: Mapping[str, Any], examples: list[Mapping[str, Any]]) -> tuple[str, list, str]:
+    """(system, earlier turns, last user turn) of upstream's chat: zero-shot with chain of thought, or few-shot
+    with direct answers (`generate_request_*` and `generate_request_*_few_shot`)."""
+    if not examples:
+        return (prompt_text(task, "system"),
+                [{"role": "user", "content": prompt_text(task, "instruction")},
+                 {"role": "assistant", "content": prompt_text(task, "acknowledgement")}],
+                prompt_text(task, "query").format(**_hessel_fields(task, row)))
+    shot, after = prompt_text(task, "shot"), prompt_text(task, "next")
+    turns: list[dict[str, str]] = []
+    for k, example in enumerate(examples):
+        prefix = prompt_text(task, "instruction_direct") if k == 0 else after
+        turns += [{"role": "user", "content": shot.format(prefix=prefix, **_hessel_fields(task, example))},
+                  {"role": "assistant", "content": prompt_text(task, "shot_answer").format(label=example["label"])}]
+    return prompt_text(task, "system_direct"), turns, shot.format(prefix=after, **_hessel_fields(task, row))
+
+
 def _hessel(task: Task, rows: Any, split_rows: Callable[[str], Any], options: Mapping[str, Any]) -> list[Instance]:
-    """Hessel matching / ranking / explanation: instruction, worked examples from train, then the item."""
-    shots, seed = int(options.get("shots", 0)), options.get("seed", 0)
+    """Hessel matching / ranking / explanation. From description: upstream's GPT-3.5/4 chats (zero-shot with chain
+    of thought, or `shots` worked examples drawn as upstream draws them); from pixels: our instruction and the item."""
+    shots, seed = int(options.get("shots", 0)), options.get("seed", 2)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise NyccBenchError(f"task-option: {task.name}.seed must be a non-negative integer, got {seed!r}")
     if shots and task.from_pixels:
         raise NyccBenchError(f"shots: few-shot prompts exist for the from-description tasks, not {task.name}")
-    pool = list(split_rows("train")) if shots else []
-    if shots > len(pool):
-        raise NyccBenchError(f"shots: {shots} examples asked for, but the train split has {len(pool)}")
-    tail = "Answer:" if task.kind == "choice" else "Explanation:"
-
-    def item(r: Mapping[str, Any], answer: str | None) -> str:
-        if task.from_pixels:
-            choices = r["caption_choices"]
-            body = (f"Caption: {choices}" if isinstance(choices, str)
-                    else "\n".join(f"{task.letters[i]}: {c}" for i, c in enumerate(choices)))
-        else:
-            body = r["from_description"]
-        return f"{body}\n{tail}" + (f" {answer}" if answer is not None else "")
-
-    out = []
-    for row in rows:
-        chosen = random.Random(stable_seed(seed, row["instance_id"])).sample(pool, shots) if shots else []
-        examples = "".join(item(s, s["label"]) + "\n\n" for s in chosen)
+    train = split_rows("train") if shots else None
+    drawn = draw_hessel_shots(rows, train, shots, seed) if shots else [[] for _ in range(len(rows))]
+    out: list[Instance] = []
+    for row, picked in zip(rows, drawn, strict=True):
         choices = row["caption_choices"]
-        out.append(Instance(
-            instance_id=row["instance_id"], user=f"{task.prompts['instruction']}\n\n{examples}{item(row, None)}",
-            image=row["image"] if task.from_pixels else None,
-            choices=choices if isinstance(choices, list) else [choices], letters=task.letters,
-            context="" if task.from_pixels else _description(row),  # from pixels: the system sees the image only
-            reference={"label": row["label"], "winner_source": row.get("winner_source"),
-                       "description": _description(row), "caption": choices if isinstance(choices, str) else None},
-        ))
+        common = {"instance_id": row["instance_id"], "choices": choices if isinstance(choices, list) else [choices],
+                  "letters": task.letters,
+                  "reference": {"label": row["label"], "winner_source": row.get("winner_source"),
+                                "description": _description(row),
+                                "caption": choices if isinstance(choices, str) else None}}
+        if task.from_pixels:  # the system sees the image only, so no description for similarity baselines
+            out.append(Instance(user=_hessel_pixels(task, row), image=row["image"], **common))
+            continue
+        system, turns, user = _hessel_chat(task, row, [train[k] for k in picked])
+        out.append(Instance(system=system, turns=turns, user=user, context=_description(row), **common))
     return out
 
 
@@ -151,9 +243,7 @@ def _zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], Any],
                                              if row.get("image_description") else row.get("description")),
                        "judge_image": row.get("image")},  # Best Pick's vision form; never shown to the system
         ))
-    if skipped:
-        log.warning("%s: %d contests have no description to prompt with: %s", task.name, len(skipped),
-                    ", ".join(map(str, skipped[:10])) + (" ..." if len(skipped) > 10 else ""))
+    options["_skipped"].extend(skipped)  # type: ignore[index]
     return out
 
 
@@ -184,13 +274,21 @@ BUILDERS: dict[str, Callable[[Task, Any, Callable[[str], Any], Mapping[str, Any]
 
 
 def build_instances(task: Task, dataset: str = DEFAULT_DATASET, split: str | None = None, fold: int = 0,
-                    options: Mapping[str, Any] | None = None) -> list[Instance]:
-    """Every instance of a task's split and fold, prompts included, with the task's options applied."""
+                    options: Mapping[str, Any] | None = None, unprompted: list[Any] | None = None) -> list[Instance]:
+    """Every instance of a task's split and fold, prompts included, with the task's options applied; rows that
+    cannot be prompted are appended to `unprompted` (and recorded by the scorer as a deviation)."""
     split = split or task.split
     config = config_name(task, fold)
     values = task.option_values(options)
     rows = load_split(dataset, config, split)
-    out = BUILDERS[task.instances](task, rows, lambda s: load_split(dataset, config, s), values)
+    skipped: list[Any] = []
+    out = BUILDERS[task.instances](task, rows, lambda s: load_split(dataset, config, s),
+                                   {**values, "_skipped": skipped})
+    if skipped:
+        log.info("%s: %d of %d rows cannot be prompted (no description): %s", task.name, len(skipped), len(rows),
+                 ", ".join(map(str, skipped[:10])) + (" ..." if len(skipped) > 10 else ""))
+    if unprompted is not None:
+        unprompted.extend(skipped)
     if not out:
         raise NyccBenchError(f"dataset: no {task.name} instance in split {split!r} of {dataset} can be prompted")
     return out

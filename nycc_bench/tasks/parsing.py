@@ -1,8 +1,23 @@
-"""Pure parsers of system outputs, by name; an unparseable output is None, recorded and counted, never a default."""
+"""Parsers of system outputs, by name; an unparseable output is None, recorded and counted.
+
+The parsers are pure. Hessel's tasks read replies as upstream does, and `read_replies` applies upstream's scheme for
+an unreadable reply (the answer extractor when one is configured, else a seeded random letter), which the record
+still marks as unparsed.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import random
 import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import NyccBenchError
+from ..predictions import FAILED, OK, UNPARSED
+from .definition import Task
 
 _ANSWER = re.compile(r"answer\s*(?:is|:)?\s*[:\-]?\s*\**\(?([A-Z])\b\)?", re.IGNORECASE)
 _LEADING = re.compile(r"^\s*\**\(?([A-Z])\)?\**\s*(?:[).:\-]|$)")
@@ -79,10 +94,202 @@ def _explanation(text: str | None) -> str | None:
     return (parse_explanation(text) or None) if text is not None else None
 
 
+
+
+# ---- Hessel et al. 2023: upstream's reading of GPT-3.5/4 replies (jmhessel/caption_contest_corpus, gpt4/) ----------
+
+UPSTREAM_LETTERS = "ABCDE"  # upstream looks for these five in matching and ranking replies alike
+
+
+def _single(text: str, marker: str) -> str | None:
+    """The one letter X of UPSTREAM_LETTERS for which `marker + X` occurs in the text; None for none or several."""
+    found = [ch for ch in UPSTREAM_LETTERS if f"{marker}{ch}" in text]
+    return found[0] if len(found) == 1 else None
+
+
+def parse_hessel_answer(text: str | None, letters: str = "ABCDE") -> str | None:
+    """A reply's letter as upstream reads it (`extract_prediction_from_response`): the reply must contain
+    "Answer: X" for exactly one X of A-E (a plain substring test, case-sensitive; "Final Answer: B" counts).
+
+    The letter is returned even when it is not one of the task's `letters` (a ranking reply "Answer: C"), as
+    upstream does; it then scores as wrong.
+
+    >>> parse_hessel_answer("Caption C fits the vending machine best. Answer: C")
+    'C'
+    >>> parse_hessel_answer("Answer: A or Answer: B, hard to say") is None
+    True
+    >>> parse_hessel_answer("answer: c") is None
+    True
+    """
+    return _single(text, "Answer: ") if text else None
+
+
+def parse_extractor_reply(text: str | None) -> str | None:
+    """The answer extractor's letter: "Final Answer: X" for exactly one X of A-E, else None (e.g. "Unknown").
+
+    >>> parse_extractor_reply("Final Answer: D")
+    'D'
+    >>> parse_extractor_reply("Unknown") is None
+    True
+    """
+    return _single(text, "Final Answer: ") if text else None
+
+
+def parse_hessel_explanation(text: str | None) -> str | None:
+    """An explanation as upstream reads it (`extract_explanation_from_response`): a few markers ("Here's my best
+    explanation:", "Step 3: Explanation -", "Summary:", "explanation:") become "Explanation:", and the text between
+    the first "Explanation:" and the next one, whitespace squeezed, is the explanation; a reply without the marker
+    is kept whole. An empty reply is None (unparsed).
+
+    >>> parse_hessel_explanation("Step by step... Explanation: The   doctor bills per snack.")
+    'The doctor bills per snack.'
+    >>> parse_hessel_explanation("Here's my best explanation: A pun on B4.")
+    'A pun on B4.'
+    >>> parse_hessel_explanation("No marker here.")
+    'No marker here.'
+    """
+    if not text:
+        return None
+    for marker in ("Here's my best explanation:", "Step 3: Explanation -", "Summary:", "explanation:"):
+        text = text.replace(marker, "Explanation:")
+    parts = text.split("Explanation:")
+    return " ".join(parts[1].split()) if len(parts) > 1 else (text or None)
+
+
+def fallback_letter(instance_id: str, letters: str) -> str:
+    """The random letter an unreadable reply gets (upstream's last resort), seeded by the instance id alone so
+    every run, order and resume gives the same letter."""
+    from .instances import stable_seed
+
+    return random.Random(stable_seed("hessel-unparsed", instance_id)).choice(letters)
+
+
+def extractor_messages(task: Task, reply: str) -> list[dict[str, str]]:
+    """Upstream's answer-extraction chat for one reply (`generate_parsing_answer_request`): its system message,
+    its two worked examples, then the reply followed by "Please extract the final answer from the above text."."""
+    from .instances import prompt_text
+
+    user = prompt_text(task, "extractor_user")
+    messages = [{"role": "system", "content": prompt_text(task, "extractor_system")}]
+    for example in json.loads(prompt_text(task, "extractor_examples")):
+        messages += [{"role": "user", "content": user.format(reply=example["reply"])},
+                     {"role": "assistant", "content": example["answer"]}]
+    return [*messages, {"role": "user", "content": user.format(reply=reply)}]
+
+
+def extractor_prompt_version(task: Task) -> str:
+    """`hessel-extractor-<12 hex>`: from the extractor's prompt files, for the judge cache and the records."""
+    joined = "".join(task.prompt_sha256[r] for r in ("extractor_system", "extractor_examples", "extractor_user"))
+    return f"hessel-extractor-{hashlib.sha256(joined.encode()).hexdigest()[:12]}"
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """The answer extractor's verdict on one reply: its letter (None: it found none), its text, or a failure."""
+
+    letter: str | None
+    raw: str | None
+    error: str | None = None
+
+
+def extract_answers(task: Task, replies: Sequence[str], extractor: str, base_url: str | None = None,
+                    cache_dir: str | None = None) -> list[Extraction]:
+    """Ask the answer extractor (a judge spec: `gpt-3.5-turbo` as upstream, `openai:<model>`, `transformers:<path>`)
+    to read each reply, through the judge engine (cached, concurrent, retried). Like upstream, nothing but the model
+    and the messages is chosen (the engine's defaults: temperature 1, at most 1024 tokens). A call that still fails
+    is an `Extraction` with `error` set; a bad key or unknown model raises `FatalJudgeError`."""
+    from ..judge import build_generation_jobs, run_jobs
+    from ..judging import JudgeSpec
+
+    spec = JudgeSpec.parse(extractor, base_url=base_url, cache_dir=cache_dir)
+    if not spec.is_llm:
+        raise NyccBenchError(f"task-option: {task.name}.extractor must be an LLM (a model name, openai:<model> or "
+                             f"transformers:<path>), got {extractor!r}")
+    if not replies:
+        return []
+    config = spec.config().replace(progress=False)
+    jobs = build_generation_jobs([extractor_messages(task, r) for r in replies], config,
+                                 prompt_version=extractor_prompt_version(task))
+    out = []
+    for record in run_jobs(jobs, config, desc="extract answers"):
+        if record.get("error") or record.get("text") is None:
+            out.append(Extraction(None, record.get("raw") or None, str(record.get("error") or "no reply")[:500]))
+        else:
+            out.append(Extraction(parse_extractor_reply(record["text"]), record["text"]))
+    return out
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How one received reply becomes a prediction.
+
+    `status` is `ok` when the task's parser read the reply, `unparsed` when it could not (counted in n_unparsed
+    whatever happened next) and `failed` when the answer extractor's call failed (retried by the next run, like a
+    system's failure). `answer_source` says where the scored prediction came from: `parser`, `extractor` (its
+    "Final Answer: X"), `random` (the seeded letter) or None (no prediction: scored as wrong).
+    """
+
+    prediction: Any
+    status: str
+    answer_source: str | None
+    extractor_raw: str | None = None
+    error: str | None = None
+
+    def fields(self) -> dict[str, Any]:
+        """The predictions-record fields of this reading (beside instance_id, raw, prompt_version, system)."""
+        out: dict[str, Any] = {"status": self.status, "prediction": self.prediction,
+                               "answer_source": self.answer_source}
+        if self.extractor_raw is not None:
+            out["extractor_raw"] = self.extractor_raw
+        if self.error is not None:
+            out["error"] = self.error
+        return out
+
+
+def read_replies(task: Task, items: Sequence[tuple[Any, str | None]], options: Mapping[str, Any] | None = None,
+                 cache_dir: str | None = None) -> list[Reading]:
+    """Read a batch of received replies, `(instance, raw text)` each, into predictions: the task's parser first;
+    for a choice task with the option `unparsed: random` (Hessel's scheme, upstream's), an unreadable reply then
+    goes to the answer extractor when the option `extractor` names one, and, when that finds no letter either (or
+    none is set), gets `fallback_letter`. Tasks without that option keep an unreadable reply as None.
+
+    The runner calls this once per batch, between the system's outputs and the records it writes (outputs that
+    carry a letter or an error do not come here)."""
+    options = options or {}
+    parse = PARSERS[task.parser]
+    readings: list[Reading | None] = [None] * len(items)
+    pending: list[int] = []
+    for k, (inst, raw) in enumerate(items):
+        prediction = parse(raw if isinstance(raw, str) else None, inst.letters)
+        if prediction is not None:
+            readings[k] = Reading(prediction, OK, "parser")
+        elif task.kind == "choice" and options.get("unparsed") == "random":
+            pending.append(k)
+        else:
+            readings[k] = Reading(None, UNPARSED, None)
+    asked = [k for k in pending if isinstance(items[k][1], str)] if options.get("extractor") else []
+    extracted = dict(zip(asked, extract_answers(task, [items[k][1] for k in asked], options["extractor"],
+                                                options.get("extractor_base_url"), cache_dir), strict=True)) \
+        if asked else {}
+    for k in pending:
+        inst = items[k][0]
+        got = extracted.get(k)
+        if got is not None and got.error is not None:
+            readings[k] = Reading(None, FAILED, None, got.raw, f"answer extractor: {got.error}")
+        elif got is not None and got.letter is not None:
+            readings[k] = Reading(got.letter, UNPARSED, "extractor", got.raw)
+        else:
+            readings[k] = Reading(fallback_letter(inst.instance_id, inst.letters), UNPARSED, "random",
+                                  got.raw if got is not None else None)
+    return [r for r in readings if r is not None]
+
+
 # name (a task file's `parser:`) -> function of (raw text, the instance's letters)
 PARSERS = {
     "choice": lambda raw, letters: parse_choice(raw, letters),
     "captions": lambda raw, letters: parse_captions(raw) or None,
     "text": lambda raw, letters: parse_text(raw),
     "explanation": lambda raw, letters: _explanation(raw),
+    "hessel_answer": lambda raw, letters: parse_hessel_answer(raw, letters),
+    "hessel_explanation": lambda raw, letters: parse_hessel_explanation(raw),
 }

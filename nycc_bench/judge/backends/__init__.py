@@ -7,18 +7,18 @@ from typing import Any, Protocol
 
 from ..chat import ChatRequest, Completion
 from ..config import JudgeConfig
-from ..errors import JudgeError
-
-
-class RequestFailed(JudgeError):
-    """One call failed after the backend's own retries; the engine records it as ERROR and moves on."""
+from ..errors import RequestFailed
 
 
 class Session(Protocol):
-    """A backend opened on the running event loop."""
+    """A backend opened on the running event loop (cheaply: a client is opened on the first call)."""
 
     async def complete(self, request: ChatRequest) -> Completion:
-        """One chat completion; raises RequestFailed (item-level) or FatalJudgeError (run-level)."""
+        """One attempt at a chat completion, no retries of its own.
+
+        Raises TransientError (retried by the engine), RequestFailed (item-level), MalformedReply (a reply
+        that arrived but is unusable) or FatalJudgeError (run-level); see :mod:`nycc_bench.judge.errors`.
+        """
         ...
 
 

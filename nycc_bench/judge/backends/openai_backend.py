@@ -1,30 +1,52 @@
-"""Any OpenAI-compatible chat endpoint (OpenAI, vLLM, TGI, Ollama…) through the official async client."""
+"""Any OpenAI-compatible chat endpoint (OpenAI, vLLM, TGI, Ollama…) through the official async client.
+
+One call here is one HTTP attempt: the client's own retries are off (``max_retries=0``) and every failure is
+typed for the engine, which retries with tenacity (see :mod:`nycc_bench.judge.engine`):
+
+* 401/403 → :class:`FatalJudgeError`, one line naming the key variables and the fix (never the key), unless
+  this session already had a 200 from the endpoint (then the key works and the refusal is retried);
+* 404 → :class:`FatalJudgeError` (unknown model or wrong base URL); 400 → :class:`RequestFailed`, or
+  :class:`LogprobsUnavailableError` when it is about log-probabilities;
+* 408/409/429/5xx, timeouts, connection errors, truncated bodies → :class:`TransientError` (with the
+  server's ``retry-after``/``retry-after-ms`` in seconds);
+* a 200 whose body cannot be used → :class:`MalformedReply` (see :mod:`.openai_reply`).
+
+``timeout_s`` bounds a whole attempt, connect to last byte, so a reply that drips in byte by byte is cut off
+too (the HTTP client's own timeout only bounds each read). The ``openai`` package is imported, and the client
+opened, on the first call that actually goes out: a fully cached run never imports it.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import email.utils
 import os
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+from ..cache import endpoint_identity
 from ..chat import ChatRequest, Completion
 from ..config import JudgeConfig
-from ..credentials import LOCAL_PLACEHOLDER_KEY, redact, resolve_api_key
-from ..errors import FatalJudgeError, LogprobsUnavailableError
-from . import RequestFailed
+from ..credentials import KEY_ENV_VARS, LOCAL_PLACEHOLDER_KEY, redact, resolve_api_key
+from ..errors import FatalJudgeError, LogprobsUnavailableError, RequestFailed, TransientError
+from .openai_reply import parse_chat_reply
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+SERVER_MESSAGE_CHARS = 200
+"""How much of a server's error message goes into an error (on one line, key-redacted)."""
 
 
 class OpenAIBackend:
     """Chat completions over HTTP. The key is read from the environment when a session opens and lives only
-    inside that session's client; HTTP retries (429 honouring ``retry-after``, 408/409, 5xx, timeouts,
-    connection errors; exponential backoff with jitter) are the openai client's own, ``config.retries``.
+    inside that session's client.
 
-    Requests go through ``AsyncOpenAI.post("/chat/completions", ...)``, the client's documented route for raw
-    requests: same auth, retries, timeouts and error types as ``chat.completions.create``, minus its per-call
-    parameter transform and response-model construction (about 2 ms of CPU a call, which capped a 32-way run
-    near 300 calls/s); the reply is read as plain JSON, which also tolerates servers' extra fields.
+    Requests go through ``AsyncOpenAI.post("/chat/completions", cast_to=bytes)``, the client's documented route
+    for raw requests: same auth, URL handling and error types as ``chat.completions.create``, minus its
+    per-call parameter transform and response-model construction (about 2 ms of CPU a call); the body comes
+    back as bytes and is read by :func:`parse_chat_reply`, the one reply-parsing layer.
     ``extra_body`` fields are added to every request body (never overriding model, messages or sampling)."""
 
     def __init__(self, config: JudgeConfig) -> None:
@@ -35,102 +57,145 @@ class OpenAIBackend:
         return {
             "backend": "openai",
             "model": self._config.model,
-            "base_url": self._base_url,
+            "endpoint": endpoint_identity(self._base_url),
             "extra_body": dict(self._config.extra_body),
         }
 
     @asynccontextmanager
     async def session(self) -> AsyncIterator[_OpenAISession]:
-        from openai import AsyncOpenAI
-
-        secret = resolve_api_key(self._config.api_key_env)
-        client = AsyncOpenAI(
-            api_key=secret or LOCAL_PLACEHOLDER_KEY,
-            base_url=self._base_url,
-            max_retries=self._config.retries,
-            timeout=self._config.timeout_s,
-        )
+        session = _OpenAISession(self._config, self._base_url)
         try:
-            yield _OpenAISession(self._config, self._base_url, client, secret)
+            yield session
         finally:
-            await client.close()
+            await session.aclose()
 
     def __repr__(self) -> str:
         return f"OpenAIBackend(model={self._config.model!r}, base_url={self._base_url!r})"
 
 
 class _OpenAISession:
-    def __init__(self, config: JudgeConfig, base_url: str, client: Any, secret: str | None) -> None:
+    """One run's HTTP client, opened on the first call (so a fully cached run never imports ``openai``)."""
+
+    def __init__(self, config: JudgeConfig, base_url: str) -> None:
         self._config = config
         self._base_url = base_url
-        self._client = client
-        self._secret = secret
+        self._secret = resolve_api_key(config.api_key_env)
+        self._client: Any = None
+        self._answered = False  # a 200 arrived: the key works, so a later 401 is the server's hiccup
 
     def __repr__(self) -> str:
         return f"_OpenAISession(model={self._config.model!r}, base_url={self._base_url!r})"
 
-    async def complete(self, request: ChatRequest) -> Completion:
-        import openai
+    def _open(self) -> Any:
+        if self._client is None:
+            from openai import AsyncOpenAI
 
-        kwargs: dict[str, Any] = {
+            self._client = AsyncOpenAI(
+                api_key=self._secret or LOCAL_PLACEHOLDER_KEY,
+                base_url=self._base_url,
+                max_retries=0,  # the engine retries (tenacity), honouring retry-after up to a cap
+                timeout=self._config.timeout_s,
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the client if one was opened."""
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    def _body(self, request: ChatRequest) -> dict[str, Any]:
+        body: dict[str, Any] = {
             "model": self._config.model,
             "messages": list(request.messages),
             "max_tokens": request.max_tokens,
         }
         if request.temperature is not None:
-            kwargs["temperature"] = request.temperature
+            body["temperature"] = request.temperature
         if request.top_logprobs:
-            kwargs["logprobs"] = True
-            kwargs["top_logprobs"] = request.top_logprobs
+            body["logprobs"] = True
+            body["top_logprobs"] = request.top_logprobs
         for name, value in self._config.extra_body.items():
-            kwargs.setdefault(name, value)
+            body.setdefault(name, value)
+        return body
+
+    async def complete(self, request: ChatRequest) -> Completion:
+        """One HTTP attempt; raises the typed errors of the module docstring."""
+        client = self._open()
+        import openai
+
         failure: Exception | None = None
+        started = time.monotonic()
         try:
-            response = await self._client.post("/chat/completions", body=kwargs, cast_to=dict)
-        except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as exc:
-            failure = FatalJudgeError(self._describe(exc))
-        except openai.BadRequestError as exc:
-            message = self._describe(exc)
-            if request.top_logprobs and "logprob" in message.lower():
-                failure = LogprobsUnavailableError(self._no_logprobs(message))
-            else:
-                failure = RequestFailed(message)
+            async with asyncio.timeout(self._config.timeout_s):
+                body = await client.post("/chat/completions", body=self._body(request), cast_to=bytes)
+        except TimeoutError:
+            failure = TransientError(
+                f"timed out after {time.monotonic() - started:.1f} s (timeout_s={self._config.timeout_s:g}) "
+                f"waiting for {self._base_url}"
+            )
+        except openai.APITimeoutError:
+            failure = TransientError(f"timed out (timeout_s={self._config.timeout_s:g}) waiting for {self._base_url}")
+        except openai.APIConnectionError as exc:
+            cause = exc.__cause__
+            detail = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
+            failure = TransientError(self._one_line(f"connection error from {self._base_url}: {detail}"))
+        except openai.APIStatusError as exc:
+            failure = self._status_failure(exc, request)
         except openai.OpenAIError as exc:
             failure = RequestFailed(self._describe(exc))
         if failure is not None:
             # Raised outside the except block so no exception context (which may echo the key) is chained.
             raise failure
-        return self._to_completion(response, request)
+        self._answered = True
+        return parse_chat_reply(body, request, self._redact, self._no_logprobs)
 
-    def _to_completion(self, response: Any, request: ChatRequest) -> Completion:
-        choices = response.get("choices") if isinstance(response, dict) else None
-        if not choices:
-            raise RequestFailed(f"{self._base_url}: response has no choices")
-        choice = choices[0]
-        text = (choice.get("message") or {}).get("content") or ""
-        top: tuple[tuple[str, float], ...] | None = None
-        if request.top_logprobs:
-            content = (choice.get("logprobs") or {}).get("content")
-            if not content:
-                raise LogprobsUnavailableError(self._no_logprobs("the response carries no logprobs.content"))
-            first = content[0]
-            pairs = [(alt["token"], float(alt["logprob"])) for alt in first.get("top_logprobs") or []]
-            if first["token"] not in {token for token, _ in pairs}:
-                pairs.append((first["token"], float(first["logprob"])))
-            top = tuple(pairs)
-        usage = response.get("usage") or {}
-        return Completion(
-            text=text,
-            top_logprobs=top,
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
-            finish_reason=choice.get("finish_reason"),
+    def _status_failure(self, exc: Any, request: ChatRequest) -> Exception:
+        status = int(exc.status_code)
+        if status in (401, 403):
+            if self._answered:
+                return TransientError(self._describe(exc) + " (after earlier successful calls with this key)")
+            return FatalJudgeError(self._auth_message(status, exc))
+        if status == 404:
+            return FatalJudgeError(
+                self._describe(exc) + f"; check the model name {self._config.model!r} and the base URL"
+            )
+        if status == 400:
+            message = self._describe(exc)
+            if request.top_logprobs and "logprob" in message.lower():
+                return LogprobsUnavailableError(self._no_logprobs(message))
+            return RequestFailed(message)
+        if status in RETRYABLE_STATUS or status >= 500:
+            return TransientError(self._describe(exc), retry_after=retry_after_s(exc.response.headers))
+        return RequestFailed(self._describe(exc))
+
+    def _auth_message(self, status: int, exc: Any) -> str:
+        names = ((self._config.api_key_env,) if self._config.api_key_env else ()) + KEY_ENV_VARS
+        variables = " or ".join(dict.fromkeys(names))
+        said = self._server_says(exc)
+        problem = "the API key was refused" if self._secret else f"no API key is set (looked in {variables})"
+        return (
+            f"judge endpoint {self._base_url} answered HTTP {status} for model {self._config.model}: {problem}"
+            f"{f' ({said})' if said else ''}; set {variables} to a valid key for this endpoint and run again"
         )
+
+    def _server_says(self, exc: Any) -> str:
+        body = getattr(exc, "body", None)
+        message = body.get("message") if isinstance(body, dict) else None
+        if not isinstance(message, str):
+            message = getattr(exc, "message", "") or ""
+        return self._one_line(message)[:SERVER_MESSAGE_CHARS]
 
     def _describe(self, exc: Exception) -> str:
         status = getattr(exc, "status_code", None)
         prefix = f"{type(exc).__name__}" + (f" (HTTP {status})" if status else "")
-        return redact(f"{prefix} from {self._base_url}, model {self._config.model}: {exc}", self._secret)
+        return self._one_line(f"{prefix} from {self._base_url}, model {self._config.model}: {exc}")
+
+    def _one_line(self, text: str) -> str:
+        return " ".join(self._redact(text).split())
+
+    def _redact(self, text: str) -> str:
+        return redact(text, self._secret)
 
     def _no_logprobs(self, detail: str) -> str:
         return (
@@ -139,3 +204,32 @@ class _OpenAISession:
             "its answer from them and will not guess: use an endpoint that returns chat logprobs "
             "(OpenAI chat models, vLLM, TGI), the transformers backend, or the best_pick protocol."
         )
+
+
+def retry_after_s(headers: Any) -> float | None:
+    """The wait a reply asks for, in seconds: ``retry-after-ms``, else ``retry-after`` (seconds or HTTP date).
+
+    >>> retry_after_s({"retry-after": "7"}), retry_after_s({"retry-after-ms": "250"}), retry_after_s({})
+    (7.0, 0.25, None)
+    """
+    def number(value: Any) -> float | None:
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            return None
+        return seconds if seconds >= 0 and seconds != float("inf") else None
+
+    ms = number(headers.get("retry-after-ms"))
+    if ms is not None:
+        return ms / 1000
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    seconds = number(value)
+    if seconds is not None:
+        return seconds
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, when.timestamp() - time.time())

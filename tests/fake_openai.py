@@ -1,4 +1,4 @@
-"""A scripted OpenAI-compatible chat server on 127.0.0.1 (stdlib only), for tests, benchmarks and offline demos.
+"""A scripted OpenAI-compatible chat server on 127.0.0.1 (stdlib only), for tests and benchmarks (not shipped).
 
     def responder(body: dict, attempt: int) -> Reply:      # attempt: 1 for the first time this body is seen
         return Reply(text="A", top_logprobs=[("A", -0.1), ("B", -2.4)])
@@ -9,13 +9,16 @@
         server.requests                                    # every request: body, status, time, attempt
 
 Replies can be delayed, fail with any status and headers (429 + ``retry-after``, 500…), omit log-probabilities
-(``top_logprobs=None``) or carry any text. The ``Authorization`` header is kept only as a SHA-256 digest.
+(``top_logprobs=None``) or carry any text; for fault injection a reply can also replace the whole body with raw
+bytes (invalid JSON, ``choices: [null]``…), promise more bytes than it sends and hang up (a truncated body), or
+drip its body out over some seconds. The ``Authorization`` header is kept only as a SHA-256 digest.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -36,6 +39,9 @@ class Reply:
     error_message: str = "scripted failure"
     prompt_tokens: int = 10
     completion_tokens: int = 5
+    body: bytes | None = None  # sent verbatim instead of the JSON completion (status 200 only)
+    truncate_to: int | None = None  # send only this many body bytes, then close (Content-Length stays whole)
+    drip_s: float = 0.0  # spread the body over this many seconds, a few bytes at a time
 
 
 @dataclass(frozen=True)
@@ -121,19 +127,43 @@ class FakeChatServer:
                 body = json.loads(raw or b"{}")
                 owner._handle(self, body)
 
-            def _send(self, status: int, payload: dict[str, Any], headers: Mapping[str, str]) -> None:
-                data = json.dumps(payload).encode()
+            def _send(
+                self,
+                status: int,
+                payload: dict[str, Any] | bytes,
+                headers: Mapping[str, str],
+                reply: Reply | None = None,
+            ) -> None:
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 for name, value in headers.items():
                     self.send_header(name, value)
                 self.end_headers()
-                self.wfile.write(data)
+                try:
+                    if reply is not None and reply.truncate_to is not None:
+                        self.wfile.write(data[: reply.truncate_to])
+                        self.wfile.flush()
+                        self.close_connection = True
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                    elif reply is not None and reply.drip_s > 0:
+                        chunks = [data[i : i + 16] for i in range(0, len(data), 16)]
+                        for chunk in chunks:
+                            time.sleep(reply.drip_s / len(chunks))
+                            self.wfile.write(chunk)
+                            self.wfile.flush()
+                    else:
+                        self.wfile.write(data)
+                except OSError:  # the client gave up (timeout): nothing to tell it
+                    self.close_connection = True
 
         class Server(ThreadingHTTPServer):
             daemon_threads = True
             request_queue_size = 256
+
+            def handle_error(self, request: Any, client_address: Any) -> None:  # a client that hung up
+                return None
 
         self._server = Server(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05})
@@ -177,7 +207,8 @@ class FakeChatServer:
             error = {"error": {"message": reply.error_message, "type": "scripted", "code": str(reply.status)}}
             handler._send(reply.status, error, reply.headers)
             return
-        handler._send(200, _completion_payload(body, reply), reply.headers)
+        payload = reply.body if reply.body is not None else _completion_payload(body, reply)
+        handler._send(200, payload, reply.headers, reply)
 
 
 def _completion_payload(body: Mapping[str, Any], reply: Reply) -> dict[str, Any]:
@@ -219,7 +250,7 @@ def _completion_payload(body: Mapping[str, Any], reply: Reply) -> dict[str, Any]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m nycc_bench.judge.fake_server --delay 0.1 --text "..."``: serve one fixed reply until killed;
+    """``python tests/fake_openai.py --delay 0.1 --text "..."``: serve one fixed reply until killed;
     the first line printed is the base URL."""
     import argparse
 

@@ -1,0 +1,132 @@
+"""The one place a chat-completions reply body is read: bytes in, a :class:`Completion` or a named reason out.
+
+Every way a 200 reply can be unusable (not UTF-8, invalid or truncated JSON, not an object, ``choices``
+missing/empty/``[null]``, no ``message`` or no ``content`` field, non-string ``content``, ``usage`` missing or
+with a field that is not a non-negative integer, log-probabilities of the wrong shape or not finite) raises
+:class:`MalformedReply` with a one-line reason; nothing else escapes. The only run-level verdict is a reply
+with no log-probabilities at all to a request that asked for them (:class:`LogprobsUnavailableError`): that
+endpoint cannot serve the protocol.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from typing import Any
+
+from ..chat import ChatRequest, Completion
+from ..errors import LogprobsUnavailableError, MalformedReply
+
+RAW_EXCERPT_CHARS = 300
+"""How much of an unusable body a record keeps for diagnosis."""
+
+
+def parse_chat_reply(
+    body: bytes, request: ChatRequest, redact: Callable[[str], str], no_logprobs: Callable[[str], str]
+) -> Completion:
+    """The completion in a chat-completions reply ``body``, or :class:`MalformedReply` naming what is wrong.
+
+    ``redact`` scrubs the API key from any excerpt kept; ``no_logprobs`` words the fatal missing-logprobs error.
+    """
+    raw = redact(body[:RAW_EXCERPT_CHARS].decode("utf-8", errors="replace"))
+    try:
+        text_body = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MalformedReply(f"body is not UTF-8 ({exc.reason} at byte {exc.start})", raw) from None
+    try:
+        payload = json.loads(text_body)
+    except json.JSONDecodeError as exc:
+        raise MalformedReply(f"invalid JSON ({exc.msg} at char {exc.pos} of {len(text_body)})", raw) from None
+    if not isinstance(payload, dict):
+        raise MalformedReply(f"body is JSON {type(payload).__name__}, not an object", raw)
+    prompt_tokens, completion_tokens, usage_problem = _usage(payload.get("usage"))
+
+    def malformed(reason: str) -> MalformedReply:
+        return MalformedReply(reason, raw, prompt_tokens, completion_tokens)
+
+    choices = payload.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise malformed(f"choices is {_show(choices)}, not a non-empty list")
+    choice = choices[0]
+    if not isinstance(choice, dict):
+        raise malformed(f"choices[0] is {_show(choice)}, not an object")
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        raise malformed(f"choices[0].message is {_show(message)}, not an object")
+    if "content" not in message:
+        raise malformed("choices[0].message has no content field")
+    content = message["content"]
+    if content is None:
+        content = ""  # content null (a refusal or a tool call): empty text, the parser decides
+    if not isinstance(content, str):
+        raise malformed(f"choices[0].message.content is {_show(content)}, not a string")
+    if usage_problem:
+        raise malformed(usage_problem)
+    finish = choice.get("finish_reason")
+    top = _top_logprobs(choice.get("logprobs"), malformed, no_logprobs) if request.top_logprobs else None
+    return Completion(
+        text=content,
+        top_logprobs=top,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        finish_reason=finish if isinstance(finish, str) else None,
+    )
+
+
+def _usage(usage: Any) -> tuple[int, int, str | None]:
+    """Prompt and completion tokens (0 where unreadable), and what is wrong with ``usage`` (None if nothing)."""
+    if not isinstance(usage, dict):
+        return 0, 0, f"usage is {_show(usage)}, not an object with token counts"
+    counts: list[int] = []
+    problem = None
+    for name in ("prompt_tokens", "completion_tokens"):
+        value = usage.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            counts.append(value)
+        else:
+            counts.append(0)
+            problem = problem or f"usage.{name} is {_show(value)}, not a non-negative integer"
+    return counts[0], counts[1], problem
+
+
+def _top_logprobs(
+    logprobs: Any, malformed: Callable[[str], MalformedReply], no_logprobs: Callable[[str], str]
+) -> tuple[tuple[str, float], ...]:
+    """The first position's (token, logprob) alternatives, the chosen token included."""
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
+    if logprobs is None or content is None or content == []:
+        raise LogprobsUnavailableError(no_logprobs("the response carries no logprobs.content"))
+    if not isinstance(content, list):
+        raise malformed(f"logprobs.content is {_show(content)}, not a list")
+    first = content[0]
+    if not isinstance(first, dict):
+        raise malformed(f"logprobs.content[0] is {_show(first)}, not an object")
+    chosen = _pair(first, "logprobs.content[0]", malformed)
+    alternatives = first.get("top_logprobs") or []
+    if not isinstance(alternatives, list):
+        raise malformed(f"logprobs.content[0].top_logprobs is {_show(alternatives)}, not a list")
+    pairs = [_pair(alt, f"logprobs.content[0].top_logprobs[{i}]", malformed) for i, alt in enumerate(alternatives)]
+    if chosen[0] not in {token for token, _ in pairs}:
+        pairs.append(chosen)
+    return tuple(pairs)
+
+
+def _pair(entry: Any, where: str, malformed: Callable[[str], MalformedReply]) -> tuple[str, float]:
+    if not isinstance(entry, dict):
+        raise malformed(f"{where} is {_show(entry)}, not an object")
+    token, logprob = entry.get("token"), entry.get("logprob")
+    if not isinstance(token, str):
+        raise malformed(f"{where}.token is {_show(token)}, not a string")
+    number = isinstance(logprob, int | float) and not isinstance(logprob, bool)
+    if not number or not math.isfinite(logprob) or logprob > 1e-6:
+        raise malformed(f"{where}.logprob is {_show(logprob)}, not a finite number ≤ 0")
+    return token, float(logprob)
+
+
+def _show(value: Any) -> str:
+    """A short description of a bad value for a reason string."""
+    if value is None:
+        return "missing or null"
+    text = json.dumps(value, ensure_ascii=True, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."
