@@ -23,6 +23,7 @@ transformers = pytest.importorskip("transformers")
 
 from nycc_bench.builders import build_dataset  # noqa: E402
 from nycc_bench.paths import SAMPLE_DIR  # noqa: E402
+from nycc_bench.predictions import UNPARSED  # noqa: E402
 from nycc_bench.runner import run_task  # noqa: E402
 from nycc_bench.systems import make_system  # noqa: E402
 from nycc_bench.systems.hf import MAX_NEW_TOKENS, auto_batch_size, batch_option, max_new_tokens  # noqa: E402
@@ -176,11 +177,18 @@ def _naive_loglikelihood(model: Any, tok: Any, context: str, continuation: str, 
 
 
 def _contexts(instances: list, chat_tok: Any = None) -> list[str]:
-    """The scoring contexts, written out independently of the system: chat + "Answer:", or the plain prompt."""
-    if chat_tok is None:
-        return [i.user for i in instances]
-    return [chat_tok.apply_chat_template([{"role": "user", "content": i.user}], tokenize=False,
-                                         add_generation_prompt=True) + "Answer:" for i in instances]
+    """The scoring contexts, written out independently of the system: the chat (system, earlier turns, user) with
+    the assistant turn opened + "Answer:", or the plain prompt's parts joined, ending in "Answer:"."""
+    out = []
+    for i in instances:
+        messages = ([{"role": "system", "content": i.system}] if i.system else []) + list(i.turns) + [
+            {"role": "user", "content": i.user}]
+        if chat_tok is not None:
+            out.append(chat_tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True) + "Answer:")
+        else:
+            text = "\n\n".join(m["content"] for m in messages if m["content"])
+            out.append(text if text.endswith("Answer:") else f"{text}\nAnswer:")
+    return out
 
 
 @pytest.mark.parametrize("variant", ["llama", "llama_plain"])
@@ -396,13 +404,13 @@ def test_generate_mode_for_choice_tasks(folders: dict, dataset: str, tmp_path: P
     summary = run_task("ranking", system.spec, tmp_path / "r.jsonl", dataset=dataset, system=system, progress=False)
     records = _records(tmp_path / "r.jsonl")
     assert all(isinstance(r["raw"], str) and r["prediction"] in (None, "A", "B") for r in records)
-    assert summary.unparsed == sum(r["prediction"] is None for r in records)
+    assert summary.unparsed == sum(r["status"] == UNPARSED for r in records)
     assert system.describe()["mc_mode"] == "generate"
 
 
 def test_defaults_and_description(folders: dict, dataset: str) -> None:
     assert max_new_tokens(get_task("caption_generation").decoding) == 512
-    assert max_new_tokens(get_task("explanation").decoding) == 256
+    assert max_new_tokens(get_task("matching_from_pixels").decoding) == 256
     assert max_new_tokens(get_task("humorbench").decoding) == MAX_NEW_TOKENS  # the task leaves it to the provider
     system = make_system(f"hf:{folders['llama']}", dataset)
     assert make_system(f"hf:{folders['llama']}", dataset, max_new_tokens=20).decoding(
@@ -514,7 +522,7 @@ def test_bad_specs_and_options_give_clear_errors(folders: dict, dataset: str, tm
     with pytest.raises(ValueError, match="is not a folder"):
         make_system(f"hf:{folders['llama'] / 'config.json'}", dataset)
     (tmp_path / "empty").mkdir()
-    with pytest.raises(ValueError, match=r"cannot load the tokenizer of 'hf:.*empty'"):
+    with pytest.raises(ValueError, match=r"cannot load the (tokenizer|model) of 'hf:.*empty'"):
         make_system(f"hf:{tmp_path / 'empty'}", dataset)
     with pytest.raises(ValueError, match="takes no option num_beams; options: batch_size, device, dtype, mc_mode, "
                                          "compile, trust_remote_code"):
