@@ -455,15 +455,13 @@ def _hub_describe(hub_url: str, home: Path, spec: str, dataset: str) -> subproce
 def test_hub_revision_is_recorded_as_its_commit(folders: dict, dataset: str, tmp_path: Path) -> None:
     """A Hub model (a local Hub over HTTP) loads at the commit its revision resolves to, and records that commit;
     a revision the Hub does not have is named in the error; offline and uncached, the revision is kept, marked."""
-    from huggingface_hub import HfApi
+    from local_hub import Repo
 
     from nycc_bench.systems.hf import parse_ref, resolve
 
-    with commit_hub() as hub:
-        api = HfApi(endpoint=hub.base_url, token=HUB_TOKEN)
-        api.create_repo("org/tiny")
-        api.upload_folder(folder_path=str(folders["llama"]), repo_id="org/tiny")
-        commit = hub.commits("model", "org/tiny")[-1].oid
+    with commit_hub() as hub:  # the model put straight into the Hub's store (publishing is tested elsewhere)
+        repo = hub.repos["model", "org/tiny"] = Repo("model", "org/tiny", private=False, sdk=None)
+        commit = repo.commit("add the model", "", {p.name: p.read_bytes() for p in folders["llama"].iterdir()}).oid
         for spec in ("hf:org/tiny", "hf:org/tiny@main", f"hf:org/tiny@{commit}"):
             done = _hub_describe(hub.base_url, tmp_path / "home", spec, dataset)
             assert done.returncode == 0, done.stderr[-2000:]

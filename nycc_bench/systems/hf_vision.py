@@ -8,6 +8,7 @@ only: the from-description settings are text-only by definition, even where the 
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from ..tasks import Task
@@ -47,6 +48,7 @@ class VisionLanguageSystem(System):
         if self.tokenizer.pad_token is None and self.tokenizer.eos_token is not None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.tokenizer.padding_side = "left"
+        self._processor_kwargs = "processor_kwargs" in inspect.signature(self.processor.apply_chat_template).parameters
 
     def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
         import torch
@@ -54,9 +56,12 @@ class VisionLanguageSystem(System):
         if task.from_pixels and (missing := [i.instance_id for i in instances if i.image is None]):
             raise ValueError(f"system: {task.name} instance {missing[0]} has no image")
         conversations = [hf_messages(i, task.from_pixels) for i in instances]
+        padding = {"padding": True, "padding_side": "left"}
+        # transformers >= 5.x takes the processor's arguments as `processor_kwargs`; earlier 5.x as plain keywords
+        padding = {"processor_kwargs": padding} if self._processor_kwargs else padding
         enc = self.processor.apply_chat_template(
             conversations, add_generation_prompt=True, tokenize=True, return_dict=True, return_tensors="pt",
-            processor_kwargs={"padding": True, "padding_side": "left"})
+            **padding)
         enc = enc.to(self.model.device, dtype=self.model.dtype)
         decoding = self.decoding(task)
         config = generation_config(self.model, self.tokenizer, decoding)
