@@ -132,8 +132,9 @@ def on_cuda(model: Any) -> bool:
 def can_compile(model: Any) -> bool:
     """Whether transformers compiles this model's decoding step: a static cache is supported and the model is whole
     on accelerators (no CPU or disk offload)."""
-    devices = set(getattr(model, "hf_device_map", {}).values())
-    return bool(getattr(model, "_can_compile_fullgraph", False)) and not devices & {"cpu", "disk"}
+    devices = {str(d) for d in getattr(model, "hf_device_map", {}).values()}
+    offloaded = "disk" in devices or ("cpu" in devices and len(devices) > 1)
+    return bool(getattr(model, "_can_compile_fullgraph", False)) and not offloaded
 
 
 def generation_config(model: Any, tokenizer: Any, decoding: dict[str, Any], compiled: bool = False) -> Any:
