@@ -37,7 +37,7 @@ try:  # the fake server moves from the package to tests/ (issue 12); either plac
 except ImportError:
     from nycc_bench.judge.fake_server import FakeChatServer, Reply
 
-SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
+SAMPLE = Path(__file__).resolve().parents[1] / "nycc_bench" / "sample_data"
 
 
 # --- Row 7: Overall recalibration, reproduced on recorded log-probs -------------------------------------------

@@ -189,7 +189,7 @@ def stage_models(src: Sources, opts: Options, out: Path) -> list[Staged | Skippe
             staged.append(Skipped(repo_id, f"{spec} is a third-party model: its card stays in model_cards/ for the "
                                            "docs and leaderboard; --push-third-party publishes it here"))
             continue
-        if data["sample_data"] and not opts.allow_sample:
+        if data["dataset"]["sample"] and not opts.allow_sample:
             staged.append(Skipped(repo_id, "sample-data figures: regenerate on the real data (model_cards/"
                                            "make_cards.py --source upstream) or pass --allow-sample"))
             continue
