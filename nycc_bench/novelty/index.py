@@ -84,7 +84,7 @@ class NoveltyIndex:
     def describe(self) -> dict:
         """Where the index lives and what it holds, for the report."""
         return {"path": str(self.folder), "built_now": self.built, "seconds": round(self.seconds, 3),
-                **{k: self.meta[k] for k in ("fingerprint", "fingerprint_method", "n_captions", "n_ratings_rows")}}
+                **{k: self.meta.get(k) for k in ("fingerprint", "fingerprint_method", "n_captions", "n_ratings_rows")}}
 
 
 def default_cache_dir() -> Path:

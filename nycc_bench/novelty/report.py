@@ -15,7 +15,7 @@ from .corpus import GROUPS, OTHER
 from .index import NoveltyIndex, Settings, load_index
 from .lsh import signatures
 from .predictions import Generated, from_mapping, read_predictions_file
-from .text import jaccard, normalise, shingles
+from .text import jaccard, jaccard_matrix, normalise, shingles
 
 KINDS = ("exact_same_contest", "exact_any_contest", "near_same_contest", "near_any_contest")
 Predictions = str | Path | Mapping[str, list[str] | None]
@@ -76,15 +76,11 @@ class Matcher:
         """Brute force over every caption of the contest: exact Jaccard, no LSH, so no copy is missed here."""
         k, threshold = self.settings.shingle_size, self.settings.threshold
         start, end = self.index.contest_slice(contest)
-        human = [shingles(t, k) for t in self._norms.slice(start, end - start).to_pylist()]
-        sizes = np.array([len(h) for h in human])
+        similarity = jaccard_matrix(norms, self._norms.slice(start, end - start).to_pylist(), k)
         out: dict[str, list[tuple[int, float]]] = {}
-        for norm in norms:
-            qs = shingles(norm, k)
-            # |A∩B|/|A∪B| <= min/max of the sizes, so sizes alone rule most captions out
-            keep = np.flatnonzero(np.minimum(sizes, len(qs)) >= threshold * np.maximum(sizes, len(qs)))
-            scored = ((int(i), jaccard(qs, human[i])) for i in keep)
-            out[norm] = [(start + i, s) for i, s in scored if s >= threshold]
+        for norm, row in zip(norms, similarity, strict=True):
+            hits = np.flatnonzero(row >= threshold)
+            out[norm] = [(start + int(i), float(row[i])) for i in hits]
         return out
 
     def run(self, queries: set[tuple[int, str]]) -> dict[tuple[int, str], dict[str, Match | None]]:
