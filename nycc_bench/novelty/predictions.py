@@ -53,7 +53,7 @@ def from_mapping(mapping: Mapping[str, object], name: str, source: str = "<mappi
 
 
 def read_predictions_file(path: str | Path) -> Generated:
-    """Runner JSONL (`instance_id`, `prediction`, optional `status`/`system`), or one JSON object id → captions."""
+    """Runner JSONL (`instance_id`, `prediction`, optional `status`/`system`), or one JSON object contest → captions."""
     path = Path(path)
     if not path.is_file():
         raise NyccBenchError(f"predictions: {path} does not exist; pass the JSONL written by `nycc-bench run`")
@@ -68,7 +68,7 @@ def read_predictions_file(path: str | Path) -> Generated:
             whole = json.loads(stripped)
         except json.JSONDecodeError:
             whole = None
-        if isinstance(whole, dict) and "instance_id" not in whole:
+        if isinstance(whole, dict) and whole and all(str(k).isdigit() for k in whole):
             return from_mapping(whole, path.stem, str(path))
     out = Generated(path.stem, str(path))
     records: dict[int, list[str]] = {}
