@@ -4,6 +4,7 @@ the index is cached, bad predictions fail in one line, and the LSH agrees with d
 from __future__ import annotations
 
 import argparse
+import doctest
 import json
 import shutil
 from pathlib import Path
@@ -19,6 +20,7 @@ from nycc_bench.builders import build_dataset
 from nycc_bench.cli import SAMPLE_DIR
 from nycc_bench.errors import NyccBenchError
 from nycc_bench.novelty import Settings, add_novelty_parser, load_index, normalise, novelty_report
+from nycc_bench.novelty import text as text_module
 from nycc_bench.novelty.lsh import SCHEME, SEED
 from nycc_bench.novelty.text import jaccard, jaccard_matrix, shingles
 
@@ -246,8 +248,4 @@ def test_jaccard_matrix_is_exact(queries: list[str], others: list[str], k: int) 
 
 
 def test_docstring_examples() -> None:
-    import doctest
-
-    import nycc_bench.novelty.text
-
-    assert doctest.testmod(nycc_bench.novelty.text).failed == 0
+    assert doctest.testmod(text_module).failed == 0
