@@ -31,11 +31,6 @@ class Match:
     same_contest: bool
 
 
-def _match(row: int, similarity: float, same: bool, rank: int | None, contest: int) -> Match:
-    """A match with its ordering: higher similarity, then same contest, then better rank, then contest."""
-    return Match((-similarity, not same, rank is None, rank or 0, contest, row), row, similarity, same)
-
-
 class Matcher:
     """Finds the matches of many generated captions at once against one index."""
 
@@ -45,11 +40,11 @@ class Matcher:
         self.ranks = index.table["rank"]
         self._norms = index.table["norm"]
 
-    def _rank(self, row: int) -> int | None:
-        return self.ranks[row].as_py()
-
     def _make(self, row: int, similarity: float, contest: int) -> Match:
-        return _match(row, similarity, int(self.contests[row]) == contest, self._rank(row), int(self.contests[row]))
+        """A match of a caption generated for `contest`, ordered by similarity, same contest, rank, contest."""
+        found, rank = int(self.contests[row]), self.ranks[row].as_py()
+        same = found == contest
+        return Match((-similarity, not same, rank is None, rank or 0, found, row), row, similarity, same)
 
     def exact_rows(self, norms: list[str]) -> dict[str, list[int]]:
         """normalised text → every corpus row with exactly that text (one vectorised pass over the corpus)."""
