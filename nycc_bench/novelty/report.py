@@ -38,7 +38,8 @@ class Matcher:
         self.index, self.settings = index, settings
         self.contests = index.table["contest_number"].to_numpy()
         self.ranks = index.table["rank"]
-        self._norms = index.table["norm"]
+        # one contiguous copy: take() on the memory-mapped, chunked column concatenates every chunk per call
+        self._norms = index.table["norm"].combine_chunks()
 
     def _make(self, row: int, similarity: float, contest: int) -> Match:
         """A match of a caption generated for `contest`, ordered by similarity, same contest, rank, contest."""
