@@ -395,6 +395,10 @@ def parser() -> argparse.ArgumentParser:
     sd.add_argument("--out", help="seed folder (default: the package's leaderboard/seed)")
     sd.set_defaults(func=cmd_seed)
 
+    from .novelty import add_novelty_parser
+
+    add_novelty_parser(sub)
+
     d = sub.add_parser("demo", help="run the main job on the embedded sample")
     d.add_argument("--out", default="out/demo", help="output folder (default: out/demo)")
     d.add_argument("--quiet", action="store_true", help="no progress bars")
