@@ -197,8 +197,8 @@ def cmd_reliability(args: argparse.Namespace) -> int:
     """Zhang's judge-reliability protocol (Table 2)."""
     from .reliability import reliability
 
-    print(json.dumps(reliability(judge_spec(args), dataset=args.dataset, protocol=args.protocol or "overall"),
-                     default=str))
+    print(json.dumps(reliability(judge_spec(args), dataset=args.dataset, protocol=args.protocol or "overall",
+                                 n_contests=args.n_contests, vision=not args.no_vision, rule=args.rule), default=str))
     return 0
 
 
@@ -361,6 +361,10 @@ def parser() -> argparse.ArgumentParser:
     j = sub.add_parser("reliability", help="Zhang's judge-reliability check (Table 2): top 10 vs #1000-1009")
     j.add_argument("--dataset", default=_dataset_default(), help="dataset folder or Hub repo")
     j.add_argument("--protocol", choices=["overall", "best_pick"], default="overall", help="group protocol")
+    j.add_argument("--n-contests", type=int, default=100, help="contests, each judged in both orders (paper: 100)")
+    j.add_argument("--no-vision", action="store_true", help="Best Pick without the cartoon (the paper shows it)")
+    j.add_argument("--rule", help="how a reply is read (default: upstream's; Overall zhang_top2 or letters_topk, "
+                                  "Best Pick exact_letter, last_char or last_letter)")
     _judge_options(j, required=True)
     j.set_defaults(func=cmd_reliability)
 

@@ -192,7 +192,7 @@ def task_config(task: Task, values: Mapping[str, Any], decoding: Mapping[str, An
         from .judge.protocols.settings import protocol_settings
 
         judge_record["protocol"] = protocol
-        judge_record["settings"] = protocol_settings(protocol, judge.config())
+        judge_record["settings"] = protocol_settings(protocol, judge.config(), rule=values.get("rule"))
         deviations += judge_record["settings"]["deviations"]
     return {**{k: described[k] for k in ("name", "version", "family", "paper", "follows", "task_file", "kind",
                                          "instances", "parser", "prompts", "prompt_version", "scorer")},
