@@ -426,6 +426,11 @@ def family_main(family: str, argv: list[str] | None = None) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: bad input ends with one clear line on stderr and exit status 2."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["publish"]:  # upload.py's own parser takes every option that follows
+        from .publish.cli import main as publish
+
+        return publish(argv[1:])
     args = parser().parse_args(argv)
     if getattr(args, "quiet", False):
         import datasets
