@@ -28,10 +28,11 @@ def _fit(ax: Any, lows: pd.Series, highs: pd.Series, rate: bool) -> None:
     """An x range around what is drawn, with a margin; percentages stay within [0, 100]."""
     low, high = float(lows.min()), float(highs.max())
     span = max((high - low) * 1.16, 10.0 if rate else max(abs(high), abs(low)) * 0.2 or 0.1)
+    if rate:
+        span = min(span, 104.0)
     left = (low + high - span) / 2
     if rate:  # shifted, not cut, to stay within [0, 100] (with room for the markers)
         left = min(max(left, -2.0), 102.0 - span)
-        span = min(span, 104.0)
     ax.set_xlim(left, left + span)
 
 
