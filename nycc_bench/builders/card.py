@@ -147,7 +147,8 @@ contests are `train`.
 pip install nycc-bench=={__version__}
 nycc-bench tasks                                                   # every task and its paper settings
 nycc-bench evaluate --system hf:<model> --tasks hessel --dataset {repo_id} --out runs/my-model   # all five folds
-nycc-bench evaluate --system hf:<model> --tasks zhang,humorbench --dataset {repo_id} --judge openai:gpt-4o --out runs/my-model
+nycc-bench evaluate --system hf:<model> --tasks zhang,humorbench --dataset {repo_id} --judge openai:gpt-4o \\
+                    --out runs/my-model
 ```
 
 `runs/my-model/results.json` holds every score with its interval and count, and what produced it. Each metric is

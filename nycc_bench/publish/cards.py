@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 from huggingface_hub.utils import HFValidationError, validate_repo_id
 
+from .. import __version__
 from ..citations import FAMILIES
 from ..leaderboard.benchmarks import METRICS
 from ..results import read_results_dir
