@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from nycc_bench.scoring.bootstrap import CONFIDENCE, N_RESAMPLES, SEED, bootstrap_ci
 from nycc_bench.errors import NyccBenchError
+from nycc_bench.scoring.bootstrap import CONFIDENCE, N_RESAMPLES, SEED, bootstrap_ci
 from nycc_bench.scoring.checks import check_choices, check_flags, check_ids, check_length, check_sequence, shorten
 
 CATEGORIES = ("wordplay", "cultural reference", "toxic or shocking")

@@ -41,7 +41,8 @@ def missing_as_none(values: Any, name: str) -> list:
     values = [None if is_missing(value) else value for value in check_sequence(values, name)]
     for i, value in enumerate(values):
         if value is not None and not isinstance(value, str):
-            raise NyccBenchError(f"{name}[{i}] = {shorten(value)} is a {type(value).__name__}; expected a string or None")
+            kind = type(value).__name__
+            raise NyccBenchError(f"{name}[{i}] = {shorten(value)} is a {kind}; expected a string or None")
     check_unicode([v for v in values if v is not None], name, [i for i, v in enumerate(values) if v is not None])
     return values
 
