@@ -7,6 +7,7 @@ given a judge whose calls raise `JudgeCalled`: every check must have run before 
 
 import inspect
 import math
+import os
 import re
 from unittest import mock
 
@@ -17,7 +18,9 @@ from hypothesis import strategies as st
 from nycc_bench.metrics import METRIC_NAMES, load_metric
 from nycc_bench.scoring.ead import EAD_BOUND
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 60 examples per metric keep the file near 15 s; NYCC_PROPERTY_EXAMPLES=1000 runs a deeper search.
+EXAMPLES = int(os.environ.get("NYCC_PROPERTY_EXAMPLES", "60"))
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SURROGATES = st.sampled_from(["\ud800", "a\udc80b", "\udfff"])
 JUNK = st.one_of(
     st.none(),
@@ -58,9 +61,8 @@ def bad_list(element, bad_element, n):
 
 
 def arguments(draw, required, optional):
-    """Keyword arguments where at most one is bad (or one misspelt extra is added); optional ones may be absent.
-
-    `required` and `optional` map a name to (valid strategy, bad strategy).
+    """(keyword arguments, whether all are valid): at most one is bad (or a misspelt extra one is added);
+    optional ones may be absent. `required` and `optional` map a name to (valid strategy, bad strategy).
     """
     fields = {**required, **optional}
     bad = draw(st.one_of(st.none(), st.none(), st.sampled_from([*fields, "misspelt"])))
@@ -72,7 +74,7 @@ def arguments(draw, required, optional):
             kwargs[name] = draw(valid)
     if bad == "misspelt":
         kwargs[draw(st.sampled_from(["fold", "refrences", "n_resample", "confidence_level"]))] = 1
-    return kwargs
+    return kwargs, bad is None
 
 
 BOOTSTRAP = {
@@ -105,8 +107,10 @@ def arguments_of(name):
     return names - {"self", "kwargs"}
 
 
-def run(name, kwargs, patch=None):
-    """compute(**kwargs): the result, or None after a ValueError whose message starts with an argument name."""
+def run(name, case, patch=None):
+    """compute(**kwargs): the result, or None after a ValueError whose message starts with an argument name
+    (never for valid arguments) or after reaching the judge."""
+    kwargs, valid = case
     metric = load_metric(name)
     try:
         if patch is None:
@@ -115,18 +119,20 @@ def run(name, kwargs, patch=None):
             return metric.compute(**kwargs)
     except ValueError as error:
         message = str(error)
+        assert not valid, f"valid arguments refused: {message}"
         first = re.match(r"\w+", message)
         assert first and first.group() in {*kwargs, *arguments_of(name)}, message
         assert "\n" not in message, message
         return None
-    except JudgeCalled:
+    except JudgeCalled:  # a "bad" draw may happen to be valid, so only the converse is asserted here
         return None
 
 
 @st.composite
 def accuracy_kwargs(draw, winner_sources=False):
     n = draw(st.integers(1, 6))
-    letter = st.sampled_from("ABCDE")
+    letters = "AB" if winner_sources else "ABCDE"  # each metric's default choices
+    letter = st.sampled_from(letters)
     required = {"predictions": (valid_list(letter, n), bad_list(letter, st.one_of(JUNK, st.sampled_from("aF")), n)),
                 "references": (valid_list(letter, n), bad_list(letter, JUNK, n))}
     if winner_sources:
@@ -134,7 +140,7 @@ def accuracy_kwargs(draw, winner_sources=False):
         required["winner_sources"] = (valid_list(source, n), bad_list(source, JUNK, n))
     optional = {
         "folds": (valid_list(FOLD, n), bad_list(FOLD, BAD_FOLD, n)),
-        "choices": (st.sampled_from(["ABCDE", list("ABCDE")]),
+        "choices": (st.sampled_from([letters, list(letters)]),
                     st.one_of(JUNK, st.sampled_from(["", "AA", ["A", None], "A\ud800"]))),
         "invalid_as_wrong": (st.booleans(), st.one_of(JUNK.filter(lambda v: not isinstance(v, bool)))),
         **BOOTSTRAP,
@@ -143,9 +149,10 @@ def accuracy_kwargs(draw, winner_sources=False):
 
 
 @SETTINGS
-@given(kwargs=accuracy_kwargs())
-def test_nycc_accuracy(kwargs):
-    result = run("nycc_accuracy", kwargs)
+@given(case=accuracy_kwargs())
+def test_nycc_accuracy(case):
+    kwargs = case[0]
+    result = run("nycc_accuracy", case)
     if result is not None:
         assert in_unit(result["accuracy"], *result.get("fold_accuracies", {}).values())
         assert result["n"] == len(kwargs["predictions"])  # a failed call before left nothing behind
@@ -153,9 +160,10 @@ def test_nycc_accuracy(kwargs):
 
 
 @SETTINGS
-@given(kwargs=accuracy_kwargs(winner_sources=True))
-def test_crowd_ny_accuracy(kwargs):
-    result = run("crowd_ny_accuracy", kwargs)
+@given(case=accuracy_kwargs(winner_sources=True))
+def test_crowd_ny_accuracy(case):
+    kwargs = case[0]
+    result = run("crowd_ny_accuracy", case)
     if result is not None:
         assert in_unit(result["accuracy"], result["crowd_accuracy"], result["ny_accuracy"])
         assert result["n"] == result["n_crowd"] + result["n_ny"] == len(kwargs["predictions"])
@@ -167,18 +175,19 @@ def test_crowd_ny_accuracy(kwargs):
 def overlap_kwargs(draw):
     n = draw(st.integers(1, 5))
     text = (valid_list(TEXT, n), bad_list(TEXT, st.one_of(JUNK, SURROGATES), n))
-    optional = {"folds": (valid_list(FOLD, n), bad_list(FOLD, BAD_FOLD, n))}
+    required = {"predictions": text, "references": text}
     if draw(st.booleans()):  # the pairwise judge: checked before it is reached
-        optional |= {"descriptions": text, "captions": text,
-                     "judge_model": (st.just("openai:gpt-4o"), st.one_of(JUNK, st.just("nobackend:"))),
-                     "judge_base_url": (st.just("http://127.0.0.1:9/v1"), JUNK)}
-    return arguments(draw, {"predictions": text, "references": text}, optional)
+        required |= {"descriptions": text, "captions": text,
+                     "judge_model": (st.just("openai:gpt-4o"), st.one_of(JUNK, st.just(""))),
+                     "judge_base_url": (st.just("http://127.0.0.1:9/v1"), JUNK.filter(lambda v: v is not None))}
+    return arguments(draw, required, {"folds": (valid_list(FOLD, n), bad_list(FOLD, BAD_FOLD, n))})
 
 
 @SETTINGS
-@given(kwargs=overlap_kwargs())
-def test_explanation_overlap(kwargs):
-    result = run("explanation_overlap", kwargs, patch="explanation_judgments")
+@given(case=overlap_kwargs())
+def test_explanation_overlap(case):
+    kwargs = case[0]
+    result = run("explanation_overlap", case, patch="explanation_judgments")
     if result is not None:
         assert 0 <= result["bleu"] <= 100 and 0 <= result["rouge_l"] <= 1
         assert all(0 <= v <= 100 for v in result.get("fold_bleu", {}).values())
@@ -203,9 +212,10 @@ def ead_kwargs(draw):
 
 
 @SETTINGS
-@given(kwargs=ead_kwargs())
-def test_ead_diversity(kwargs):
-    result = run("ead_diversity", kwargs)
+@given(case=ead_kwargs())
+def test_ead_diversity(case):
+    kwargs = case[0]
+    result = run("ead_diversity", case)
     if result is not None:
         assert 0 <= result["distinct_ead"] <= 1 and 0 <= result["average_ead"] < math.inf
         n_tokens = sum(len(c.split()) for group in kwargs["predictions"] for c in group)
@@ -249,19 +259,20 @@ def win_rate_kwargs(draw):
     group = st.lists(TEXT, min_size=1, max_size=3)
     groups = (valid_list(group, n), bad_list(group, st.one_of(JUNK, st.lists(SURROGATES, min_size=1)), n))
     contest = st.integers(0, 900)
-    kwargs = arguments(
+    kwargs, valid = arguments(
         draw,
         {"model_groups": groups, "human_groups": groups,
          "contest_numbers": (st.lists(contest, min_size=n, max_size=n, unique=True), bad_list(contest, JUNK, n))},
         {"protocol": (st.sampled_from(["overall", "best_pick"]), JUNK)},
     )
-    return kwargs | {"judge_model": "openai:gpt-4o", "judge_base_url": "http://127.0.0.1:9/v1"}
+    return kwargs | {"judge_model": "openai:gpt-4o", "judge_base_url": "http://127.0.0.1:9/v1"}, valid
 
 
 @SETTINGS
-@given(kwargs=win_rate_kwargs())
-def test_group_win_rate(kwargs):
-    result = run("group_win_rate", kwargs, patch="group_judgments")
+@given(case=win_rate_kwargs())
+def test_group_win_rate(case):
+    kwargs = case[0]
+    result = run("group_win_rate", case, patch="group_judgments")
     if result is not None:
         assert in_unit(result["win_rate"])
         check_interval(result)
@@ -293,17 +304,18 @@ def autograder_kwargs(draw):
         return arguments(draw, required, optional)
     required |= {"descriptions": text, "captions": text}  # the judge path: checked before the judge
     optional["last_k_tokens"] = (st.integers(1, 50), st.sampled_from([0, -2, 3.5, "5"]))
-    return arguments(draw, required, optional) | {"judge_model": "openai:gpt-4o",
-                                                   "judge_base_url": "http://127.0.0.1:9/v1"}
+    kwargs, valid = arguments(draw, required, optional)
+    return kwargs | {"judge_model": "openai:gpt-4o", "judge_base_url": "http://127.0.0.1:9/v1"}, valid
 
 
 @SETTINGS
-@given(kwargs=autograder_kwargs())
-def test_element_autograder(kwargs):
-    result = run("element_autograder", kwargs, patch="element_judgments")
+@given(case=autograder_kwargs())
+def test_element_autograder(case):
+    kwargs = case[0]
+    result = run("element_autograder", case, patch="element_judgments")
     if result is None:
         return
-    if "human_labels" in kwargs:
+    if kwargs.get("human_labels") is not None:
         assert in_unit(result["accuracy"], result["fpr"], result["fnr"])
         assert result["n"] + result["n_error"] == len(kwargs["predictions"])
     else:
@@ -343,6 +355,36 @@ def test_every_metric_has_a_property_test():
 def test_named_errors_from_the_issue(name, kwargs, argument):
     with pytest.raises(ValueError, match=argument):
         load_metric(name).compute(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("name", "patch", "kwargs", "argument"),
+    [
+        ("explanation_overlap", "explanation_judgments",
+         {"predictions": ["x"], "references": ["y"], "descriptions": ["d"], "captions": ["c\ud800"]}, "captions"),
+        ("explanation_overlap", "explanation_judgments",
+         {"predictions": ["x"], "references": ["y"], "descriptions": ["d"], "captions": ["c"], "folds": [9]}, "folds"),
+        ("element_autograder", "element_judgments",
+         {"predictions": ["x"], "references": ["y"], "descriptions": ["d"], "captions": ["c"], "hard": [1]}, "hard"),
+        ("element_autograder", "element_judgments",
+         {"predictions": ["x"], "references": ["y"], "descriptions": ["d", "e"], "captions": ["c"]}, "descriptions"),
+        ("group_win_rate", "group_judgments",
+         {"model_groups": [["a"]], "human_groups": [["b"]], "contest_numbers": [1], "seed": -1}, "seed"),
+        ("group_win_rate", "group_judgments",
+         {"model_groups": [["a"]], "human_groups": [["b"]], "contest_numbers": ["1"]}, r"contest_numbers\[0\]"),
+    ],
+)
+def test_bad_input_never_reaches_the_judge(name, patch, kwargs, argument):
+    judge = {"judge_model": "openai:gpt-4o", "judge_base_url": "http://127.0.0.1:9/v1"}
+    with mock.patch(f"nycc_bench.metrics.{name}.{patch}", side_effect=JudgeCalled) as called:
+        with pytest.raises(ValueError, match=argument):
+            load_metric(name).compute(**kwargs, **judge)
+        assert not called.called
+        good = {k: v for k, v in kwargs.items() if k not in ("folds", "hard", "seed")}
+        good |= {"captions": ["c"] * len(good.get("predictions", [1])), "descriptions": ["d"] * len(
+            good.get("predictions", [1]))} if "predictions" in good else {"contest_numbers": [1]}
+        with pytest.raises(JudgeCalled):  # the same call with the bad argument fixed reaches the judge
+            load_metric(name).compute(**good, **judge)
 
 
 def test_nothing_to_score_names_the_input():

@@ -122,8 +122,8 @@ class GroupWinRate(evaluate.Metric):
         if (judge := check_judge_args(*judge_args)) is not None:
             if judgments is not None:
                 raise NyccBenchError("judgments: give either judgments or judge_model, not both")
+            check_compute_call(self, {"judgments": "from the judge"}, kwargs, extra=_JUDGE_INPUTS)
             _check_settings(**kwargs)
-            check_compute_call(self, {"judgments": None}, kwargs, extra=_JUDGE_INPUTS)
             _check_judge_inputs(model_groups, human_groups, contest_numbers, descriptions, images, protocol)
             judgments = group_judgments(judge, model_groups, {"human": human_groups}, contest_numbers, descriptions,
                                         protocol, images=images)

@@ -185,10 +185,12 @@ def check_bool(value: Any, name: str) -> bool:
     return bool(value)
 
 
-def check_int(value: Any, name: str, low: int, high: int) -> int:
-    """An integer setting in [low, high] (a bool or a float such as 5.0 is not an int)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= int(value) <= high:
-        raise NyccBenchError(f"{name} = {shorten(value)}; expected an integer in {low}..{high}")
+def check_int(value: Any, name: str, low: int, high: int | None) -> int:
+    """An integer setting in [low, high] (no upper bound for None; a bool or a float such as 5.0 is not an int)."""
+    if (isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < low
+            or (high is not None and int(value) > high)):
+        span = f"in {low}..{high}" if high is not None else f">= {low}"
+        raise NyccBenchError(f"{name} = {shorten(value)}; expected an integer {span}")
     return int(value)
 
 
@@ -220,7 +222,7 @@ def check_bootstrap(confidence: Any, n_resamples: Any, seed: Any) -> tuple[float
     return (
         check_real(confidence, "confidence", low=0.0, high=1.0, open_interval=True),
         check_int(n_resamples, "n_resamples", 1, MAX_RESAMPLES),
-        check_int(seed, "seed", 0, 2**128),
+        check_int(seed, "seed", 0, None),
     )
 
 
