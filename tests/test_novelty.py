@@ -17,12 +17,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nycc_bench.builders import build_dataset
-from nycc_bench.cli import SAMPLE_DIR
 from nycc_bench.errors import NyccBenchError
 from nycc_bench.novelty import Settings, add_novelty_parser, load_index, normalise, novelty_report
 from nycc_bench.novelty import text as text_module
 from nycc_bench.novelty.lsh import SCHEME, SEED
 from nycc_bench.novelty.text import jaccard, jaccard_matrix, shingles
+from nycc_bench.paths import SAMPLE_DIR
 
 GROUPS = ("human_top10", "human_200", "human_1000", "human_median")
 UNRELATED = ["Quantum zebras audit the lighthouse budget every other Thursday.",
