@@ -51,8 +51,7 @@ def score_explanation(task: Task, instances: Sequence[Instance], preds: Sequence
     judged = {} if judge is None else {
         "descriptions": [i.reference["description"] for i in instances],
         "captions": [i.choices[0] for i in instances], **judge.metric_kwargs()}
-    folds = _folds(fold_ids)
-    return load_metric(task.metric).compute(**args, **({"folds": folds} if folds else {}), **judged)
+    return load_metric(task.metric).compute(**args, folds=list(fold_ids), **judged)  # per fold, then the mean
 
 
 def ranking_shots(dataset: str, images: bool = False) -> list[Any]:
