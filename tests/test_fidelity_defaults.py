@@ -17,7 +17,6 @@ from nycc_bench.predictions import read_predictions
 from nycc_bench.runner import run_task
 from nycc_bench.score import score
 
-
 SILENT: list[str] = []  # the user prompt of the contest the fake model gives no caption list for
 
 
