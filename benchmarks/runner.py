@@ -21,7 +21,7 @@ from typing import Any
 import torch
 
 from nycc_bench.builders import build_dataset
-from nycc_bench.cli import SAMPLE_DIR
+from nycc_bench.paths import SAMPLE_DIR
 from nycc_bench.systems import make_system
 from nycc_bench.tasks import get_task
 from nycc_bench.tasks.instances import build_instances

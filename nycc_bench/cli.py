@@ -197,8 +197,8 @@ def cmd_reliability(args: argparse.Namespace) -> int:
     """Zhang's judge-reliability protocol (Table 2)."""
     from .reliability import reliability
 
-    print(json.dumps(reliability(judge_spec(args), dataset=args.dataset, protocol=args.protocol or "overall"),
-                     default=str))
+    print(json.dumps(reliability(judge_spec(args), dataset=args.dataset, protocol=args.protocol or "overall",
+                                 n_contests=args.n_contests, vision=not args.no_vision, rule=args.rule), default=str))
     return 0
 
 
@@ -361,6 +361,10 @@ def parser() -> argparse.ArgumentParser:
     j = sub.add_parser("reliability", help="Zhang's judge-reliability check (Table 2): top 10 vs #1000-1009")
     j.add_argument("--dataset", default=_dataset_default(), help="dataset folder or Hub repo")
     j.add_argument("--protocol", choices=["overall", "best_pick"], default="overall", help="group protocol")
+    j.add_argument("--n-contests", type=int, default=100, help="contests, each judged in both orders (paper: 100)")
+    j.add_argument("--no-vision", action="store_true", help="Best Pick without the cartoon (the paper shows it)")
+    j.add_argument("--rule", help="how a reply is read (default: upstream's; Overall zhang_top2 or letters_topk, "
+                                  "Best Pick exact_letter, last_char or last_letter)")
     _judge_options(j, required=True)
     j.set_defaults(func=cmd_reliability)
 
@@ -395,6 +399,10 @@ def parser() -> argparse.ArgumentParser:
     sd.add_argument("--out", help="seed folder (default: the package's leaderboard/seed)")
     sd.set_defaults(func=cmd_seed)
 
+    from .novelty import add_novelty_parser
+
+    add_novelty_parser(sub)
+
     d = sub.add_parser("demo", help="run the main job on the embedded sample")
     d.add_argument("--out", default="out/demo", help="output folder (default: out/demo)")
     d.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -418,6 +426,11 @@ def family_main(family: str, argv: list[str] | None = None) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: bad input ends with one clear line on stderr and exit status 2."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["publish"]:  # upload.py's own parser takes every option that follows
+        from .publish.cli import main as publish
+
+        return publish(argv[1:])
     args = parser().parse_args(argv)
     if getattr(args, "quiet", False):
         import datasets

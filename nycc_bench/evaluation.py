@@ -136,6 +136,12 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
     names = resolve_tasks(tasks if isinstance(tasks, str) else list(tasks))
     judges = _judges(judge, names)
     out = Path(out)
+    from .runner import TASK_OPTION_ALIASES
+
+    aliased = {k: system_options.pop(k) for k in TASK_OPTION_ALIASES if k in system_options}
+    task_options = {name: {**aliased, **dict((task_options or {}).get(name, {}))}
+                    if any(k in get_task(name).options for k in aliased) else dict((task_options or {}).get(name, {}))
+                    for name in names}
     if isinstance(system, System):
         sys_obj, spec = system, system.spec
     else:
@@ -173,7 +179,7 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
         "dataset": dataset_record(dataset, configs), "environment": environment(),
         "judge": (next(iter(judge_names.values())) if len(distinct) == 1 else judge_names) if judge_names else None,
         "tasks": entries, "skipped": skipped, "errors": errors,
-        "commands": [_command(spec, names, dataset, judge, folds, split, limit, system_options, out)],
+        "commands": [_command(spec, names, dataset, judge, folds, split, limit, {**system_options, **aliased}, out)],
         "notes": ([f"--limit {limit}: only the first {limit} items of each task were run."] if limit else []),
         **({"extra": dict(extra)} if extra else {}),
     }

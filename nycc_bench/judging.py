@@ -124,9 +124,10 @@ def group_judgments(judge: JudgeSpec, model_groups: Sequence[Sequence[str]],
                     human_groups: Mapping[str, Sequence[Sequence[str]]], contest_numbers: Sequence[int],
                     descriptions: Sequence[Description] | None, protocol: str = "overall",
                     shots: Sequence[RankingExample] | None = None,
-                    images: Sequence[str | None] | None = None) -> list[dict[str, Any]]:
+                    images: Sequence[str | None] | None = None, rule: str | None = None) -> list[dict[str, Any]]:
     """Zhang's group comparison of every contest against every human group, both orders. `images` (image URLs
-    or data URLs, one per contest or None) give Best Pick its vision form, as in the paper."""
+    or data URLs, one per contest or None) give Best Pick its vision form, as in the paper; `rule` None is the
+    protocol's upstream reading of a reply (Overall `zhang_top2`, Best Pick `exact_letter` / `last_char`)."""
     if judge.backend == "reward":
         from .reward import judge_groups_reward
 
@@ -136,9 +137,10 @@ def group_judgments(judge: JudgeSpec, model_groups: Sequence[Sequence[str]],
         raise ValueError("judge: the embedding grader grades HumorBench elements, not caption groups; use reward:")
     images = images if protocol == "best_pick" and images and any(images) else None
     judge.stop_if_dry(lambda config: build_group_jobs(model_groups, human_groups, contest_numbers, descriptions,
-                                                      protocol, config, shots or None, images=images))
+                                                      protocol, config, shots or None, images=images,
+                                                      rule=rule))
     return judge_groups(model_groups, human_groups, contest_numbers, descriptions, protocol, judge.config(),
-                        shots or None, images=images)
+                        shots or None, images=images, rule=rule)
 
 
 def element_judgments(judge: JudgeSpec, descriptions: Sequence[str], captions: Sequence[str],

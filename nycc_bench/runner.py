@@ -45,6 +45,23 @@ def run_meta(task: Task, system: System, dataset: str, split: str, fold: int, op
             "nycc_bench": __version__}
 
 
+# `--system-option` keys that are a task's options: `description=gpt4o|hessel` picks the description the
+# caption-generation prompt is built from (Zhang's issue names it a system option; it is recorded as a task option)
+TASK_OPTION_ALIASES = ("description",)
+
+
+def split_options(task: Task, system_options: dict[str, Any] | None,
+                  task_options: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(system options, task options): alias keys move to the task options of a task that has them."""
+    system_options, task_options = dict(system_options or {}), dict(task_options or {})
+    for key in TASK_OPTION_ALIASES:
+        if key in system_options:
+            value = system_options.pop(key)
+            if key in task.options:
+                task_options.setdefault(key, value)
+    return system_options, task_options
+
+
 RESUME_KEYS = ("task", "config", "split", "options", "prompt_version", "decoding", "dataset")
 
 
@@ -91,6 +108,7 @@ def run_task(task_name: str, system_spec: str, out: str | Path, dataset: str = D
     """Run one system on one task split and fold, resuming from `out` if it holds part of the same run."""
     task = get_task(task_name)
     split = split or task.split
+    system_options, task_options = split_options(task, system_options, task_options)
     options = task.run_options(task.option_values(task_options))
     system = system or make_system(system_spec, dataset, base_url=base_url, **(system_options or {}))
     instances = build_instances(task, dataset, split, fold, options)[:limit]

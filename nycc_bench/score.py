@@ -132,10 +132,12 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     details = SCORERS[task.scorer](task, instances, preds, fold_ids, judge, values, **options)
     decoding = next((m.get("decoding") for m in metas if m), None)
     config = task_config(task, values, decoding, folds, split, judge)
+    if "novelty" in task.checks:
+        details["novelty"] = novelty_summary(prediction_files, dataset, config["deviations"])
     if unprompted:
+        more = f" and {len(unprompted) - 10} more" if len(unprompted) > 10 else ""
         config["deviations"].append(f"{len(unprompted)} dataset rows cannot be prompted (no description) and are "
-                                    f"not evaluated: {', '.join(map(str, unprompted[:10]))}"
-                                    + (" ..." if len(unprompted) > 10 else "") + ".")
+                                    f"not evaluated: {', '.join(map(str, unprompted[:10]))}{more}.")
     sources = [i.reference["description_source"] for i in instances if "description_source" in i.reference]
     if values.get("description") == "gpt4o" and (other := [s for s in sources if s != "gpt4o"]):
         config["deviations"].append(f"{len(other)} of {len(sources)} contests were prompted with another "
@@ -147,6 +149,25 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
         "n_error": _count_errors(details), "details": details,
         "predictions": [str(p) for p in prediction_files],
     }
+
+
+def novelty_summary(files: Sequence[str | Path], dataset: str, deviations: list[str]) -> dict[str, Any] | None:
+    """The share of generated captions that copy a human submission (exact / near, same contest / any), by
+    group, with a few examples (`nycc-bench novelty` has the full report); None, with a deviation, when the
+    check cannot run here."""
+    try:
+        from .novelty import novelty_report
+
+        report = novelty_report([str(f) for f in files], dataset, progress=False, max_examples=5)
+    except (ImportError, NyccBenchError) as err:
+        deviations.append(f"Novelty check not run: {str(err).splitlines()[0]}")
+        return None
+    models = report["models"]
+    matches = {kind: sum(m["matches"][kind]["count"] for m in models) for kind in models[0]["matches"]}
+    n = sum(m["n_captions"] for m in models)
+    return {**{kind: (count / n if n else None) for kind, count in matches.items()}, "n": n,
+            "counts": matches, "groups": {kind: models[0]["matches"][kind]["groups"] for kind in matches},
+            "examples": [e for m in models for e in m["examples"]][:5], "settings": report["settings"]}
 
 
 def task_config(task: Task, values: Mapping[str, Any], decoding: Mapping[str, Any] | None, folds: Sequence[int],
@@ -171,7 +192,7 @@ def task_config(task: Task, values: Mapping[str, Any], decoding: Mapping[str, An
         from .judge.protocols.settings import protocol_settings
 
         judge_record["protocol"] = protocol
-        judge_record["settings"] = protocol_settings(protocol, judge.config())
+        judge_record["settings"] = protocol_settings(protocol, judge.config(), rule=values.get("rule"))
         deviations += judge_record["settings"]["deviations"]
     return {**{k: described[k] for k in ("name", "version", "family", "paper", "follows", "task_file", "kind",
                                          "instances", "parser", "prompts", "prompt_version", "scorer")},

@@ -51,8 +51,7 @@ def score_explanation(task: Task, instances: Sequence[Instance], preds: Sequence
     judged = {} if judge is None else {
         "descriptions": [i.reference["description"] for i in instances],
         "captions": [i.choices[0] for i in instances], **judge.metric_kwargs()}
-    folds = _folds(fold_ids)
-    return load_metric(task.metric).compute(**args, **({"folds": folds} if folds else {}), **judged)
+    return load_metric(task.metric).compute(**args, folds=list(fold_ids), **judged)  # per fold, then the mean
 
 
 def ranking_shots(dataset: str, images: bool = False) -> list[Any]:
@@ -100,14 +99,15 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
                               [i.reference["contest_number"] for _, i in answered],
                               [i.reference["judge_description"] for _, i in answered], protocol,
                               ranking_shots(dataset, images=protocol == "best_pick") if judge.is_llm else None,
-                              [_image(i.reference["judge_image"]) for _, i in answered])
+                              [_image(i.reference["judge_image"]) for _, i in answered], rule=options.get("rule"))
     lost = _losses(missing, protocol) if options.get("missing", "count") == "count" else []
     metric = load_metric(task.judge.get("judged_metric", "group_win_rate"))
     scores["win_rate"] = {g: metric.compute(judgments=[{k: r[k] for k in ("contest_number", "model_position",
                                                                            "verdict", "delta_logprob")}
                                                        for r in [*records, *lost] if r.get("human_group", g) == g])
                           for g in groups}
-    scores["judge"] = {"judge": judge.name, "protocol": protocol, "missing": options.get("missing", "count")}
+    scores["judge"] = {"judge": judge.name, "protocol": protocol, "missing": options.get("missing", "count"),
+                       "rule": next((r.get("rule") for r in records if r.get("rule")), None)}
     return scores
 
 

@@ -10,7 +10,7 @@ from datasets import load_dataset
 
 from nycc_bench.builders import build_dataset
 from nycc_bench.builders.writer import IMAGE_ROWS_PER_GROUP, TEXT_ROWS_PER_GROUP
-from nycc_bench.cli import SAMPLE_DIR
+from nycc_bench.paths import SAMPLE_DIR
 
 
 def _front_matter(out: Path) -> dict:

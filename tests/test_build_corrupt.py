@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from nycc_bench.builders import SourceError, build_dataset
-from nycc_bench.cli import SAMPLE_DIR
+from nycc_bench.paths import SAMPLE_DIR
 
 API_HEADER = "rank,funny,somewhat_funny,unfunny,count,score,precision,contest,caption"
 API = f"""{API_HEADER}

@@ -16,8 +16,8 @@ from nycc_bench.builders import BuildOptions, build_dataset
 from nycc_bench.builders.nextml import read_summary, stable_rank
 from nycc_bench.builders.pairs import draw_pairs_distinct, draw_pairs_upstream, in_pair_train
 from nycc_bench.builders.sources import discover
-from nycc_bench.cli import SAMPLE_DIR
 from nycc_bench.errors import NyccBenchError
+from nycc_bench.paths import SAMPLE_DIR
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 NEXTML = SHARED / "nextml_caption_contest_data_api"

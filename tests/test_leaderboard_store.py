@@ -22,7 +22,21 @@ from nycc_bench.leaderboard.store import (
     Refused,
     StoreUnavailable,
     check_run_id,
+    run_id,
 )
+from nycc_bench.results import SCHEMA
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def record(run: str, name: str, predictions: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """A minimal v2 results record of a leaderboard run (`extra.run_id`)."""
+    tasks = {task: {"config": {"name": task, "deviations": []}, "scores": {}, "n": 0, "n_unparsed": 0,
+                    "n_failed": 0, "n_error": 0, "details": {}, "predictions": files}
+             for task, files in (predictions or {}).items()}
+    return {"schema": SCHEMA, "nycc_bench_version": "0.2.0", "created_at": "2026-01-01", "model": {"spec": name,
+            "name": name}, "dataset": {"name": "d"}, "environment": {}, "tasks": tasks,
+            "skipped": {} if tasks else {"matching": "not run"}, "extra": {"run_id": run}}
 
 
 def job(i: int, user: str = "alice", run_key: str | None = None, tasks: tuple[str, ...] = ("matching",)) -> Job:
@@ -144,8 +158,8 @@ def test_requeued_job_is_pending_with_reason(tmp_path: Path) -> None:
 
 def test_results_are_atomic_files_and_paths_stay_inside(tmp_path: Path) -> None:
     store = LocalStore(tmp_path)
-    store.save_result({"run_id": "r1", "model": {"name": "m"}, "tasks": {}})
-    assert [r["run_id"] for r in store.results()] == ["r1"]
+    store.save_result(record("r1", "m"))
+    assert [run_id(r) for r in store.results()] == ["r1"]
     assert not list((tmp_path / "results").glob(".*"))  # no temporary file left behind
     with pytest.raises(ValueError, match="leaves the store"):
         store.resolve("../../etc/passwd")
@@ -219,15 +233,14 @@ def test_hub_store_mirrors_requests_and_results_and_restores_the_queue(tmp_path:
     run_dir = store.predictions_dir("job-001")
     run_dir.mkdir(parents=True)
     (run_dir / "matching.jsonl").write_text('{"instance_id": "x", "prediction": "A"}\n')
-    store.save_result({"run_id": "job-001", "model": {"name": "org/model-1"},
-                       "tasks": {"matching": {"predictions": ["predictions/job-001/matching.jsonl"]}}})
+    store.save_result(record("job-001", "org/model-1", {"matching": ["predictions/job-001/matching.jsonl"]}))
     assert hub.commits == 1 and (tmp_path / "hub/org/results/predictions/job-001/matching.jsonl").is_file()
     assert not any("token" in p.read_text().lower() for p in (tmp_path / "hub").rglob("*.json"))
     # a restarted Space (empty disk) gets the queue and the results back from the Hub
     fresh = HubStore(tmp_path / "b", "org/requests", "org/results", api=hub)
     restored = fresh.get_job("job-001")
     assert restored is not None and restored.status == RUNNING
-    assert [r["run_id"] for r in fresh.results()] == ["job-001"]
+    assert [run_id(r) for r in fresh.results()] == ["job-001"]
     assert fresh.resolve("predictions/job-001/matching.jsonl").is_file()
 
 
@@ -252,6 +265,6 @@ def test_space_app_builds_from_the_environment(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setenv("NYCC_LB_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("NYCC_LB_DATASET", str(tmp_path / "no-dataset"))
     monkeypatch.setenv("NYCC_LB_WORKER", "0")
-    namespace = runpy.run_path(str(SEED_DIR.parent / "app.py"), run_name="space_app")
+    namespace = runpy.run_path(str(ROOT / "spaces" / "leaderboard" / "app.py"), run_name="space_app")
     assert type(namespace["demo"]).__name__ == "Blocks"
     assert len(LocalStore(tmp_path / "data").results()) == 3  # seeded on first start

@@ -2,42 +2,62 @@
 
 from __future__ import annotations
 
+import csv
+import json
 import math
 from typing import Any
 
 import pandas as pd
 import pytest
 
-from nycc_bench.leaderboard.benchmarks import FAMILIES, METRICS, Metric, family_metrics
+from nycc_bench.leaderboard.benchmarks import FAMILIES, METRICS, family_metrics
 from nycc_bench.leaderboard.detail import detail_html, run_choices
 from nycc_bench.leaderboard.settings import Settings
-from nycc_bench.leaderboard.table import Filters, arena_rank, build_frame, model_link, size_bucket, tab_table
+from nycc_bench.leaderboard.table import (
+    Filters,
+    arena_rank,
+    build_frame,
+    datatypes,
+    model_link,
+    overall_rank,
+    size_bucket,
+    tab_table,
+    write_exports,
+)
+from nycc_bench.results import SCHEMA
 
 EVIL = "<script>alert(1)</script>"
 
 
-def result(run_id: str, name: str, accuracy: float, low: float, high: float, params: int | None = 1_000_000_000,
+def score(value: float, low: float | None, high: float | None, n: int | None = 528) -> dict[str, Any]:
+    return {"value": value, "ci_low": low, "ci_high": high, "n": n}
+
+
+def entry(task: str, scores: dict[str, Any]) -> dict[str, Any]:
+    return {"config": {"name": task, "prompt_version": f"{task}-abc", "deviations": []}, "scores": scores, "n": 528,
+            "n_unparsed": 0, "n_failed": 0, "n_error": 0, "details": {}, "predictions": []}
+
+
+def result(run: str, name: str, accuracy: float, low: float, high: float, params: int | None = 1_000_000_000,
            kind: str = "open", sample: bool = False, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    scores = {"accuracy": accuracy, "ci_low": low, "ci_high": high, "n": 528, "n_invalid": 0}
-    return {"run_id": run_id, "model": {"name": name, "url": f"https://huggingface.co/{name}", "params": params,
-                                         "type": kind, "spec": f"hf:{name}@abc", "source": "hub"},
-            "dataset": {"sample": sample}, "tasks": {"matching": {"score": {"scores": scores},
-                                                                  "command": "nycc-bench run ..."}, **(extra or {})}}
+    """A v2 results record with a matching score, as the worker stores it (`extra.run_id`)."""
+    return {"schema": SCHEMA, "nycc_bench_version": "0.2.0", "git_commit": None, "created_at": "2026-01-01",
+            "model": {"name": name, "url": f"https://huggingface.co/{name}", "parameters": params, "type": kind,
+                      "spec": f"hf:{name}@abc", "source": "hub"},
+            "dataset": {"name": "d", "sample": sample}, "environment": {}, "judge": None,
+            "tasks": {"matching": entry("matching", {"accuracy": score(accuracy, low, high)}), **(extra or {})},
+            "skipped": {}, "errors": {}, "commands": ["nycc-bench evaluate ..."], "notes": [],
+            "extra": {"run_id": run, "options": {}}}
 
 
-def test_metric_extraction_follows_declared_paths() -> None:
-    ranking = next(m for m in METRICS if m.label == "CrowdAcc")
-    scores = {"accuracy": 0.5, "crowd_accuracy": 0.25, "crowd_ci_low": 0.1, "crowd_ci_high": 0.4, "n_crowd": 40}
-    assert ranking.extract(scores) == (0.25, 0.1, 0.4, 40)
+def test_metric_extraction_reads_the_declared_scores() -> None:
+    crowd = next(m for m in METRICS if m.label == "CrowdAcc")
+    assert crowd.extract({"accuracy": score(0.5, 0.4, 0.6), "crowd_accuracy": score(0.25, 0.1, 0.4, 40)}) == (
+        0.25, 0.1, 0.4, 40)
     win = next(m for m in METRICS if m.label == "Win rate vs top 10")
-    judged = {"win_rate": {"human_top10": {"win_rate": 0.3, "ci_low": 0.2, "ci_high": 0.4, "n_judgments": 94}}}
-    assert win.extract(judged) == (0.3, 0.2, 0.4, 94)
-    element = next(m for m in METRICS if m.label == "Element accuracy")
-    assert element.extract({"element_accuracy": 0.7, "ci_low": 0.6, "ci_high": 0.8, "n_pass": 7, "n_fail": 3}) == (
-        0.7, 0.6, 0.8, 10)
-    assert element.extract(None) == (None, None, None, None) and win.extract({"average_ead": 0.9})[0] is None
-    custom = Metric("zhang2024", "caption_generation", "win_rate.human_200.win_rate", "new", n="n_judgments")
-    assert custom.extract({"win_rate": {"human_200": {"win_rate": 1, "n_judgments": 2}}}) == (1.0, None, None, 2)
+    assert win.extract({"win_rate_top10": score(0.3, 0.2, 0.4, 94)}) == (0.3, 0.2, 0.4, 94)
+    assert win.extract(None) == (None, None, None, None) and win.extract({"average_ead": score(0.9, None, None)})[0] \
+        is None
     assert len({m.key for m in METRICS}) == len(METRICS)
     assert {m.family for m in METRICS} == {f.key for f in FAMILIES}
     assert all(family_metrics(f.key) for f in FAMILIES) and all(m.headline for m in family_metrics(None))
@@ -49,30 +69,66 @@ def test_arena_rank_shares_ranks_when_intervals_overlap() -> None:
     ranks = arena_rank(values, lows, highs)
     assert list(ranks[:3]) == [1, 1, 3] and pd.isna(ranks[3])
     assert list(arena_rank(values, lows, highs, higher_is_better=False)[:3]) == [2, 2, 1]
+    assert list(overall_rank(pd.Series([1.5, 1.0, float("nan"), 1.5]))[[0, 1, 3]]) == [2, 1, 2]
 
 
-def test_tables_columns_filters_and_sorting() -> None:
+def test_one_column_per_metric_sorted_by_value_with_details_in_the_cell() -> None:
     results = [result("a", "org/alpha", 0.62, 0.55, 0.70), result("b", "org/beta", 0.40, 0.35, 0.45, params=None,
                                                                    kind="api"),
                result("c", "base/random", 0.20, 0.1, 0.3, kind="baseline", sample=True, params=None)]
     frame = build_frame(results)
     table = tab_table(frame, "hessel2023", Filters())
-    assert list(table["Model"]) == ["[org/alpha](https://huggingface.co/org/alpha)",
-                                    "[org/beta](https://huggingface.co/org/beta)",
-                                    "[base/random](https://huggingface.co/base/random)"]
-    assert list(table["Matching"]) == [62.0, 40.0, 20.0] and table.loc[0, "Matching 95% CI"] == "[55.0, 70.0]"
-    assert table.loc[0, "Matching n"] == 528 and list(table["Rank"]) == [1, 2, 3]
-    assert list(table.columns[:5]) == ["Rank", "Model", "Type", "Params (B)", "Data"]
+    assert list(table.texts["Model"]) == ["[org/alpha](https://huggingface.co/org/alpha)",
+                                          "[org/beta](https://huggingface.co/org/beta)",
+                                          "[base/random](https://huggingface.co/base/random)"]
+    assert list(table.values["Matching"]) == [62.0, 40.0, 20.0] and table.texts.loc[0, "Matching"] == "62.0 ± 7.5"
+    assert list(table.values.columns[:6]) == ["Rank", "Model", "Type", "Params (B)", "Data", "Judge"]
+    assert not [c for c in table.values.columns if "CI" in c or c.endswith(" n")]
+    assert list(table.texts["Rank"]) == ["1", "2", "3"] and table.run_ids == ("a", "b", "c")
+    assert table.texts.loc[0, "Ranking"] == ""  # not run
+    detailed = tab_table(frame, "hessel2023", Filters(details=True))
+    assert detailed.texts.loc[0, "Matching"] == "62.0 ± 7.5 [55.0, 70.0] n=528"
+    value = detailed.component_value()
+    assert value["data"][0][value["headers"].index("Matching")] == 62.0  # sorting uses the number
+    assert value["metadata"]["display_value"][0][value["headers"].index("Matching")].startswith("62.0 ±")
+    assert datatypes(list(table.values.columns))[:3] == ["number", "markdown", "str"]
     only = tab_table(frame, "hessel2023", Filters(search="ALPHA; rand"))
     assert len(only) == 2
     assert len(tab_table(frame, "hessel2023", Filters(types=("API",)))) == 1
     assert len(tab_table(frame, "hessel2023", Filters(sizes=("1-3B",)))) == 1
     assert len(tab_table(frame, "hessel2023", Filters(show_sample=False))) == 2
-    slim = tab_table(frame, None, Filters(show_ci=False, settings=("from pixels",)))
-    assert "Matching" not in slim.columns and "Matching (pixels)" in slim.columns and "Rank" not in slim.columns
-    assert slim.empty  # no run has a from-pixels result
+    slim = tab_table(frame, None, Filters(settings=("from pixels",)))
+    assert "Matching" not in slim.values.columns and "Matching (pixels)" in slim.values.columns
+    assert "Rank" in slim.values.columns and slim.empty  # no run has a from-pixels result
     assert tab_table(frame, "humorbench", Filters()).empty
     assert tab_table(build_frame([]), "hessel2023", Filters()).empty
+
+
+def test_overview_ranks_by_mean_rank_and_cells_say_why_they_are_empty() -> None:
+    judged = {"caption_generation": entry("caption_generation", {"win_rate_top10": score(0.5, 0.3, 0.7, 40),
+                                                                  "average_ead": score(0.9, None, None, 10)})}
+    a = result("a", "org/alpha", 0.62, 0.55, 0.70, extra=judged)
+    a["judge"] = {"name": "reward:/m", "backend": "reward", "model": "/m", "base_url": None}
+    b = result("b", "org/beta", 0.30, 0.25, 0.35)
+    b["skipped"] = {"caption_generation": "system: beta answers multiple-choice tasks only",
+                    "humorbench": "needs a judge: pass --judge"}
+    overview = tab_table(build_frame([b, a]), None, Filters())
+    assert overview.run_ids == ("a", "b") and list(overview.texts["Rank"]) == ["1", "2"]
+    row = dict(zip(overview.texts.columns, overview.texts.iloc[1], strict=True))
+    assert row["Win rate vs top 10"] == "n/a" and row["Element accuracy"] == "no judge"
+    first = dict(zip(overview.texts.columns, overview.texts.iloc[0], strict=True))
+    assert first["Judge"] == "offline reward model" and first["Average EAD"] == "0.900"
+    assert first["Win rate vs top 10"] == "50.0 ± 20.0"
+
+
+def test_exports_hold_every_run_and_metric(tmp_path: Any) -> None:
+    files = write_exports([result("a", "org/alpha", 0.62, 0.55, 0.70), result("b", EVIL, 0.4, 0.3, 0.5)], tmp_path)
+    assert [f.rsplit("/", 1)[1] for f in files] == ["leaderboard.csv", "leaderboard.json"]
+    rows = json.loads((tmp_path / "leaderboard.json").read_text())
+    assert [r["run_id"] for r in rows] == ["a", "b"] and rows[0]["matching:accuracy"] == 0.62
+    assert rows[0]["matching:accuracy:ci_low"] == 0.55 and rows[0]["matching:accuracy:n"] == 528
+    assert rows[1]["model"] == EVIL
+    assert next(csv.DictReader((tmp_path / "leaderboard.csv").read_text().splitlines()))["matching:accuracy"] == "0.62"
 
 
 def test_size_buckets_and_links() -> None:
@@ -83,7 +139,7 @@ def test_size_buckets_and_links() -> None:
 
 def test_detail_and_choices_escape_everything() -> None:
     evil = result("e", EVIL, 0.5, 0.4, 0.6)
-    evil["tasks"]["matching"]["error"] = EVIL
+    evil["errors"] = {"ranking": EVIL}
     evil["model"]["url"] = None
     html = detail_html(evil)
     assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
@@ -105,14 +161,27 @@ def test_settings_from_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> No
         Settings.from_env(data_dir=tmp_path)
 
 
-def test_plot_has_one_point_per_scored_run() -> None:
-    from nycc_bench.leaderboard.plots import interval_plot
+def test_plots_show_intervals_only_where_there_are_some_on_fitted_axes() -> None:
+    from nycc_bench.leaderboard.plots import compare_plot, interval_plot
 
-    frame = build_frame([result("a", "org/alpha", 0.62, 0.55, 0.70), result("b", "org/beta", 0.4, 0.35, 0.45)])
+    ead = {"caption_generation": entry("caption_generation", {"average_ead": score(0.9, None, None, 10)})}
+    frame = build_frame([result("a", "org/alpha", 0.62, 0.55, 0.70, extra=ead),
+                         result("b", "org/beta", 0.4, 0.35, 0.45)])
     fig = interval_plot(frame, METRICS[0])
     ax = fig.axes[0]
     at = {t.get_position()[1]: t.get_text() for t in ax.get_yticklabels()}
     assert [at[y] for y in sorted(at, reverse=True)] == ["org/alpha", "org/beta"]  # best on top
+    assert "95% interval" in ax.get_title(loc="left") and len(ax.collections) == 1  # one set of error bars
+    low, high = ax.get_xlim()
+    assert 25 < low < 35 and 70 < high < 80  # fitted to [35, 70], not 0-100
+    average_ead = next(m for m in METRICS if m.score == "average_ead")
+    ead_ax = interval_plot(frame, average_ead).axes[0]
+    assert ead_ax.get_title(loc="left") == "Average EAD: score (no interval computed)"
+    assert len(ead_ax.collections) == 0 and ead_ax.get_xlim()[0] > 0.5  # no error bars; around 0.9
     empty = interval_plot(build_frame([]), METRICS[0])
     assert any("no scored run" in t.get_text() for t in empty.axes[0].texts)
     assert not math.isnan(frame.loc[0, METRICS[0].key])
+    wide = build_frame([result("w", "org/wide", 0.5, 0.0, 1.0)])
+    assert interval_plot(wide, METRICS[0]).axes[0].get_xlim() == (-2.0, 102.0)  # 0-100 shown whole
+    both = compare_plot(frame, ["a", "b"], family_metrics("hessel2023")).axes[0]
+    assert [t.get_text() for t in both.get_legend().get_texts()] == ["org/alpha", "org/beta"]

@@ -183,3 +183,10 @@ def test_signed_in_user_is_the_rate_limit_bucket(tmp_path: Path, api: FakeApi) -
     profile = gr.OAuthProfile({"preferred_username": "alice", "name": "Alice", "profile": "", "picture": ""})
     queued, queue = app.submit("org/good", "", ["matching"], "default", profile)
     assert "Queued" in queued and list(queue["User"]) == ["alice"] and list(queue["Status"]) == ["PENDING"]
+
+
+def test_an_overlong_revision_is_named_as_the_revision(tmp_path: Path, api: FakeApi) -> None:
+    with pytest.raises(Refused, match=r"^revision: 201 characters; a branch, tag or commit has at most 200"):
+        submit(LocalStore(tmp_path), settings(tmp_path), "org/good", "r" * 201, ["matching"], "alice", api=api)
+    with pytest.raises(Refused, match=r"^model: 301 characters"):
+        submit(LocalStore(tmp_path), settings(tmp_path), "o/" + "m" * 299, "", ["matching"], "alice", api=api)

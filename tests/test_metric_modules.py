@@ -1,8 +1,11 @@
-"""Every evaluate module under metrics/: files, offline loading, doctest examples, signature, card, app, errors."""
+"""Every evaluate module: the Space faces under metrics/ and the package modules (files, offline loading from any
+folder, doctest examples, signature, card, app, errors)."""
 
+import ast
 import doctest
 import importlib.util
 import inspect
+import json
 import math
 import os
 from pathlib import Path
@@ -11,6 +14,7 @@ import pytest
 import yaml
 
 from nycc_bench.metric_widget import compute
+from nycc_bench.metrics import METRIC_NAMES, load_metric, metric_class, module_path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
@@ -47,7 +51,52 @@ def load(name: str) -> evaluate.EvaluationModule:
 
 
 def test_every_specified_metric_exists():
-    assert {f.name for f in FOLDERS} == EXPECTED
+    assert {f.name for f in FOLDERS} == EXPECTED == set(METRIC_NAMES)
+
+
+@pytest.mark.parametrize("name", METRIC_NAMES)
+class TestPackageModule:
+    def test_loads_with_evaluate_from_another_folder(self, name, tmp_path, monkeypatch):
+        # evaluate.load copies the file into its module cache and imports it on its own: no checkout needed
+        monkeypatch.chdir(tmp_path)
+        metric = evaluate.load(str(module_path(name)))
+        assert type(metric).__name__ == metric_class(name).__name__ and metric.name == name
+        assert module_path(name).parent.name == "metrics" and module_path(name).parent.parent.name == "nycc_bench"
+        app = _app(ROOT / "metrics" / name)
+        examples = [f.example for f in app.FIELDS]
+        from_file = compute(str(module_path(name)), tuple(app.FIELDS), *examples)
+        assert "error" not in from_file, from_file
+        # the same numbers as the Space face and as load_metric
+        assert from_file == compute(str(app.MODULE), tuple(app.FIELDS), *examples)
+        kwargs = {f.name: json.loads(v) for f, v in zip(app.FIELDS, examples, strict=True) if v.strip()}
+        assert json.loads(json.dumps(load_metric(name).compute(**kwargs), default=str)) == from_file
+
+    def test_imports_are_absolute(self, name):
+        tree = ast.parse(module_path(name).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                assert node.level == 0 and node.module.split(".")[0] in {"nycc_bench", "datasets", "evaluate"}
+
+    def test_space_face_serves_the_package_class(self, name):
+        assert type(load(name)) is metric_class(name)
+        assert type(load_metric(name)) is metric_class(name) and load_metric(name) is load_metric(name)
+
+
+def test_unknown_metric_names_the_nearest():
+    with pytest.raises(ValueError, match=r"metric: no metric named 'ead_diversty'; did you mean 'ead_diversity'\?"):
+        load_metric("ead_diversty")
+    with pytest.raises(ValueError, match="metric: no metric named"):
+        module_path(["not", "a", "name"])
+
+
+def test_a_failed_compute_leaves_the_shared_instance_clean():
+    metric = load_metric("nycc_accuracy")
+    with pytest.raises(ValueError, match="references"):
+        metric.compute(predictions=["A", "B", "C"], references=["A", "B"])
+    metric.add_batch(predictions=["A"], references=["A"])
+    with pytest.raises(ValueError, match="invalid_as_wrong"):
+        metric.compute(invalid_as_wrong="yes")
+    assert metric.compute(predictions=["B", "A"], references=["A", "A"])["n"] == 2
 
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=lambda f: f.name)
@@ -79,7 +128,12 @@ class TestFolder:
 
     def test_module_imports_are_scanner_safe(self, folder):
         # evaluate's import scanner misreads `import a, b` and treats a trailing comment as a pip hint
-        for line in (folder / f"{folder.name}.py").read_text().splitlines():
+        for path in (folder / f"{folder.name}.py", module_path(folder.name)):
+            self._scanner_safe(path)
+
+    @staticmethod
+    def _scanner_safe(path):
+        for line in path.read_text().splitlines():
             if line.startswith(("import ", "from ")):
                 assert "," not in line.split(" import ")[0] and "#" not in line, line
 
@@ -102,12 +156,18 @@ class TestFolder:
             raise AssertionError("app.py launched at import")
 
         monkeypatch.setattr(gr.Blocks, "launch", refuse)
-        spec = importlib.util.spec_from_file_location(f"app_{folder.name}", folder / "app.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        module = _app(folder)
         assert isinstance(module.demo, gr.Blocks)
         result = compute(str(module.MODULE), tuple(module.FIELDS), *[f.example for f in module.FIELDS])
         assert "error" not in result, result
+
+
+def _app(folder: Path):
+    """The Space's app.py, imported (gradio builds the Blocks; nothing is launched)."""
+    spec = importlib.util.spec_from_file_location(f"app_{folder.name}", folder / "app.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 BAD_INPUTS = [

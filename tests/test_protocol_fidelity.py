@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from fake_openai import FakeChatServer, Reply
 from hypothesis import given
 from hypothesis import strategies as st
 from judge_helpers import config, grader_inputs, group_inputs, shots_pool
@@ -32,12 +33,7 @@ from nycc_bench.reliability import ReliabilityDryRun, reliability, select_contes
 from nycc_bench.scoring.autograder import element_scores
 from nycc_bench.scoring.win_rate import THRESHOLD, recalibrate, win_rate
 
-try:  # the fake server moves from the package to tests/ (issue 12); either place works
-    from fake_server import FakeChatServer, Reply
-except ImportError:
-    from nycc_bench.judge.fake_server import FakeChatServer, Reply
-
-SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
+SAMPLE = Path(__file__).resolve().parents[1] / "nycc_bench" / "sample_data"
 
 
 # --- Row 7: Overall recalibration, reproduced on recorded log-probs -------------------------------------------

@@ -19,7 +19,7 @@ from nycc_bench.publish.cli import main as upload_main
 from nycc_bench.publish.files import DENY, scan_secrets, walk
 from nycc_bench.publish.stage import Options, Sources, check_package_spec, stage
 from nycc_bench.publish.validate import CardError, validate_dataset_card, validate_model_card, validate_space_card
-from nycc_bench.results import make_results, model_ref, write_results
+from nycc_bench.results import read_results, write_results
 
 FAKE_TOKEN = "hf_" + "AbCdEfGhIj" * 3 + "Zz9"
 METRICS = sorted(p.name for p in (ROOT / "metrics").iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
@@ -64,11 +64,17 @@ def make_space(root: Path) -> Path:
 
 
 def third_party_results(folder: Path) -> Path:
-    """A results file of a model nycc-bench does not own, with figures reported elsewhere."""
-    result = {"task": "matching", "configs": ["matching"], "split": "test", "folds": [0], "metric": "nycc_accuracy",
-              "prompt_version": "matching-v1", "n": 4, "n_unparsed": 0, "scores": {"accuracy": 0.75, "n": 4}}
-    data = make_results(model_ref("openai:gpt-4o"), "nycc-bench/newyorker-caption-contest", [result], [],
-                        source={"name": "a paper", "url": "https://example.org/paper"})
+    """A results record of a model nycc-bench does not own, with figures reported elsewhere (`extra.source`)."""
+    data = read_results(ROOT / "model_cards" / "results" / "baseline-random.json")
+    data["model"] = {"spec": "openai:gpt-4o", "name": "gpt-4o", "source": "api", "revision": None,
+                     "fingerprint": None}
+    data["dataset"] = {"name": "nycc-bench/newyorker-caption-contest", "revision": None, "fingerprint": None,
+                       "sample": False}
+    entry = data["tasks"]["matching"]
+    entry["scores"] = {"accuracy": {"value": 0.75, "ci_low": None, "ci_high": None, "n": 4}}
+    entry["n"], entry["n_unparsed"] = 4, 0
+    data["tasks"] = {"matching": entry}
+    data["extra"] = {"source": {"name": "a paper", "url": "https://example.org/paper"}}
     return write_results(folder / "gpt-4o.json", data)
 
 
@@ -171,7 +177,7 @@ def test_staged_folders_hold_no_junk_and_no_secret(staged: dict[str, Path]) -> N
     assert sorted(walk(staged["nycc-bench/leaderboard"])[0]) == ["README.md", "app.py", "requirements.txt",
                                                                  "seed/results/seed-random.json"]
     assert (staged["nycc-bench/leaderboard"] / "requirements.txt").read_text() == \
-        DEFAULT_PACKAGE_SPEC.replace("nycc-bench @", "nycc-bench[space] @") + "\n"
+        DEFAULT_PACKAGE_SPEC.replace("nycc-bench", "nycc-bench[space]") + "\n"
     assert {".venv", "__pycache__", ".cache", ".env", "*.pyc", "*.key", "*.sqlite"} <= set(DENY)
 
 
@@ -271,7 +277,11 @@ def test_bad_options_are_refused_before_staging(tmp_path: Path, capsys) -> None:
                           ("other-package==1.0", "does not install nycc-bench"), ("nycc bench", "not a requirement")]:
         with pytest.raises(PublishError, match=message):
             check_package_spec(spec)
+    for spec in ("nycc-bench", "nycc-bench>=0.1"):
+        with pytest.raises(PublishError, match="does not pin one version"):
+            check_package_spec(spec)
     check_package_spec("nycc-bench==0.1.0")
+    check_package_spec("nycc-bench[judge] @ git+https://github.com/nycc-bench/nycc-bench@v0.2.0")
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "thesis.tex").write_text("precious")
     assert upload_main(["--dry-run", "--out", str(tmp_path / "mine"), "--only", "metrics"]) == 2

@@ -112,3 +112,36 @@ def test_invalid_predictions_count_as_wrong_only_when_asked():
     assert (result["crowd_accuracy"], result["ny_accuracy"], result["n_invalid"]) == (0.0, 1.0, 1)
     with pytest.raises(ValueError, match=r"references\[0\] = 'Z'"):
         accuracy(["A"], ["Z"], invalid_as_wrong=True)
+
+
+@pytest.mark.parametrize(
+    ("folds", "message"),
+    [
+        ([0, "0"], r"folds\[1\] = '0'; expected an int fold in 0–4"),  # before: two folds, "0" and 0
+        ([0, 7], r"folds\[1\] = 7; expected an int fold in 0–4"),  # before: accepted though the docs say 0–4
+        ([0, 1.0], r"folds\[1\] = 1.0"),
+        ([0, True], r"folds\[1\] = True"),
+    ],
+)
+def test_folds_are_ints_in_zero_to_four(folds, message):
+    with pytest.raises(ValueError, match=message):
+        accuracy(["A", "B"], ["A", "B"], folds)
+    with pytest.raises(ValueError, match=message):
+        crowd_ny_accuracy(["A", "B"], ["A", "B"], ["crowd_winner", "official_winner"], folds)
+
+
+def test_numpy_fold_ids_are_plain_int_keys():
+    import numpy as np
+
+    result = accuracy(["A", "B"], ["A", "A"], np.array([3, 4]))
+    assert result["fold_accuracies"] == {3: 1.0, 4: 0.0} and all(type(k) is int for k in result["fold_accuracies"])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [({"choices": 5}, "choices"), ({"choices": "AA"}, "choices"), ({"invalid_as_wrong": "yes"}, "invalid_as_wrong"),
+     ({"seed": -1}, "seed"), ({"n_resamples": 10**30}, "n_resamples"), ({"confidence": float("nan")}, "confidence")],
+)
+def test_bad_settings_name_the_argument(kwargs, name):
+    with pytest.raises(ValueError, match=rf"^{name}\b"):
+        accuracy(["A"], ["A"], **kwargs)

@@ -114,3 +114,32 @@ def test_bad_groups_raise(groups, message):
 def test_bad_settings_raise(kwargs, name):
     with pytest.raises(ValueError, match=name):
         average_ead([["a b"]], **kwargs)
+
+
+def test_distinct_ead_is_capped_at_one():
+    # two distinct words: N/E = 1/(1 − 1/(2V)) = 1.0000156 uncapped; an all-distinct corpus scores 1
+    assert distinct_ead([["two words"]]) == 1.0
+    assert distinct_ead([["a a"]]) == pytest.approx(1 / (32000 * (1 - (31999 / 32000) ** 2)))
+
+
+def test_average_ead_is_not_capped():
+    # the reference code does not cap; the published values depend on it
+    assert average_ead([["a b c d e f"]], max_n=1) > 1
+
+
+@pytest.mark.parametrize(
+    ("groups", "message"),
+    [([["ok", "bad\udc80"]], r"groups\[0\]\[1\] holds a lone surrogate"), ([("a", "b"), "ab"], r"groups\[1\] must")],
+)
+def test_bad_text_raises_naming_the_position(groups, message):
+    with pytest.raises(ValueError, match=message):
+        average_ead(groups)
+    with pytest.raises(ValueError, match=message):
+        distinct_ead(groups)
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [({"vocab_size": 10**30}, "vocab_size"), ({"max_n": 10**9}, "max_n"),
+                                              ({"vocab_size": 3.0}, "vocab_size"), ({"max_n": True}, "max_n")])
+def test_out_of_range_settings_raise(kwargs, name):
+    with pytest.raises(ValueError, match=rf"^{name} = "):
+        average_ead([["a b"]], **kwargs)

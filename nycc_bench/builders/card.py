@@ -7,6 +7,7 @@ from pathlib import Path
 from datasets.info import DatasetInfo, DatasetInfosDict
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from .. import __version__
 from ..citations import FAMILIES
 from .sources import ZHANG_HF_REPO
 from .writer import BuiltConfig, data_path
@@ -143,14 +144,15 @@ contests are `train`.
 ## How to score
 
 ```bash
-pip install nycc-bench
-nycc-bench run   --task matching --system hf:<model> --dataset {repo_id} --fold 0 --out f0.jsonl   # folds 0..4
-nycc-bench score --task matching --dataset {repo_id} --fold 0 1 2 3 4 \\
-                 --predictions f0.jsonl f1.jsonl f2.jsonl f3.jsonl f4.jsonl
-nycc-bench score --task caption_generation --dataset {repo_id} --predictions gen.jsonl --judge openai:gpt-4o
+pip install nycc-bench=={__version__}
+nycc-bench tasks                                                   # every task and its paper settings
+nycc-bench evaluate --system hf:<model> --tasks hessel --dataset {repo_id} --out runs/my-model   # all five folds
+nycc-bench evaluate --system hf:<model> --tasks zhang,humorbench --dataset {repo_id} --judge openai:gpt-4o \\
+                    --out runs/my-model
 ```
 
-Each metric is an `evaluate` module (`evaluate.load("nycc-bench/<metric>")`, which needs `pip install nycc-bench`).
+`runs/my-model/results.json` holds every score with its interval and count, and what produced it. Each metric is
+an `evaluate` module (`evaluate.load("nycc-bench/<metric>")`, which needs `pip install nycc-bench=={__version__}`).
 Hessel et al. report the unweighted mean over the five folds' test accuracies (fold 0 is the config without a
 suffix). Every rate comes with its count and a bootstrap interval.
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 Message = dict[str, Any]
+UNSET_MAX_TOKENS = 1024  # what a local backend generates, and a dry run budgets, when a request leaves it unset
 """An OpenAI chat message: ``{"role": ..., "content": str | list of content parts}``."""
 
 
@@ -15,11 +16,12 @@ class ChatRequest:
 
     ``logprob_tokens`` are strings whose log-probability at the first answer position a backend that can
     read logits (transformers) reports exactly; an API backend reports what ``top_logprobs`` returns.
+    ``max_tokens`` None is left out of the request (a local backend caps it at ``UNSET_MAX_TOKENS``).
     ``sample_index`` distinguishes repeated samples of the same prompt in the cache; it is not sent.
     """
 
     messages: tuple[Message, ...]
-    max_tokens: int
+    max_tokens: int | None  # None: not sent, the API's default (upstream sends none for some protocols)
     temperature: float | None
     top_logprobs: int = 0
     logprob_tokens: tuple[str, ...] = ()

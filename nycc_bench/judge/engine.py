@@ -52,7 +52,7 @@ from tenacity import (
 
 from .backends import Backend, Session, make_backend
 from .cache import JudgeCache, cache_key, new_owner
-from .chat import ChatRequest, Completion
+from .chat import UNSET_MAX_TOKENS, ChatRequest, Completion
 from .config import JudgeConfig
 from .errors import FatalJudgeError, MalformedReply, RequestFailed, TransientError
 from .pricing import cost_usd, estimate_prompt_tokens
@@ -208,10 +208,11 @@ class JudgeEngine:
         todo = [job for key, job in first.items() if key not in cached]
         prompt = sum(estimate_prompt_tokens(job.request) for job in todo)
         expected = sum(
-            job.request.max_tokens if job.expected_output_tokens is None else job.expected_output_tokens
+            (job.request.max_tokens or UNSET_MAX_TOKENS) if job.expected_output_tokens is None
+            else job.expected_output_tokens
             for job in todo
         )
-        most = sum(job.request.max_tokens for job in todo)
+        most = sum(job.request.max_tokens or UNSET_MAX_TOKENS for job in todo)
         price = self.config.price()
         return Estimate(
             model=self.config.model,

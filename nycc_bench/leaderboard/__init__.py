@@ -27,8 +27,8 @@ def open_store(settings: Settings, hub_api: Any = None) -> Store:
 
 def create_app(settings: Settings, seed_dir: Path | None = SEED_DIR, start_worker: bool | None = None,
                hub_api: Any = None, model_api: Any = None) -> tuple[Any, Any]:
-    """(gradio Blocks, App): open the store, take back jobs of dead workers, seed an empty store, start the
-    worker. A store that cannot be opened gives an app that shows the error and nothing else."""
+    """(gradio Blocks, App): open the store, take back jobs of dead workers, seed an empty store, build the UI,
+    then start the worker. A store that cannot be opened gives an app that shows the error and nothing else."""
     from .ui import App, build
     from .worker import Worker
 
@@ -44,9 +44,29 @@ def create_app(settings: Settings, seed_dir: Path | None = SEED_DIR, start_worke
         store, error = None, str(err)
         log.error("results store unavailable: %s", err)
     app = App(settings, store, error, hub_api=model_api)
+    demo = build(app)  # reads the Browse index in this thread, before any worker runs
     if store is not None and (settings.worker if start_worker is None else start_worker):
+        import_model_libraries()
         Worker(store, settings).start()
-    return build(app), app
+    return demo, app
+
+
+def import_model_libraries() -> None:
+    """Import torch and transformers whole in this thread, before the worker thread may import them.
+
+    `datasets` checks `"transformers" in sys.modules` while hashing a loader's config and then reads
+    `transformers.PreTrainedTokenizerBase`; while the worker thread is half-way through importing transformers,
+    that attribute does not exist yet and reading the dataset fails with an AttributeError. Imported here first,
+    both threads only ever see finished modules.
+    """
+    import importlib
+
+    for name, attribute in (("torch", "Tensor"), ("transformers", "PreTrainedTokenizerBase")):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:  # a leaderboard without the model extras: its worker only runs API systems
+            continue
+        getattr(module, attribute)
 
 
 def serve(data_dir: str | Path, port: int, dataset: str | None = None, host: str = "127.0.0.1") -> None:

@@ -3,23 +3,39 @@
 from __future__ import annotations
 
 from ..citations import FAMILIES
+from .benchmarks import family_metrics
 
 TITLE = "NYCC humor leaderboard"
 
 INTRODUCTION = """\
-How well do models understand and write New Yorker cartoon captions? Every score comes with its 95%
-bootstrap interval and the number of items behind it; runs whose intervals overlap share a rank
-(Chatbot Arena style: rank = 1 + the number of runs that are surely better). Every row can be reproduced with
-the `nycc-bench` command shown in its detail, and its per-item predictions can be downloaded.
+How well do models understand and write New Yorker cartoon captions? Every score is shown as
+`value ± half its 95% bootstrap interval` (switch on *Details* for the interval and the number of items);
+runs that cannot be told apart share a rank (Chatbot Arena style: rank = 1 + the number of runs whose interval
+lies wholly above). Every row can be reproduced with the `nycc-bench` command shown in its detail, and its
+per-item predictions can be downloaded.
 """
 
+OVERVIEW_SUMMARY = "The headline score of every family."
+
+CELLS_HELP = """\
+Cells: `62.5 ± 7.3` is the score and half the width of its 95% interval (no ± where no interval is computed,
+e.g. Average EAD and BLEU); *n/a*: the system cannot answer that task (e.g. a text-only baseline on a
+from-pixels task); *no judge*: the task ran but needs a judge the operator has not configured. Rates are
+percentages. Click a column header to sort by its value.
+"""
+
+OFFLINE_NOTE = (
+    " Their judged scores (win rates, element accuracy) come from the <b>offline judges</b> (a small reward "
+    "model and an embedding grader trained on the sample), not from the papers' LLM judges."
+)
 SAMPLE_NOTE = (
     "Rows marked <b>sample</b> are baseline results on the embedded sample dataset: invented cartoons and "
     "captions, a handful of items per task. They show that the pipeline works, not how funny anything is."
+    + OFFLINE_NOTE
 )
 SAMPLE_DATASET_NOTE = (
     "This leaderboard runs on the embedded <b>sample</b> dataset (invented content, a handful of items per task): "
-    "its scores say nothing about humor understanding."
+    "its scores say nothing about humor understanding." + OFFLINE_NOTE
 )
 
 ABOUT = """\
@@ -34,8 +50,10 @@ ABOUT = """\
 
 Rates are percentages; intervals are 95% percentile bootstrap intervals (over items, or over contests and
 captions where items are grouped). Hessel scores are on fold 0 unless the operator runs more folds (then the
-fold mean, as in the paper). Judged scores appear only where the operator has configured a judge; otherwise
-the predictions are kept and the cell stays empty.
+fold mean, as in the paper). Judged scores appear only where a judge scored the run (the *Judge* column names
+it); otherwise the predictions are kept and the cell says *no judge*. The seeded sample rows are judged by the
+offline judges trained on the sample (`nycc-bench reward train`, `train-grader`), so every family shows numbers
+from the first visit.
 
 ## How a submission runs
 
@@ -54,6 +72,16 @@ Enter a public Hugging Face model id (`org/model`) and optionally a branch, tag 
 Text-only models run the *from description* tasks; vision-language models (image-text-to-text) also run
 the *from pixels* ones.
 """
+
+
+def rank_rule(family: str | None) -> str:
+    """The sentence under a tab saying how its Rank column is computed."""
+    if family is None:
+        return ("**Rank**: by each run's mean rank over the headline columns it has (each column ranked Arena "
+                "style); 1 + the number of runs with a lower mean rank.")
+    first = family_metrics(family)[0].label
+    return (f"**Rank** on {first}, Arena style: 1 + the number of runs whose 95% interval lies wholly above this "
+            "run's; runs that cannot be told apart share a rank.")
 
 
 def citations_markdown() -> str:

@@ -75,7 +75,9 @@ FAMILIES = [
            "Explain the joke; an autograder checks each rubric element (PASS / FAIL)."),
 ]
 
-METRICS = [Metric(task.family, task.name, sc.key, sc.label, task.higher_is_better, sc.rate, sc.headline, sc.judged)
+METRICS = [Metric(task.family, task.name, sc.key, sc.label,
+                  task.higher_is_better if sc.higher_is_better is None else sc.higher_is_better, sc.rate,
+                  sc.headline, sc.judged)
            for task in all_tasks().values() for sc in task.scores]
 
 TASK_FAMILY = {m.task: m.family for m in METRICS}

@@ -179,24 +179,50 @@ def _shown(prediction: Any) -> str:
     return e(str(prediction))
 
 
-def outputs_html(contest: Contest, results: list[dict[str, Any]], resolve: Any, cache: Predictions) -> str:
-    """What every run answered for this contest's instances (fold 0 files), in a table."""
+def output_rows(contest: Contest, results: list[dict[str, Any]], resolve: Any, cache: Predictions) -> list[str]:
+    """One HTML table row per (run, task, item) of this contest that a run answered (fold 0 files)."""
     rows = []
     ids = _instance_ids(contest)
     for result in results:
-        name = result.get("model", {}).get("name", "?")
+        name = result.get("model", {}).get("name") or result.get("model", {}).get("spec") or "?"
         for task, entry in result.get("tasks", {}).items():
             files = entry.get("predictions") or []
             if not files or not ids.get(task):
                 continue
-            records = cache.records(resolve(files[0]))
+            try:
+                records = cache.records(resolve(files[0]))
+            except ValueError:  # a path that leaves the store: shown as nothing, never read
+                continue
             for instance_id, label in ids[task]:
                 if (record := records.get(instance_id)) is None:
                     continue
                 verdict = "" if label is None else ("correct" if record.get("prediction") == label else "wrong")
                 rows.append(f"<tr><td>{e(name)}</td><td>{e(task)}</td><td>{e(instance_id[:8])}</td>"
                             f"<td>{_shown(record.get('prediction'))}</td><td>{verdict}</td></tr>")
+    return rows
+
+
+def outputs_html(contest: Contest, results: list[dict[str, Any]], resolve: Any, cache: Predictions) -> str:
+    """What every run answered for this contest's instances, in a table."""
+    rows = output_rows(contest, results, resolve, cache)
     if not rows:
         return "<p><i>No finished run has answered this contest's items yet.</i></p>"
     return ("<h4>What the models said</h4><table class='nycc-outputs'><thead><tr><th>Model</th><th>Task</th>"
             "<th>Item</th><th>Answer</th><th>Result</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+
+
+def showcase(index: ContestIndex, results: list[dict[str, Any]], resolve: Any, cache: Predictions,
+             tries: int = 200) -> int | None:
+    """The contest Browse opens on: the first with a cartoon, the human caption groups and some run's answers
+    (else the first with a cartoon and captions, else the first contest); None for an empty dataset."""
+    numbers = list(index.positions)
+    with_groups = [n for n in numbers if any(c == "caption_generation" for c, _ in index.positions[n])]
+    fallback = None
+    for number in with_groups[:tries]:
+        contest = index.contest(number)
+        if contest.image is None:
+            continue
+        if output_rows(contest, results, resolve, cache):
+            return number
+        fallback = fallback or number
+    return fallback or (with_groups or numbers or [None])[0]

@@ -25,7 +25,7 @@ ENV_HELP = {
     "NYCC_LB_JUDGES": "judges of the judged tasks, e.g. caption_generation=reward:DIR,humorbench=openai:gpt-4o",
     "NYCC_LB_FOLDS": "Hessel cross-validation folds to run, e.g. 0,1 (default: every fold the dataset has)",
     "NYCC_LB_WORKER": "0: do not start the background worker",
-    "NYCC_LB_HEARTBEAT_TIMEOUT_S": "a RUNNING job silent this long is taken back (default 900)",
+    "NYCC_LB_HEARTBEAT_TIMEOUT_S": "a RUNNING job silent this long is taken back (default 120: four missed heartbeats)",
     "NYCC_LB_MAX_ATTEMPTS": "a job taken back this often is FAILED (default 3)",
 }
 

@@ -36,12 +36,19 @@ def run_key(source: str, name: str, commit: str | None, options: dict[str, Any])
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
+MAX_MODEL = 300
+MAX_REVISION = 200
+
+
 def submit(store: Store, settings: Settings, model: str, revision: str, tasks: list[str] | None,
            username: str | None, dtype: str = "default", api: Any = None) -> Job:
     """Validate a submission and queue it; raises `Refused` with the reason otherwise."""
     user = user_of(username, settings)
-    if len(model) > 300 or len(revision or "") > 200:
-        raise Refused("model: too long")
+    if len(model) > MAX_MODEL:
+        raise Refused(f"model: {len(model)} characters; a Hub id or path has at most {MAX_MODEL}")
+    if len(revision or "") > MAX_REVISION:
+        raise Refused(f"revision: {len(revision)} characters; a branch, tag or commit has at most {MAX_REVISION} "
+                      "(a commit is 40 hex digits)")
     chosen = check_tasks(tasks)
     if dtype not in DTYPES:
         raise Refused(f"precision: one of {', '.join(DTYPES)}")

@@ -1,27 +1,38 @@
 """Results → the leaderboard's tables: one wide frame of every run and metric, then per-tab filtered views.
 
-Each metric gives three columns: the value (a percentage for rates), its 95% interval as text, and its count.
-`Rank` is Chatbot Arena's rank with intervals: 1 + the number of runs whose interval lies wholly above this
-run's interval, so runs that cannot be told apart share a rank.
+Each metric is one column: its value (a percentage for rates) shown as `value ± half-interval` and sorted by the
+value; the details switch adds the 95% interval and the item count to the same cell. Ranks:
+
+- a family tab ranks on its first metric, Chatbot Arena style: 1 + the number of runs whose 95% interval lies
+  wholly above this run's, so runs that cannot be told apart share a rank (a score without an interval counts
+  as the interval [value, value]);
+- the overview ranks on the mean of those per-metric ranks over the headline columns a run has (HELM's
+  aggregate of per-scenario standings): 1 + the number of runs with a lower mean rank.
 """
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from .benchmarks import METRICS, Metric, family_metrics
-from .store import run_id
+from .store import run_id, write_atomic
 
 TYPES = {"baseline": "Baseline", "open": "Open weights", "api": "API"}
 SIZES = [("< 1B", 0.0, 1.0), ("1-3B", 1.0, 3.0), ("3-7B", 3.0, 7.0), ("7-15B", 7.0, 15.0), ("15-35B", 15.0, 35.0),
          ("35B+", 35.0, math.inf)]
 UNKNOWN_SIZE = "unknown"
 SETTINGS = ("from description", "from pixels")
-INFO_COLUMNS = ["Model", "Type", "Params (B)", "Data"]
+INFO_COLUMNS = ["Model", "Type", "Params (B)", "Data", "Judge"]
+OFFLINE_JUDGES = {"reward": "offline reward model", "embedding": "offline embedding grader"}
+NOT_RUN, CANNOT, NO_JUDGE = "", "n/a", "no judge"  # cell texts where there is no number, and why
 
 
 @dataclass(frozen=True)
@@ -33,7 +44,30 @@ class Filters:
     sizes: tuple[str, ...] = (*(s[0] for s in SIZES), UNKNOWN_SIZE)
     settings: tuple[str, ...] = SETTINGS
     show_sample: bool = True
-    show_ci: bool = True
+    details: bool = False  # add the interval and n to every score cell
+
+
+@dataclass(frozen=True)
+class Table:
+    """One tab's table: `values` (numbers, what sorting uses) and `texts` (what each cell shows), same shape."""
+
+    values: pd.DataFrame
+    texts: pd.DataFrame
+    run_ids: tuple[str, ...] = ()  # the run of each row, in order
+
+    @property
+    def empty(self) -> bool:
+        return self.values.empty
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def component_value(self) -> dict[str, Any]:
+        """The gr.Dataframe value: numbers as data (sorting), the texts as display values."""
+        data = [[None if isinstance(v, float) and math.isnan(v) else v for v in row]
+                for row in self.values.astype(object).where(self.values.notna(), None).itertuples(index=False)]
+        return {"headers": list(self.values.columns), "data": data,
+                "metadata": {"display_value": self.texts.astype(str).values.tolist(), "styling": None}}
 
 
 def size_bucket(params: int | None) -> str:
@@ -48,7 +82,8 @@ def _scale(metric: Metric, x: float | None) -> float | None:
     return None if x is None else round(x * 100 if metric.rate else x, 1 if metric.rate else 3)
 
 
-def _fmt(x: float) -> str:
+def fmt(x: float) -> str:
+    """A display-scale number: one decimal for percentages and large values, three below 1.5."""
     return f"{x:.1f}" if abs(x) >= 1.5 or x == 0 else f"{x:.3f}"
 
 
@@ -58,20 +93,50 @@ def model_link(name: str, url: str | None) -> str:
     return f"[{text}]({url})" if url and url.startswith("https://huggingface.co/") else text
 
 
+def task_judges(result: dict[str, Any]) -> dict[str, str]:
+    """task → a short label of the judge that scored it (the record holds one judge, or one per task)."""
+    judge = result.get("judge")
+    if not isinstance(judge, dict) or not judge:
+        return {}
+    per_task = {None: judge} if "backend" in judge or "name" in judge else judge
+    out = {}
+    for task, spec in per_task.items():
+        if isinstance(spec, dict):
+            label = OFFLINE_JUDGES.get(str(spec.get("backend")), str(spec.get("model") or spec.get("name") or "?"))
+        else:
+            label = str(spec)
+        if task is None:
+            return {m.task: label for m in METRICS if m.judged}
+        out[str(task)] = label
+    return out
+
+
+def _cell_state(metric: Metric, result: dict[str, Any]) -> str:
+    """Why a cell has no number: the task was not run, the system cannot answer it, or no judge scored it."""
+    tasks = result.get("tasks", {})
+    if metric.task in tasks:
+        return NO_JUDGE if metric.judged else NOT_RUN
+    if metric.task in (result.get("skipped") or {}):
+        return NO_JUDGE if "judge" in str(result["skipped"][metric.task]).lower() else CANNOT
+    return NOT_RUN
+
+
 def build_frame(results: list[dict[str, Any]]) -> pd.DataFrame:
-    """One row per run: model facts and, per metric, value / low / high / n (display scale) and whether run."""
+    """One row per run: model facts and, per metric, value / low / high / n (display scale) and its state."""
     rows = []
     for result in results:
         model = result.get("model", {})
         params = model.get("parameters")
+        tasks = result.get("tasks", {})
+        judges = {task: judge for task, judge in task_judges(result).items() if task in tasks}
         row: dict[str, Any] = {
-            "run_id": run_id(result), "name": model.get("name", "?"), "Model": model_link(model.get("name", "?"),
-                                                                                           model.get("url")),
+            "run_id": run_id(result), "name": model.get("name") or model.get("spec") or "?",
             "Type": TYPES.get(model.get("type", "open"), "Open weights"),
             "Params (B)": float(f"{params / 1e9:.3g}") if params else None, "size": size_bucket(params),
             "Data": "sample" if result.get("dataset", {}).get("sample") else "benchmark",
+            "created_at": str(result.get("created_at") or ""), "judges": judges,
         }
-        tasks = result.get("tasks", {})
+        row["Model"] = model_link(row["name"], model.get("url"))
         for metric in METRICS:
             entry = tasks.get(metric.task) or {}
             value, low, high, n = metric.extract(entry.get("scores"))
@@ -79,18 +144,33 @@ def build_frame(results: list[dict[str, Any]]) -> pd.DataFrame:
             row[metric.key + "|low"], row[metric.key + "|high"] = _scale(metric, low), _scale(metric, high)
             row[metric.key + "|n"] = n
             row[metric.key + "|ran"] = metric.task in tasks
+            row[metric.key + "|state"] = "" if value is not None else _cell_state(metric, result)
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def arena_rank(values: pd.Series, lows: pd.Series, highs: pd.Series, higher_is_better: bool = True) -> pd.Series:
     """1 + how many runs are surely better (their interval wholly beyond this one's); NaN where no value."""
-    low = lows.fillna(values).to_numpy(dtype=float)
-    high = highs.fillna(values).to_numpy(dtype=float)
+    low = lows.astype(float).fillna(values.astype(float)).to_numpy(dtype=float)
+    high = highs.astype(float).fillna(values.astype(float)).to_numpy(dtype=float)
     if not higher_is_better:
         low, high = -high, -low
     ranks = [1 + int((low > h).sum()) if not math.isnan(h) else math.nan for h in high]
     return pd.Series(ranks, index=values.index, dtype="Float64")
+
+
+def mean_rank(rows: pd.DataFrame, metrics: list[Metric]) -> pd.Series:
+    """Each run's mean Arena rank over the metrics it has a value for (NaN when none)."""
+    ranks = pd.concat([arena_rank(rows[m.key], rows[m.key + "|low"], rows[m.key + "|high"], m.higher_is_better)
+                       for m in metrics], axis=1)
+    return ranks.astype(float).mean(axis=1, skipna=True)
+
+
+def overall_rank(means: pd.Series) -> pd.Series:
+    """1 + the number of runs with a strictly lower (better) mean rank; NaN where there is none."""
+    values = means.to_numpy(dtype=float)
+    ranks = [1 + int((values < v).sum()) if not math.isnan(v) else math.nan for v in values]
+    return pd.Series(ranks, index=means.index, dtype="Float64")
 
 
 def visible_metrics(family: str | None, filters: Filters) -> list[Metric]:
@@ -117,38 +197,102 @@ def filter_rows(frame: pd.DataFrame, filters: Filters) -> pd.DataFrame:
     return frame[mask]
 
 
-def tab_table(frame: pd.DataFrame, family: str | None, filters: Filters) -> pd.DataFrame:
-    """The table one tab shows: ranked on its first metric, filtered, with interval and count columns."""
+def score_text(value: Any, low: Any, high: Any, n: Any, details: bool, state: str = "") -> str:
+    """`62.5 ± 7.3`, with details `62.5 ± 7.3 [55.1, 69.8] n=528`; the reason there is none otherwise."""
+    if value is None or pd.isna(value):
+        return state
+    text = fmt(float(value))
+    interval = pd.notna(low) and pd.notna(high)
+    if interval and float(high) > float(low):
+        text += f" ± {fmt((float(high) - float(low)) / 2)}"
+    if details:
+        if interval:
+            text += f" [{fmt(float(low))}, {fmt(float(high))}]"
+        if pd.notna(n):
+            text += f" n={int(n)}"
+    return text
+
+
+def _judge_text(judges: dict[str, str], metrics: list[Metric]) -> str:
+    names = sorted({judges[m.task] for m in metrics if m.judged and m.task in judges})
+    if len(names) > 1 and all(n in OFFLINE_JUDGES.values() for n in names):
+        return "offline judges"
+    return ", ".join(names) if names else "none"
+
+
+def tab_table(frame: pd.DataFrame, family: str | None, filters: Filters) -> Table:
+    """The table one tab shows: ranked (see the module docstring), filtered, one column per metric."""
     metrics = visible_metrics(family, filters)
-    columns = (["Rank"] if family else []) + INFO_COLUMNS
-    for m in metrics:
-        columns += [m.label] + ([f"{m.label} 95% CI", f"{m.label} n"] if filters.show_ci else [])
+    judged = any(m.judged for m in metrics)
+    info = [c for c in INFO_COLUMNS if c != "Judge" or judged]
+    columns = ["Rank", *info, *(m.label for m in metrics)]
     rows = filter_rows(frame, filters)
     if rows.empty or not metrics:
-        return pd.DataFrame(columns=columns)
+        return Table(pd.DataFrame(columns=columns), pd.DataFrame(columns=columns))
     rows = rows[rows[[m.key + "|ran" for m in metrics]].any(axis=1)].copy()
+    if rows.empty:
+        return Table(pd.DataFrame(columns=columns), pd.DataFrame(columns=columns))
     first = metrics[0]
     if family:
         rows["Rank"] = arena_rank(rows[first.key], rows[first.key + "|low"], rows[first.key + "|high"],
                                   first.higher_is_better)
+        order = [first.key] if first.higher_is_better else []
+        rows = rows.sort_values(["Rank", *order, "name"], ascending=[True, *[False] * len(order), True],
+                                na_position="last")
+    else:
+        rows["mean rank"] = mean_rank(rows, metrics)
+        rows["Rank"] = overall_rank(rows["mean rank"])
+        rows = rows.sort_values(["Rank", "name"], na_position="last")
+    rows["Judge"] = [_judge_text(j, metrics) for j in rows["judges"]]
+    values = rows[["Rank", *info]].copy()
+    texts = values.astype(object).where(values.notna(), "").astype(str)
+    texts["Rank"] = [str(int(r)) if pd.notna(r) else "—" for r in rows["Rank"]]
+    texts["Params (B)"] = [f"{p:g}" if pd.notna(p) else "" for p in rows["Params (B)"]]
     for m in metrics:
-        rows[m.label] = rows[m.key]
-        if filters.show_ci:
-            rows[f"{m.label} 95% CI"] = [f"[{_fmt(lo)}, {_fmt(hi)}]" if pd.notna(lo) and pd.notna(hi) else ""
-                                         for lo, hi in zip(rows[m.key + "|low"], rows[m.key + "|high"], strict=True)]
-            rows[f"{m.label} n"] = rows[m.key + "|n"].astype("Int64")
-    rows = rows.sort_values([first.key, "name"], ascending=[not first.higher_is_better, True], na_position="last")
-    return rows[columns].reset_index(drop=True)
+        values[m.label] = rows[m.key].astype(float)
+        texts[m.label] = [score_text(v, lo, hi, n, filters.details, s) for v, lo, hi, n, s in zip(
+            rows[m.key], rows[m.key + "|low"], rows[m.key + "|high"], rows[m.key + "|n"], rows[m.key + "|state"],
+            strict=True)]
+    return Table(values.reset_index(drop=True), texts.reset_index(drop=True), tuple(rows["run_id"]))
 
 
-def datatypes(table: pd.DataFrame) -> list[str]:
+def datatypes(columns: list[str]) -> list[str]:
     """gr.Dataframe column types: the model cell is markdown, numbers sort as numbers."""
+    return ["markdown" if c == "Model" else "str" if c in ("Type", "Data", "Judge") else "number" for c in columns]
+
+
+def export_records(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The whole leaderboard as plain records (every run, every metric, original scale) for the downloads."""
     out = []
-    for column in table.columns:
-        if column == "Model":
-            out.append("markdown")
-        elif column.endswith("95% CI") or column in ("Type", "Data"):
-            out.append("str")
-        else:
-            out.append("number")
+    for result in sorted(results, key=run_id):
+        model = result.get("model", {})
+        judges = task_judges(result)
+        record: dict[str, Any] = {
+            "run_id": run_id(result), "model": model.get("name") or model.get("spec"), "spec": model.get("spec"),
+            "type": model.get("type"), "parameters": model.get("parameters"),
+            "revision": model.get("commit") or model.get("revision"),
+            "sample_data": bool(result.get("dataset", {}).get("sample")),
+            "dataset_fingerprint": result.get("dataset", {}).get("fingerprint"),
+            "nycc_bench_version": result.get("nycc_bench_version"), "created_at": result.get("created_at")}
+        for metric in METRICS:
+            value, low, high, n = metric.extract((result.get("tasks", {}).get(metric.task) or {}).get("scores"))
+            record.update({metric.key: value, f"{metric.key}:ci_low": low, f"{metric.key}:ci_high": high,
+                           f"{metric.key}:n": n,
+                           f"{metric.key}:judge": judges.get(metric.task) if metric.judged else None})
+        out.append(record)
     return out
+
+
+def write_exports(results: list[dict[str, Any]], folder: Path) -> list[str]:
+    """`leaderboard.csv` and `leaderboard.json` of every run (unfiltered), written atomically into `folder`."""
+    records = export_records(results)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    columns = list(records[0]) if records else ["run_id"]
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(records)
+    write_atomic(folder / "leaderboard.csv", text.getvalue())
+    write_atomic(folder / "leaderboard.json", json.dumps(records, indent=2, ensure_ascii=False) + "\n")
+    return [str(folder / "leaderboard.csv"), str(folder / "leaderboard.json")]

@@ -13,14 +13,25 @@ import pandas as pd
 from ..tasks import TASKS
 from . import about
 from .benchmarks import FAMILIES, family_metrics
-from .browse import ContestIndex, Predictions, contest_html, outputs_html
+from .browse import ContestIndex, Predictions, contest_html, outputs_html, showcase
 from .detail import detail_html, prediction_files, run_choices
-from .plots import interval_plot
+from .plots import compare_plot, interval_plot
 from .settings import Settings
 from .store import Job, Refused, Store, StoreUnavailable
 from .store import run_id as store_run_id
 from .submit import DTYPES, submit
-from .table import SETTINGS, SIZES, TYPES, UNKNOWN_SIZE, Filters, build_frame, datatypes, filter_rows, tab_table
+from .table import (
+    SETTINGS,
+    SIZES,
+    TYPES,
+    UNKNOWN_SIZE,
+    Filters,
+    build_frame,
+    datatypes,
+    filter_rows,
+    tab_table,
+    write_exports,
+)
 
 log = logging.getLogger("nycc_bench.leaderboard")
 e = html.escape
@@ -64,6 +75,7 @@ class App:
         self.contests = ContestIndex(settings.dataset)
         self.predictions = Predictions()
         self._frame: tuple[tuple[int, ...], pd.DataFrame] | None = None
+        self._exports: tuple[tuple[int, ...], list[str]] | None = None
 
     def results(self) -> tuple[list[dict[str, Any]], str | None]:
         """Every result and the store's problem, if any (then no result: never stale or sample rows instead)."""
@@ -80,6 +92,15 @@ class App:
             self._frame = (key, build_frame(results))
         return self._frame[1]
 
+    def exports(self, results: list[dict[str, Any]]) -> list[str] | None:
+        """The whole table as CSV and JSON files in the store folder (rewritten when the results change)."""
+        if not results:
+            return None
+        key = tuple(id(r) for r in results)
+        if self._exports is None or self._exports[0] != key:
+            self._exports = (key, write_exports(results, self.settings.data_dir / "exports"))
+        return self._exports[1]
+
     def banner_html(self, error: str | None, results: list[dict[str, Any]]) -> str:
         parts = []
         if error:
@@ -93,20 +114,22 @@ class App:
 
     # -- leaderboard -----------------------------------------------------------------------------------------
     def refresh(self, search: str, types: list[str], sizes: list[str], settings: list[str], show_sample: bool,
-                show_ci: bool, *metric_labels: str) -> list[Any]:
-        """Banner, then per view its table and plot, then the run dropdown."""
+                details: bool, *metric_labels: str) -> list[Any]:
+        """Banner, then per view its table and plot, then the run dropdown, the downloads and compare choices."""
         results, error = self.results()
         frame = self.frame(results)
         filters = Filters(search or "", tuple(types or ()), tuple(sizes or ()), tuple(settings or ()),
-                          bool(show_sample), bool(show_ci))
+                          bool(show_sample), bool(details))
         out: list[Any] = [self.banner_html(error, results)]
         kept = filter_rows(frame, filters)
         for (family, _, _), label in zip(VIEWS, metric_labels, strict=True):
             table = tab_table(frame, family, filters)
-            out.append(gr.Dataframe(value=table, datatype=datatypes(table)))
+            out.append(gr.Dataframe(value=table.component_value(), datatype=datatypes(list(table.values.columns))))
             metric = next((m for m in family_metrics(family) if m.label == label), family_metrics(family)[0])
             out.append(interval_plot(kept, metric))
         choices = run_choices(results)
+        out.append(gr.Dropdown(choices=choices))
+        out.append(self.exports(results))
         out.append(gr.Dropdown(choices=choices))
         return out
 
@@ -119,6 +142,18 @@ class App:
                                           show_sample=bool(show_sample)))
         metric = next((m for m in family_metrics(family) if m.label == label), family_metrics(family)[0])
         return interval_plot(kept, metric)
+
+    def compare(self, run_ids: list[str] | None, view: str) -> Any:
+        """The chosen runs side by side on one view's percentage metrics."""
+        family = next((f for f, _, title in VIEWS if title == view), None)
+        frame = self.frame(self.results()[0])
+        return compare_plot(frame, list(run_ids or [])[:6], family_metrics(family))
+
+    def compare_first(self) -> tuple[Any, Any]:
+        """On load: the comparison of the (up to) three ranked first on the overview, so it is never blank."""
+        results = self.results()[0]
+        ids = list(tab_table(self.frame(results), None, Filters()).run_ids[:3])
+        return gr.Dropdown(choices=run_choices(results), value=ids), self.compare(ids, VIEWS[0][2])
 
     def detail(self, run_id: str | None) -> tuple[str, list[str] | None]:
         results, _ = self.results()
@@ -135,13 +170,28 @@ class App:
             log.exception("browse index")
             return [], f"{type(err).__name__}: {err}"
 
-    def show_contest(self, number: int | None) -> tuple[Any, str, str]:
+    def first_contest(self) -> int | None:
+        """The contest Browse opens on (one with a cartoon, the caption groups and some run's answers)."""
+        if self.store is None:
+            return None
+        try:
+            return showcase(self.contests, self.results()[0], self.store.resolve, self.predictions)
+        except Exception:  # an unreadable dataset is already reported by contest_choices
+            log.exception("browse showcase")
+            return None
+
+    def contest_view(self, number: int | None) -> tuple[Any, str, str]:
+        """(cartoon image or None, the contest's text, what the runs answered) as HTML."""
         if number is None:
-            return gr.Image(value=None, visible=False), "<p><i>Choose a contest.</i></p>", ""
+            return None, "<p><i>Choose a contest.</i></p>", ""
         contest = self.contests.contest(int(number))
         results, _ = self.results()
         outputs = outputs_html(contest, results, self.store.resolve, self.predictions) if self.store else ""
-        return (gr.Image(value=contest.image, visible=contest.image is not None), contest_html(contest), outputs)
+        return contest.image, contest_html(contest), outputs
+
+    def show_contest(self, number: int | None) -> tuple[Any, str, str]:
+        image, text, outputs = self.contest_view(number)
+        return gr.Image(value=image, visible=image is not None), text, outputs
 
     # -- submit ------------------------------------------------------------------------------------------------
     def queue(self) -> pd.DataFrame:
@@ -167,14 +217,14 @@ def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any]]:
     tables, plots, pickers = [], [], []
     for family, key, title in VIEWS:
         with gr.Tab(title, id=f"view-{key}", elem_id=f"view-{key}"):
-            summary = next((f.summary for f in FAMILIES if f.key == family), "Headline score of every family.")
-            gr.Markdown(summary)
-            tables.append(gr.Dataframe(value=pd.DataFrame(), interactive=False, pinned_columns=2 if family else 1,
-                                       max_height=520, wrap=False, elem_id=f"table-{key}", label=f"{title} results",
+            summary = next((f.summary for f in FAMILIES if f.key == family), about.OVERVIEW_SUMMARY)
+            gr.Markdown(f"{summary} {about.rank_rule(family)}", elem_id=f"summary-{key}")
+            tables.append(gr.Dataframe(value=pd.DataFrame(), interactive=False, pinned_columns=2, max_height=520,
+                                       wrap=False, elem_id=f"table-{key}", label=f"{title} results",
                                        show_label=False, buttons=["fullscreen", "copy"]))
             labels = [m.label for m in family_metrics(family)]
             pickers.append(gr.Dropdown(labels, value=labels[0], label="Plot", elem_id=f"plot-metric-{key}"))
-            plots.append(gr.Plot(label="Score with 95% interval", format="png", elem_id=f"plot-{key}"))
+            plots.append(gr.Plot(label="Score by run", format="png", elem_id=f"plot-{key}"))
     return tables, plots, pickers
 
 
@@ -191,7 +241,8 @@ def build(app: App) -> gr.Blocks:
                     search = gr.Textbox(label="Search models", placeholder="name; another name", scale=3,
                                         elem_id="search")
                     show_sample = gr.Checkbox(value=True, label="Show sample-data rows", scale=1)
-                    show_ci = gr.Checkbox(value=True, label="Show intervals and counts", scale=1)
+                    details = gr.Checkbox(value=False, label="Details: interval and n in every cell", scale=1,
+                                          elem_id="details")
                     refresh_btn = gr.Button("Refresh", scale=0, elem_id="refresh")
                 with gr.Row():
                     types = gr.CheckboxGroup(list(TYPES.values()), value=list(TYPES.values()), label="Type")
@@ -200,6 +251,17 @@ def build(app: App) -> gr.Blocks:
                     settings = gr.CheckboxGroup(list(SETTINGS), value=list(SETTINGS), label="Setting")
                 with gr.Tabs():
                     tables, plots, pickers = _tab_views(app)
+                gr.Markdown(about.CELLS_HELP)
+                downloads = gr.File(label="Download the whole table (CSV, JSON: every run and metric, with "
+                                          "intervals and n)", file_count="multiple", interactive=False, height=150,
+                                    elem_id="downloads")
+                gr.Markdown("### Compare runs")
+                with gr.Row():
+                    compared = gr.Dropdown(label="Runs (up to 6)", choices=[], multiselect=True, max_choices=6,
+                                           scale=3, elem_id="compare-runs")
+                    compare_view = gr.Dropdown([title for _, _, title in VIEWS], value=VIEWS[0][2], label="Metrics of",
+                                               scale=1, elem_id="compare-view")
+                compare_plot_box = gr.Plot(label="Runs compared", format="png", elem_id="compare-plot")
                 gr.Markdown("### Run detail")
                 run = gr.Dropdown(label="Run", choices=[], elem_id="run-picker")
                 detail = gr.HTML(app.detail(None)[0], elem_id="run-detail")
@@ -209,12 +271,15 @@ def build(app: App) -> gr.Blocks:
                 choices, browse_error = app.contest_choices()
                 if browse_error:
                     gr.HTML(banner("error", f"The dataset cannot be read: {e(browse_error)}"))
-                contest = gr.Dropdown(choices=choices, label="Contest", elem_id="contest-picker")
+                first = app.first_contest() if not browse_error else None
+                shown = app.contest_view(first)
+                contest = gr.Dropdown(choices=choices, value=first, label="Contest", elem_id="contest-picker")
                 with gr.Row():
-                    image = gr.Image(label="Cartoon", type="pil", visible=False, interactive=False, height=320,
-                                     scale=1, elem_id="contest-image")
-                    text = gr.HTML(elem_id="contest-text")
-                said = gr.HTML(elem_id="contest-outputs")
+                    image = gr.Image(value=shown[0], label="Cartoon", type="pil", visible=shown[0] is not None,
+                                     interactive=False, height=320, scale=1,
+                                     elem_id="contest-image")
+                    text = gr.HTML(shown[1], elem_id="contest-text")
+                said = gr.HTML(shown[2], elem_id="contest-outputs")
             with gr.Tab("Submit", id="submit", elem_id="tab-submit"):
                 gr.Markdown(about.SUBMIT_HELP)
                 with gr.Row():
@@ -234,23 +299,28 @@ def build(app: App) -> gr.Blocks:
             with gr.Tab("About", id="about"):
                 gr.Markdown(about.ABOUT + "\n\n" + about.citations_markdown())
 
-        filters = [search, show_sample, show_ci, types, sizes, settings]
-        view_outputs = [banner_box, *[x for pair in zip(tables, plots, strict=True) for x in pair], run]
+        filters = [search, show_sample, details, types, sizes, settings]
+        view_outputs = [banner_box, *[x for pair in zip(tables, plots, strict=True) for x in pair], run, downloads,
+                        compared]
 
-        def refresh(search: str, show_sample: bool, show_ci: bool, types: list[str], sizes: list[str],
+        def refresh(search: str, show_sample: bool, details: bool, types: list[str], sizes: list[str],
                     settings: list[str], *labels: str) -> list[Any]:
-            return app.refresh(search, types, sizes, settings, show_sample, show_ci, *labels)
+            return app.refresh(search, types, sizes, settings, show_sample, details, *labels)
 
         refresh_inputs = [*filters, *pickers]
-        for trigger in [search.submit, refresh_btn.click, show_sample.change, show_ci.change, types.change,
+        for trigger in [search.submit, refresh_btn.click, show_sample.change, details.change, types.change,
                         sizes.change, settings.change]:
             trigger(refresh, refresh_inputs, view_outputs, show_progress="hidden")
         for i, (picker, plot) in enumerate(zip(pickers, plots, strict=True)):
             picker.change(lambda *a, i=i: app.plot(i, *a), [search, types, sizes, show_sample, picker], plot,
                           show_progress="hidden")
         demo.load(refresh, refresh_inputs, view_outputs)
+        demo.load(app.compare_first, None, [compared, compare_plot_box])
+        demo.load(app.show_contest, contest, [image, text, said])  # answers of runs finished since start-up
+        for trigger in (compared.change, compare_view.change):
+            trigger(app.compare, [compared, compare_view], compare_plot_box, show_progress="hidden")
         run.change(app.detail, run, [detail, files])
-        contest.change(app.show_contest, contest, [image, text, said])
+        contest.input(app.show_contest, contest, [image, text, said])  # a pick, even of the contest shown
         send.click(app.submit, [model, revision, tasks, dtype], [message, queue])
         queue_btn.click(app.queue, None, queue)
         gr.Timer(30.0).tick(app.queue, None, queue, show_progress="hidden")  # the queue moves on its own

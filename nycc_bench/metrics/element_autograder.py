@@ -5,7 +5,7 @@ import evaluate
 
 from nycc_bench.citations import HUMORBENCH
 from nycc_bench.errors import NyccBenchError
-from nycc_bench.judging import element_judgments, judge_from_kwargs
+from nycc_bench.judging import element_judgments
 from nycc_bench.metrics._judge_args import check_judge_args
 from nycc_bench.metrics._support import check_add_call, check_compute_call
 from nycc_bench.scoring.autograder import LABELS, VERDICTS, check_categories, element_scores, validation_scores
@@ -133,7 +133,7 @@ class ElementAutograder(evaluate.Metric):
         inputs = {"predictions": predictions, "references": references, "judgments": judgments}
         extra = ("descriptions", "captions", "judge_model", "judge_backend", "judge_base_url", "cache_dir",
                  "max_concurrency", "last_k_tokens")
-        if check_judge_args(*judge_args):
+        if (judge := check_judge_args(*judge_args)) is not None:
             if judgments is not None:
                 raise NyccBenchError("judgments: give either judgments or judge_model, not both")
             check_compute_call(self, {**inputs, "judgments": "from the judge"}, kwargs, extra)
@@ -147,7 +147,6 @@ class ElementAutograder(evaluate.Metric):
             for values, name in ((descriptions, "descriptions"), (captions, "captions")):
                 check_length(check_strings(values, name), name, n, "predictions")
             _check(predictions, references, ["PASS"] * n, **kwargs)
-            judge = judge_from_kwargs(*judge_args)
             records = element_judgments(judge, descriptions, captions, references, predictions, last_k_tokens)
             judgments = [r["verdict"] for r in records]
         else:

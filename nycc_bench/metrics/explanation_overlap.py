@@ -132,7 +132,9 @@ def _check(predictions, references, folds=None, descriptions=None, captions=None
         check_folds(folds, "folds", len(predictions), "predictions")
     if check_judge_args(judge_model, judge_backend, judge_base_url, cache_dir, max_concurrency):
         if descriptions is None or captions is None:
-            raise NyccBenchError("descriptions, captions: the pairwise judge needs each cartoon's description and caption")
+            raise NyccBenchError(
+                "descriptions, captions: the pairwise judge needs each cartoon's description and caption"
+            )
         for values, name in ((descriptions, "descriptions"), (captions, "captions")):
             check_length(check_strings(values, name), name, len(predictions), "predictions")
     return predictions, references

@@ -5,7 +5,7 @@ import evaluate
 
 from nycc_bench.citations import ZHANG2024
 from nycc_bench.errors import NyccBenchError
-from nycc_bench.judging import group_judgments, judge_from_kwargs
+from nycc_bench.judging import group_judgments
 from nycc_bench.metrics._judge_args import check_judge_args
 from nycc_bench.metrics._support import check_add_call, check_compute_call
 from nycc_bench.scoring.bootstrap import CONFIDENCE, N_RESAMPLES, SEED
@@ -119,13 +119,12 @@ class GroupWinRate(evaluate.Metric):
                 judge_base_url=None, cache_dir=None, max_concurrency=16, **kwargs):
         """Aggregate given judgments, or first obtain them from a judge; every argument is checked first."""
         judge_args = (judge_model, judge_backend, judge_base_url, cache_dir, max_concurrency)
-        if check_judge_args(*judge_args):
+        if (judge := check_judge_args(*judge_args)) is not None:
             if judgments is not None:
                 raise NyccBenchError("judgments: give either judgments or judge_model, not both")
+            check_compute_call(self, {"judgments": "from the judge"}, kwargs, extra=_JUDGE_INPUTS)
             _check_settings(**kwargs)
-            check_compute_call(self, {"judgments": None}, kwargs, extra=_JUDGE_INPUTS)
             _check_judge_inputs(model_groups, human_groups, contest_numbers, descriptions, images, protocol)
-            judge = judge_from_kwargs(*judge_args)
             judgments = group_judgments(judge, model_groups, {"human": human_groups}, contest_numbers, descriptions,
                                         protocol, images=images)
         else:

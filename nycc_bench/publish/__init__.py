@@ -14,8 +14,10 @@ ROOT = Path(__file__).resolve().parents[2]
 NAMESPACE = "nycc-bench"
 DATASET_NAME = "newyorker-caption-contest"  # the repo name of nycc_bench.tasks.instances.DEFAULT_DATASET
 PROJECT_URL = "https://github.com/nycc-bench/nycc-bench"
-# Spaces install the package from the release tag until it is on PyPI; `--package-spec` overrides it.
-DEFAULT_PACKAGE_SPEC = f"nycc-bench @ git+{PROJECT_URL}@v{__version__}"
+# Spaces install the release they were staged with, from PyPI; `--package-spec` overrides it (e.g. a git URL pinned
+# to a tag or commit, before a release is on PyPI).
+DEFAULT_PACKAGE_SPEC = f"nycc-bench=={__version__}"
+GIT_PACKAGE_SPEC = f"nycc-bench @ git+{PROJECT_URL}@v{__version__}"
 SPACE_PYTHON = "3.11"  # the package needs Python >= 3.11; Spaces default to an older one
 KINDS = ("dataset", "metrics", "spaces", "models")
 

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 from huggingface_hub.utils import HFValidationError, validate_repo_id
 
+from .. import __version__
 from ..citations import FAMILIES
 from ..leaderboard.benchmarks import METRICS
 from ..results import read_results_dir
@@ -200,7 +201,7 @@ def _how(data: dict[str, Any]) -> str:
     if not data.get("commands"):
         source = (data.get("extra") or {}).get("source") or {"name": "?", "url": PROJECT_URL}
         return f"Not run by nycc-bench: the figures are as reported by [{source['name']}]({source['url']})."
-    return ("With nycc-bench installed (`make install` in a checkout), in an empty folder, in this order:\n\n"
+    return (f"With nycc-bench installed (`pip install nycc-bench=={__version__}`), in this order:\n\n"
             "```bash\n"
             + "\n".join(data["commands"]) + "\n```")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from huggingface_hub.utils import HFValidationError, validate_repo_id
 
-from . import DEFAULT_PACKAGE_SPEC, KINDS, NAMESPACE, PublishError
+from . import DEFAULT_PACKAGE_SPEC, GIT_PACKAGE_SPEC, KINDS, NAMESPACE, PublishError
 from .files import secrets_from_env, walk
 from .stage import Options, Sources, stage
 
@@ -41,8 +41,8 @@ def parser() -> argparse.ArgumentParser:
     src.add_argument("--dataset-dir", help="a folder written by `nycc-bench build`")
     src.add_argument("--source", help="build the dataset now: sample, upstream, or a folder of upstream files")
     p.add_argument("--package-spec", default=DEFAULT_PACKAGE_SPEC,
-                   help="how Spaces install nycc-bench, e.g. 'nycc-bench==0.1.0' once on PyPI, or a git URL "
-                        "pinned to a commit (default: %(default)s)")
+                   help="how Spaces install nycc-bench: the release on PyPI (default: %(default)s), or before it is "
+                        f"there a git URL pinned to a tag or commit, e.g. '{GIT_PACKAGE_SPEC}'")
     p.add_argument("--push-third-party", action="store_true",
                    help="also push the evaluation cards of models nycc-bench does not own (into --namespace)")
     p.add_argument("--allow-sample", action="store_true",

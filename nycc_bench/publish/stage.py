@@ -5,8 +5,9 @@
     <out>/models/<name>     a model repo: its card README.md only
 
 Staged copies differ from their sources in two documented ways: a `requirements.txt` line naming nycc-bench is
-replaced by the package spec (the package is not on PyPI yet), and a Space card without `python_version` gets
-the one the package needs. A dry run and a push stage identically, so what a dry run shows is what is pushed.
+replaced by the package spec (default `nycc-bench==<this version>`, keeping the line's extras; a pinned git URL
+with `--package-spec`), and a Space card without `python_version` gets the one the package needs. A dry run and
+a push stage identically, so what a dry run shows is what is pushed.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ class Options:
 
 
 def check_package_spec(spec: str) -> str:
-    """A requirement for nycc-bench that pip can install on a Space: from an index, or a git URL pinned to a ref."""
+    """A requirement for nycc-bench that installs one known version on a Space: `nycc-bench==X` from an index, or a
+    git URL pinned to a tag or commit."""
     try:
         req = Requirement(spec)
     except InvalidRequirement as err:
@@ -86,6 +88,8 @@ def check_package_spec(spec: str) -> str:
         raise PublishError(f"package-spec: {spec!r} does not install nycc-bench")
     if req.url and not re.search(r"@[^/@]+$", req.url.split("#")[0]):
         raise PublishError(f"package-spec: {req.url} is not pinned; end it with @<tag or commit>")
+    if not req.url and not (len(req.specifier) == 1 and next(iter(req.specifier)).operator == "=="):
+        raise PublishError(f"package-spec: {spec!r} does not pin one version; use nycc-bench==<version>")
     return spec
 
 
@@ -189,7 +193,7 @@ def stage_models(src: Sources, opts: Options, out: Path) -> list[Staged | Skippe
             staged.append(Skipped(repo_id, f"{spec} is a third-party model: its card stays in model_cards/ for the "
                                            "docs and leaderboard; --push-third-party publishes it here"))
             continue
-        if data["sample_data"] and not opts.allow_sample:
+        if data["dataset"].get("sample") and not opts.allow_sample:
             staged.append(Skipped(repo_id, "sample-data figures: regenerate on the real data (model_cards/"
                                            "make_cards.py --source upstream) or pass --allow-sample"))
             continue

@@ -21,7 +21,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
 from ..builders import ALL_CONFIGS
-from ..results import SPLITS
+from ..contests import SPLITS
 from ..tasks import TASKS
 from . import PublishError
 from .files import glob_regex, walk

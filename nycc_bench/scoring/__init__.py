@@ -4,7 +4,7 @@ from nycc_bench.scoring.accuracy import accuracy, crowd_ny_accuracy, fold_accura
 from nycc_bench.scoring.autograder import CATEGORIES, element_scores, validation_scores
 from nycc_bench.scoring.bootstrap import bootstrap_ci
 from nycc_bench.scoring.ead import average_ead, distinct_ead, group_eads
-from nycc_bench.scoring.overlap import bleu, rouge_l
+from nycc_bench.scoring.overlap import bleu, overlap_scores, rouge_l
 from nycc_bench.scoring.sbert import resolve_model_path, sbert_diversity
 from nycc_bench.scoring.win_rate import THRESHOLD, recalibrate, win_rate
 
@@ -20,6 +20,7 @@ __all__ = [
     "element_scores",
     "fold_accuracies",
     "group_eads",
+    "overlap_scores",
     "recalibrate",
     "resolve_model_path",
     "rouge_l",

@@ -53,9 +53,10 @@ def accuracy(
 
     Without folds: `accuracy` = correct / n. With one fold id per item (Hessel's protocol): `accuracy` =
     unweighted mean of the folds' accuracies, `fold_accuracies` lists them, and the interval resamples
-    items within each fold. Folds are ints in 0–4 (Hessel's five folds). Every reference must be one of `choices`, and so must every prediction: a
-    missing or unparseable answer raises, unless `invalid_as_wrong=True`, which counts it as wrong and
-    reports how many in `n_invalid` (never a silent skip either way).
+    items within each fold. Folds are ints in 0–4 (Hessel's five folds). Every reference must be one of
+    `choices`, and so must every prediction: a missing or unparseable answer raises, unless
+    `invalid_as_wrong=True`, which counts it as wrong and reports how many in `n_invalid` (never a silent
+    skip either way).
 
     >>> accuracy(["A", "B", "C", "C", "E"], ["A", "B", "C", "D", "E"], [0, 0, 0, 1, 1])["accuracy"]
     0.75

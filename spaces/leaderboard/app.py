@@ -4,16 +4,14 @@ variables and secrets (see README.md). Run locally with `python spaces/leaderboa
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 from nycc_bench.leaderboard import Settings, create_app
 from nycc_bench.leaderboard.ui import launch_options
 
-HERE = Path(__file__).resolve().parent
 logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
 settings = Settings.from_env()
-demo, _ = create_app(settings, seed_dir=HERE / "seed")
+demo, _ = create_app(settings)  # seeded from the package (nycc_bench/leaderboard/seed/) on first start
 
 if __name__ == "__main__":
     demo.queue(default_concurrency_limit=8).launch(server_name="0.0.0.0", **launch_options(settings))

@@ -108,8 +108,9 @@ class _OpenAISession:
         body: dict[str, Any] = {
             "model": self._config.model,
             "messages": list(request.messages),
-            "max_tokens": request.max_tokens,
         }
+        if request.max_tokens is not None:
+            body["max_tokens"] = request.max_tokens
         if request.temperature is not None:
             body["temperature"] = request.temperature
         if request.top_logprobs:

@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from ..chat import ChatRequest, Completion
+from ..chat import UNSET_MAX_TOKENS, ChatRequest, Completion
 from ..config import JudgeConfig
 from ..errors import FatalJudgeError
 
@@ -112,7 +112,7 @@ class TransformersBackend:
         if pad is None:
             pad = eos if isinstance(eos, int) else (eos[0] if eos else 0)
         generation = GenerationConfig(
-            max_new_tokens=request.max_tokens,
+            max_new_tokens=request.max_tokens or UNSET_MAX_TOKENS,
             do_sample=sample,
             temperature=float(request.temperature) if sample else 1.0,
             top_k=0 if sample else None,
@@ -142,7 +142,7 @@ class TransformersBackend:
                 ids = tokenizer.encode(token, add_special_tokens=False)
                 if ids:
                     token_logprobs[token] = float(logprobs[ids[0]])
-        finish = "stop" if len(new_tokens) < request.max_tokens else "length"
+        finish = "stop" if len(new_tokens) < (request.max_tokens or UNSET_MAX_TOKENS) else "length"
         return Completion(
             text=text,
             top_logprobs=top,

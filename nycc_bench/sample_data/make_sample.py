@@ -1,10 +1,10 @@
-"""Write the embedded sample dataset of nycc-bench (every file below `sample_data/`).
+"""Write the embedded sample dataset of nycc-bench (every file below `nycc_bench/sample_data/`).
 
 All text is invented for this project (see `sample_texts.py` and the word lists below); only the
 file formats, names and folder layout copy the upstream sources described in SPEC.md §2. The output is
 deterministic: fixed seeds, no network, no timestamps. Run from the repository root:
 
-    .venv/bin/python sample_data/make_sample.py
+    .venv/bin/python nycc_bench/sample_data/make_sample.py
 """
 
 from __future__ import annotations

@@ -1,0 +1,124 @@
+"""The README is a contract: every ```bash and ```python block runs as written, in order, in a fresh copy of the
+repository. Offline substitutes only where a download is unavoidable, chosen by environment flags this test sets:
+`NYCC_BENCH_UPSTREAM_DIR` (a mirror of the upstream files: ../shared/data, plus the sample's Hessel parquet, which
+has no real subset here) and `OPENAI_BASE_URL` (a local OpenAI-compatible server). `make` lines are what CI runs
+around this test, and `nycc-bench leaderboard` (a server) is started, probed over HTTP, and stopped."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from fake_openai import FakeChatServer, Reply, last_user_text
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data"
+BIN = Path(sys.executable).parent
+BLOCK = re.compile(r"^```(bash|python)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def blocks() -> list[tuple[str, str]]:
+    """(language, code) of every runnable block, in README order."""
+    return BLOCK.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+
+
+def reply(body: dict, attempt: int) -> Reply:
+    """A plausible model or judge for every prompt the README's commands send."""
+    text = last_user_text(body)
+    everything = " ".join(str(m.get("content")) for m in body["messages"])
+    tag = hashlib.sha256(everything.encode()).hexdigest()[:6]
+    if "generate 10 funny captions" in everything:
+        return Reply(text="\n".join(f'{i}. "A caption {tag} number {i}." - a reason' for i in range(1, 11)))
+    if "anticipated answer point" in text.lower():
+        return Reply(text="<reasoning>It covers it.</reasoning>\n<judgement>PASS</judgement>", top_logprobs=None)
+    if "<explanation>" in text:
+        return Reply(text=f"<explanation>The joke {tag} turns the scene around.</explanation>", top_logprobs=None)
+    return Reply(text="A", top_logprobs=[("A", -0.1), ("B", -2.4)])
+
+
+def copy_repo(target: Path) -> None:
+    """The working tree as a fresh clone would have it (tracked and untracked-but-not-ignored files)."""
+    files = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-co", "--exclude-standard", "-z"], check=True,
+                           capture_output=True).stdout.decode().split("\0")
+    for name in filter(None, files):
+        src = ROOT / name
+        if src.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, target / name)
+
+
+def mirror(target: Path) -> Path:
+    """The offline stand-in for `--source upstream`."""
+    target.mkdir()
+    for folder in SHARED.iterdir():
+        (target / folder.name).symlink_to(folder)
+    (target / "newyorker_caption_contest").symlink_to(ROOT / "nycc_bench" / "sample_data" / "newyorker_caption_contest")
+    return target
+
+
+def serve_and_probe(command: str, cwd: Path, env: dict[str, str]) -> None:
+    """Start a server command, wait until its port answers HTTP 200, stop it."""
+    port = int(re.search(r"--port (\d+)", command).group(1))  # type: ignore[union-attr]
+    with socket.socket() as s:
+        assert s.connect_ex(("127.0.0.1", port)) != 0, f"port {port} is taken"
+    proc = subprocess.Popen(command.split("#")[0], shell=True, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.time() + 180
+        while True:
+            assert proc.poll() is None, proc.stdout.read().decode()[-3000:]  # type: ignore[union-attr]
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as page:
+                    assert page.status == 200
+                    break
+            except OSError:
+                assert time.time() < deadline, "the leaderboard never answered"
+                time.sleep(1)
+    finally:
+        os.killpg(proc.pid, 15)
+        proc.wait(timeout=30)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/data is not beside the repository")
+def test_every_readme_block_runs_as_written(tmp_path: Path) -> None:
+    repo = tmp_path / "clone"
+    copy_repo(repo)
+    env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "NYCC_BENCH_UPSTREAM_DIR": str(mirror(tmp_path / "up")),
+           "OPENAI_API_KEY": "sk-readme-test-0000", "NYCC_BENCH_CACHE": str(tmp_path / "cache"),
+           "HF_HUB_OFFLINE": "1", "HF_DATASETS_CACHE": str(tmp_path / "hf"), "PYTHONUNBUFFERED": "1"}
+    env.pop("NYCC_JUDGE_API_KEY", None)
+    ran = []
+    with FakeChatServer(reply) as server:
+        env["OPENAI_BASE_URL"] = server.base_url
+        for language, code in blocks():
+            if language == "python":
+                done = subprocess.run([sys.executable, "-c", code], cwd=repo, env=env, capture_output=True, text=True,
+                                      timeout=900)
+                assert done.returncode == 0, f"README python block failed:\n{code}\n{done.stderr[-3000:]}"
+                ran.append(code.splitlines()[0])
+                continue
+            for command in re.sub(r"\\\n\s*", " ", code).splitlines():
+                command = command.strip()
+                if not command or command.startswith("#") or command.startswith("make "):
+                    continue
+                if command.startswith("nycc-bench leaderboard"):
+                    serve_and_probe(command, repo, env)
+                else:
+                    done = subprocess.run(command, shell=True, cwd=repo, env=env, capture_output=True, text=True,
+                                          timeout=900)
+                    assert done.returncode == 0, f"README command failed: {command}\n{done.stderr[-3000:]}"
+                ran.append(command)
+        assert server.count() > 0  # the OpenAI examples really went through the (local) server
+    assert len(ran) >= 20
+    assert (repo / "runs" / "gpt-4o" / "results.json").is_file()
+    assert "sk-readme-test-0000" not in (repo / "runs" / "gpt-4o" / "results.json").read_text()
