@@ -81,4 +81,5 @@ def test_a_submitted_local_model_runs_every_task_to_a_scored_leaderboard_row(
     assert all(v is not None for v in shown.values()), shown
     assert all(row[f"{t}:{k}|ran"] for t, k in SCORES.items() if t not in unscored)
     overview = tab_table(frame, None, Filters())
-    assert overview["Model"].str.contains("tiny-llama").any()
+    assert row["run_id"] in overview.run_ids
+    assert overview.texts["Model"].astype(str).str.contains("tiny-llama").any()
