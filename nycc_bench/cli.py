@@ -399,7 +399,7 @@ def parser() -> argparse.ArgumentParser:
     sd.add_argument("--out", help="seed folder (default: the package's leaderboard/seed)")
     sd.set_defaults(func=cmd_seed)
 
-    from .novelty import add_novelty_parser
+    from .novelty.cli import add_novelty_parser
 
     add_novelty_parser(sub)
 

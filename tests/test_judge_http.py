@@ -42,6 +42,7 @@ from nycc_bench.judge import (
     judge_groups,
     judge_reliability,
 )
+from nycc_bench.judge.chat import UNSET_MAX_TOKENS
 from nycc_bench.judge.pricing import cost_usd, estimate_prompt_tokens
 
 GOOD = "<reasoning>Fine.</reasoning>\n<judgement>{}</judgement>"
@@ -121,7 +122,8 @@ def test_overall_deltas_exact_and_rerun_makes_zero_requests(tmp_path: Path) -> N
     model, human, descriptions = group_inputs(contests)
     with FakeChatServer(overall_replies) as server:
         cfg = config(server.base_url, tmp_path / "cache")
-        records = judge_groups(model, human, contests, descriptions, "overall", cfg, shots_pool())
+        # the previous reading (top 20, B's own log-prob), kept as the named rule letters_topk
+        records = judge_groups(model, human, contests, descriptions, "overall", cfg, shots_pool(), rule="letters_topk")
         assert server.count() == 8
         for record in records:
             sign = 1 if record["model_position"] == "A" else -1
@@ -138,7 +140,8 @@ def test_overall_deltas_exact_and_rerun_makes_zero_requests(tmp_path: Path) -> N
         assert sum(m["role"] == "assistant" for m in body["messages"]) == 5  # 5-shot
 
         server.reset()
-        assert judge_groups(model, human, contests, descriptions, "overall", cfg, shots_pool()) == records
+        assert judge_groups(model, human, contests, descriptions, "overall", cfg, shots_pool(),
+                            rule="letters_topk") == records
         assert server.count() == 0
 
 
@@ -153,7 +156,8 @@ def test_best_pick_parses_last_letter_on_last_line(tmp_path: Path) -> None:
     model, human, descriptions = group_inputs(contests)
     with FakeChatServer(replies) as server:
         records = judge_groups(
-            model, human, contests, descriptions, "best_pick", config(server.base_url, tmp_path, parse_retries=1)
+            model, human, contests, descriptions, "best_pick", config(server.base_url, tmp_path, parse_retries=1),
+            rule="last_letter",  # the previous reading; the paper's (exact_letter) is pinned in test_protocol_fidelity
         )
     verdicts = [(r["contest_number"], r["verdict"]) for r in records]
     assert verdicts == [(1, "B"), (1, "B"), (2, "A"), (2, "A"), (3, "ERROR"), (3, "ERROR")]
@@ -170,7 +174,8 @@ def test_missing_letter_uses_lowest_logprob_as_bound_and_flags_it(tmp_path: Path
 
     model, human, descriptions = group_inputs([1, 2])
     with FakeChatServer(replies) as server:
-        records = judge_groups(model, human, [1, 2], descriptions, "overall", config(server.base_url, tmp_path))
+        records = judge_groups(model, human, [1, 2], descriptions, "overall", config(server.base_url, tmp_path),
+                               rule="letters_topk")
     bounded = records[0]
     assert bounded["delta_logprob"] == pytest.approx(-0.05 - (-4.0))
     assert bounded["logprob_missing"] == ["B"] and bounded["verdict"] is None
@@ -288,7 +293,8 @@ def test_dry_run_counts_cached_calls_and_costs(tmp_path: Path) -> None:
         assert estimate.prompt_tokens == prompt
         assert estimate.completion_tokens == 12 * 120
         assert estimate.cost_usd == pytest.approx(cost_usd(prompt, 12 * 120, (2.5, 10.0)))
-        assert estimate.max_cost_usd == pytest.approx(cost_usd(prompt, 12 * 512, (2.5, 10.0)))
+        # the autograder sends no max_tokens (upstream leaves it unset): a dry run budgets UNSET_MAX_TOKENS
+        assert estimate.max_cost_usd == pytest.approx(cost_usd(prompt, 12 * UNSET_MAX_TOKENS, (2.5, 10.0)))
         unknown = estimate_jobs(jobs, cfg.replace(model="unpriced-model"), echo=False)
         assert unknown.cost_usd is None and unknown.n_calls == 20  # another model: nothing cached
 

@@ -75,7 +75,8 @@ def reference_logprobs(model_dir: Path, messages: list[dict]) -> torch.Tensor:
 def test_overall_reads_a_and_b_logprobs_from_the_logits(tiny_model: Path, tmp_path: Path) -> None:
     model_groups, human, descriptions = group_inputs([5])
     engine = JudgeEngine(local_config(tiny_model, tmp_path / "cache"))
-    records = judge_groups(model_groups, human, [5], descriptions, "overall", engine, shots_pool())
+    records = judge_groups(model_groups, human, [5], descriptions, "overall", engine, shots_pool(),
+                           rule="letters_topk")  # exact A and B log-probs read from the logits
     assert [r["model_position"] for r in records] == ["A", "B"]
     shots = [s for s in shots_pool() if s.contest_number != 5]
     import random
@@ -91,7 +92,7 @@ def test_overall_reads_a_and_b_logprobs_from_the_logits(tiny_model: Path, tmp_pa
         assert record["logprob_missing"] == [] and record["error"] is None
         assert len(record["top_logprobs"]) == 20
     assert engine.last_stats.n_calls == 2
-    again = judge_groups(model_groups, human, [5], descriptions, "overall", engine, shots_pool())
+    again = judge_groups(model_groups, human, [5], descriptions, "overall", engine, shots_pool(), rule="letters_topk")
     assert again == records and engine.last_stats.n_calls == 0 and engine.last_stats.n_cached == 2
 
 

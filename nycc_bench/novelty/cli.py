@@ -6,8 +6,6 @@ import argparse
 import json
 from pathlib import Path
 
-from .report import KINDS, novelty_report
-
 
 def add_novelty_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register `novelty` on the CLI's subparsers; the handler is `cmd_novelty` (set as `func`)."""
@@ -33,6 +31,8 @@ def add_novelty_parser(subparsers: argparse._SubParsersAction) -> argparse.Argum
 
 def summary_lines(report: dict) -> list[str]:
     """A plain-text table: per model, captions and the share of each kind of copy."""
+    from .report import KINDS
+
     header = f"{'model':<32}{'captions':>10}" + "".join(f"{k:>20}" for k in KINDS)
     lines = [header, "-" * len(header)]
     for m in report["models"]:
@@ -49,6 +49,8 @@ def summary_lines(report: dict) -> list[str]:
 
 def cmd_novelty(args: argparse.Namespace) -> int:
     """Print the table, write --out if given, and end with the report as one JSON line."""
+    from .report import novelty_report
+
     report = novelty_report(args.predictions, args.dataset, threshold=args.threshold,
                             shingle_size=args.shingle_size, num_perm=args.num_perm, cache_dir=args.cache_dir,
                             max_examples=args.examples, progress=not args.quiet)
