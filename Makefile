@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test lint bench floors clean
 
 install: $(STAMP)
 
@@ -28,6 +28,9 @@ demo: install
 test: install
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
+
+floors: install
+	PYTHON=$(BIN)/python .ci/floors.sh
 
 lint: install
 	$(BIN)/ruff check .
