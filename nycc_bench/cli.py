@@ -105,7 +105,10 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     if args.action == "show":
         if not args.name:
             raise NyccBenchError("name: `nycc-bench tasks show NAME`; `nycc-bench tasks` lists the names")
-        described = get_task(args.name).describe()
+        task = get_task(args.name)
+        described = task.describe()
+        for role, prompt in described["prompts"].items():
+            prompt["text"] = task.prompts[role]
         if protocol := described["judge"].get("protocol"):
             from .judge.protocols.settings import protocol_settings
 
@@ -451,6 +454,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:  # a library's bad-input error (datasets, evaluate): still one line
         print(f"nycc-bench {args.command}: error: {_one_line(err)}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `nycc-bench tasks show X | head`
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print(f"nycc-bench {args.command}: interrupted; re-run the same command to resume", file=sys.stderr)
         return 130

@@ -13,10 +13,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .errors import NyccBenchError
+from .groups import HUMAN_GROUPS
 from .judging import JudgeSpec, group_judgments
 from .metrics import load_metric
 from .tasks import Task
-from .tasks.instances import HUMAN_GROUPS, Instance, load_split
+from .tasks.instances import Instance, load_split
 
 log = logging.getLogger("nycc_bench")
 

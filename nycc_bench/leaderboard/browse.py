@@ -12,12 +12,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from ..groups import HUMAN_GROUPS, LABELS
 from ..tasks import TASKS, get_task
 from ..tasks.instances import load_split
 
 log = logging.getLogger("nycc_bench.leaderboard")
-GROUPS = (("human_top10", "Top 10"), ("human_200", "#200-209"), ("human_1000", "#1000-1009"),
-          ("human_median", "Median"))
+GROUPS = tuple((group, LABELS[group]) for group in HUMAN_GROUPS)
 CONFIGS = (*TASKS, "humorbench_hard")  # fold 0, test split: what the leaderboard scores
 e = html.escape
 

@@ -14,10 +14,11 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..errors import NyccBenchError
+from ..groups import HUMAN_GROUPS
 from .text import normalise
 
 RATINGS, GENERATION = "caption_ratings", "caption_generation"
-GROUPS = ("human_top10", "human_200", "human_1000", "human_median")
+GROUPS = HUMAN_GROUPS
 OTHER = "other"
 # Where each fixed group starts in a contest sorted by mean rating (SPEC §3); the median group starts at n//2-5.
 GROUP_STARTS = {"human_top10": 0, "human_200": 200, "human_1000": 1000}

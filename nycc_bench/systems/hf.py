@@ -118,10 +118,11 @@ def load(ref: ModelRef, what: str, loader: Callable[..., Any], revision: str | N
         raise ValueError(f"system: cannot load the {what} of {ref.spec!r} from {source}: {err}") from err
 
 
-def placed(model: Any) -> dict[str, str]:
-    """The dtype and device(s) a loaded model really sits on, for `describe()`."""
+def placed(model: Any) -> dict[str, Any]:
+    """The dtype, device(s) and parameter count of a loaded model, for `describe()` (and the results record)."""
     devices = sorted({str(p.device) for p in model.parameters()})
-    return {"dtype": str(model.dtype).removeprefix("torch."), "device": ",".join(devices)}
+    return {"dtype": str(model.dtype).removeprefix("torch."), "device": ",".join(devices),
+            "parameters": sum(p.numel() for p in model.parameters())}
 
 
 def on_cuda(model: Any) -> bool:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import NyccBenchError
+from ..groups import HUMAN_GROUPS
 from .definition import Task
 from .registry import config_name
 
@@ -204,7 +205,6 @@ def _hessel(task: Task, rows: Any, split_rows: Callable[[str], Any], options: Ma
     return out
 
 
-HUMAN_GROUPS = ("human_top10", "human_200", "human_1000", "human_median")
 
 
 def _generation_user(task: Task, row: Mapping[str, Any], source: str) -> tuple[str | None, str | None]:
