@@ -16,7 +16,8 @@ from pathlib import Path
 
 import openai  # noqa: F401  (imported before timing: the one-off import is not throughput)
 
-from nycc_bench.judge import JudgeConfig, grade_elements
+from nycc_bench.judge import grade_elements
+from nycc_bench.llm import JudgeConfig
 
 FAKE_SERVER = Path(__file__).resolve().parents[1] / "tests" / "fake_openai.py"
 N_CALLS = 500

@@ -17,16 +17,15 @@ from typing import Any
 
 from .errors import DryRun, NyccBenchError
 from .judge import (
-    JudgeConfig,
     build_explanation_jobs,
     build_grader_jobs,
     build_group_jobs,
-    estimate_jobs,
     grade_elements,
     judge_explanations,
     judge_groups,
 )
 from .judge.protocols.zhang_format import Description, RankingExample
+from .llm import JudgeConfig, estimate_jobs
 
 BACKENDS = ("openai", "transformers", "reward", "embedding")
 

@@ -30,11 +30,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import DryRun, NyccBenchError
-from .judge.engine import Estimate
 from .judge.protocols.group_comparison import PROTOCOLS, build_group_jobs, count_nonletter, judge_groups
 from .judge.protocols.settings import protocol_settings
 from .judge.protocols.zhang_format import Description
 from .judging import JudgeSpec, group_judgments
+from .llm.engine import Estimate
 from .scorers import ranking_shots
 from .scoring.win_rate import THRESHOLD, win_rate
 from .systems.api import image_url

@@ -8,7 +8,8 @@ from typing import Any
 
 from fake_openai import last_user_text
 
-from nycc_bench.judge import JudgeConfig, RankingExample
+from nycc_bench.judge import RankingExample
+from nycc_bench.llm import JudgeConfig
 
 KEY = "sk-test-NYCC-0123456789abcdefSECRET"
 PRICES = {"fake-judge": (2.5, 10.0)}

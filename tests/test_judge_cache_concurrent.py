@@ -15,16 +15,9 @@ import pytest
 from fake_openai import FakeChatServer, Reply
 from judge_helpers import KEY, config, grader_inputs, item_of
 
-from nycc_bench.judge import (
-    ChatRequest,
-    Completion,
-    JudgeCache,
-    JudgeEngine,
-    build_grader_jobs,
-    cache_key,
-    grade_elements,
-)
-from nycc_bench.judge.cache import endpoint_identity, new_owner
+from nycc_bench.judge import build_grader_jobs, grade_elements
+from nycc_bench.llm import ChatRequest, Completion, JudgeCache, JudgeEngine, cache_key
+from nycc_bench.llm.cache import endpoint_identity, new_owner
 
 GOOD = "<reasoning>Fine.</reasoning>\n<judgement>{}</judgement>"
 TESTS_DIR = str(Path(__file__).parent)
@@ -85,7 +78,8 @@ RUN_SCRIPT = textwrap.dedent(
     import json, sys
     sys.path.insert(0, sys.argv[1])
     from judge_helpers import config, grader_inputs
-    from nycc_bench.judge import JudgeEngine, grade_elements
+    from nycc_bench.llm import JudgeEngine
+    from nycc_bench.judge import grade_elements
     base_url, cache_dir, n, backward = sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1"
     inputs = grader_inputs(n)
     if backward:

@@ -24,10 +24,11 @@ from fake_openai import FakeChatServer, Reply, body_digest
 from judge_helpers import KEY, config, grader_inputs, item_of
 
 from nycc_bench.errors import NyccBenchError
-from nycc_bench.judge import ChatRequest, FatalJudgeError, JudgeEngine, LogprobsUnavailableError, grade_elements
-from nycc_bench.judge.backends.openai_backend import retry_after_s
-from nycc_bench.judge.backends.openai_reply import parse_chat_reply
-from nycc_bench.judge.errors import MalformedReply
+from nycc_bench.judge import grade_elements
+from nycc_bench.llm import ChatRequest, FatalJudgeError, JudgeEngine, LogprobsUnavailableError
+from nycc_bench.llm.backends.openai_backend import retry_after_s
+from nycc_bench.llm.backends.openai_reply import parse_chat_reply
+from nycc_bench.llm.errors import MalformedReply
 
 GOOD = "<reasoning>Fine.</reasoning>\n<judgement>{}</judgement>"
 SEED = 17
@@ -346,8 +347,8 @@ def test_fault_server_is_seeded() -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["nycc_bench.judge.cache", "nycc_bench.judge.backends.openai_backend", "nycc_bench.judge.credentials",
-     "nycc_bench.judge.pricing"],
+    ["nycc_bench.llm.cache", "nycc_bench.llm.backends.openai_backend", "nycc_bench.llm.credentials",
+     "nycc_bench.llm.pricing"],
 )
 def test_docstring_examples(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE)

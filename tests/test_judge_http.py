@@ -30,20 +30,16 @@ from judge_helpers import (
 )
 
 from nycc_bench.judge import (
-    FatalJudgeError,
-    JudgeCache,
-    JudgeEngine,
-    LogprobsUnavailableError,
     build_grader_jobs,
-    estimate_jobs,
     explanation_win_rate,
     grade_elements,
     judge_explanations,
     judge_groups,
     judge_reliability,
 )
-from nycc_bench.judge.chat import UNSET_MAX_TOKENS
-from nycc_bench.judge.pricing import cost_usd, estimate_prompt_tokens
+from nycc_bench.llm import FatalJudgeError, JudgeCache, JudgeEngine, LogprobsUnavailableError, estimate_jobs
+from nycc_bench.llm.chat import UNSET_MAX_TOKENS
+from nycc_bench.llm.pricing import cost_usd, estimate_prompt_tokens
 
 GOOD = "<reasoning>Fine.</reasoning>\n<judgement>{}</judgement>"
 BAD = "<reasoning>Hmm.</reasoning>\n<judgement>MAYBE</judgement>"

@@ -11,20 +11,17 @@ from fake_openai import FakeChatServer, Reply
 from judge_helpers import KEY, config
 
 from nycc_bench.judge import (
-    ChatRequest,
-    JudgeConfig,
-    JudgeEngine,
     RankingExample,
     build_grader_jobs,
     build_group_jobs,
-    default_cache_dir,
     draw_shots,
     load_rubric,
     truncate_last_k,
     validate_autograder,
 )
-from nycc_bench.judge.cache import cache_key
 from nycc_bench.judge.protocols import best_pick, humorbench, overall
+from nycc_bench.llm import ChatRequest, JudgeConfig, JudgeEngine, default_cache_dir
+from nycc_bench.llm.cache import cache_key
 
 RUBRIC = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "humorbench_reubennarad" / "rubric"
 
@@ -55,8 +52,8 @@ UPSTREAM_EXPLAINER = (
     "module",
     [
         "nycc_bench.judge.parsers",
-        "nycc_bench.judge.credentials",
-        "nycc_bench.judge.pricing",
+        "nycc_bench.llm.credentials",
+        "nycc_bench.llm.pricing",
         "nycc_bench.judge.protocols.zhang_format",
         "nycc_bench.judge.protocols.humorbench",
         "nycc_bench.judge.protocols.best_pick",

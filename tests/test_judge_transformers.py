@@ -11,8 +11,9 @@ transformers = pytest.importorskip("transformers")
 
 from judge_helpers import group_inputs, shots_pool  # noqa: E402
 
-from nycc_bench.judge import JudgeConfig, JudgeEngine, generate_chats, grade_elements, judge_groups  # noqa: E402
+from nycc_bench.judge import generate_chats, grade_elements, judge_groups  # noqa: E402
 from nycc_bench.judge.protocols import overall  # noqa: E402
+from nycc_bench.llm import JudgeConfig, JudgeEngine  # noqa: E402
 
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|{{ m['role'] }}|> {{ m['content'] }} <|end|> {% endfor %}"

@@ -24,11 +24,11 @@ from judge_helpers import config, grader_inputs, group_inputs, shots_pool
 from nycc_bench.builders import build_dataset
 from nycc_bench.contests import ZHANG_HELD_OUT
 from nycc_bench.judge import grade_elements, judge_groups
-from nycc_bench.judge.chat import Completion
 from nycc_bench.judge.parsers import parse_explanation, zhang_top2_delta
 from nycc_bench.judge.protocols import ENGINE_CAN_OMIT_MAX_TOKENS, best_pick, humorbench, overall
 from nycc_bench.judge.protocols.settings import PROTOCOLS, protocol_settings, sha256
 from nycc_bench.judging import JudgeSpec
+from nycc_bench.llm.chat import Completion
 from nycc_bench.reliability import ReliabilityDryRun, reliability, select_contests
 from nycc_bench.scoring.autograder import element_scores
 from nycc_bench.scoring.win_rate import THRESHOLD, recalibrate, win_rate

@@ -107,7 +107,7 @@ def _card_license(readme: Path) -> str | None:
 
 def local_facts(text: str) -> ModelFacts:
     """A local model folder (operators' and tests' submissions): config, safetensors weights, license."""
-    from ..judge.backends.transformers_backend import local_fingerprint
+    from ..llm.backends.transformers_backend import local_fingerprint
 
     folder = Path(text).expanduser().resolve()
     if not (folder / "config.json").is_file():

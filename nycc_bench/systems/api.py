@@ -11,7 +11,8 @@ import io
 from dataclasses import replace
 from typing import Any
 
-from ..judge import JudgeConfig, build_generation_jobs, run_jobs
+from ..judge import build_generation_jobs
+from ..llm import JudgeConfig, run_jobs
 from ..tasks import Task
 from ..tasks.instances import Instance
 from .base import Output, System

@@ -241,7 +241,7 @@ def provenance(ref: ModelRef, recorded: str) -> dict[str, Any]:
     out: dict[str, Any] = {"spec": ref.spec, "model": ref.name, "source": "local" if ref.local else "hub",
                            "revision": recorded}
     if ref.local:
-        from ..judge.backends.transformers_backend import local_fingerprint
+        from ..llm.backends.transformers_backend import local_fingerprint
 
         out["fingerprint"] = local_fingerprint(ref.name)
     return out

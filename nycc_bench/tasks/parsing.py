@@ -198,8 +198,9 @@ def extract_answers(task: Task, replies: Sequence[str], extractor: str, base_url
     to read each reply, through the judge engine (cached, concurrent, retried). Like upstream, nothing but the model
     and the messages is chosen (the engine's defaults: temperature 1, at most 1024 tokens). A call that still fails
     is an `Extraction` with `error` set; a bad key or unknown model raises `FatalJudgeError`."""
-    from ..judge import build_generation_jobs, run_jobs
+    from ..judge import build_generation_jobs
     from ..judging import JudgeSpec
+    from ..llm import run_jobs
 
     spec = JudgeSpec.parse(extractor, base_url=base_url, cache_dir=cache_dir)
     if not spec.is_llm:

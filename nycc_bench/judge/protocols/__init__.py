@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..chat import ChatRequest
-from ..config import JudgeConfig
-from ..engine import JudgeEngine
+from ...llm.chat import ChatRequest
+from ...llm.config import JudgeConfig
+from ...llm.engine import JudgeEngine
 
 ENGINE_CAN_OMIT_MAX_TOKENS: bool = "None" in str(ChatRequest.__dataclass_fields__["max_tokens"].type)
 """Whether :class:`ChatRequest` accepts ``max_tokens=None`` (not sent, the API's default). Until the engine

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..chat import Completion, Message
+from ...llm.chat import Completion, Message
 from ..parsers import ERROR, parse_exact_letter, parse_last_char, parse_last_letter
 from . import overall
 from .zhang_format import Description, RankingExample, examples_phrase, format_group

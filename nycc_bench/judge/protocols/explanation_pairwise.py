@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..chat import ChatRequest, Completion
-from ..config import JudgeConfig
-from ..engine import ERROR, Job, JudgeEngine, Record, run_jobs
+from ...llm.chat import ChatRequest, Completion
+from ...llm.config import JudgeConfig
+from ...llm.engine import ERROR, Job, JudgeEngine, Record, run_jobs
 from ..parsers import parse_last_letter
 from . import judge_config, resolve_prompt_version
 

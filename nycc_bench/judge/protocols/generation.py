@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..chat import ChatRequest, Completion, Message
-from ..config import JudgeConfig
-from ..engine import Job, JudgeEngine, Record, run_jobs
+from ...llm.chat import ChatRequest, Completion, Message
+from ...llm.config import JudgeConfig
+from ...llm.engine import Job, JudgeEngine, Record, run_jobs
 from . import judge_config
 
 DEFAULT_TEMPERATURE = 1.0

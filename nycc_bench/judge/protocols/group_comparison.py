@@ -38,9 +38,9 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from ..chat import ChatRequest
-from ..config import JudgeConfig
-from ..engine import ERROR, Job, JudgeEngine, Record, run_jobs
+from ...llm.chat import ChatRequest
+from ...llm.config import JudgeConfig
+from ...llm.engine import ERROR, Job, JudgeEngine, Record, run_jobs
 from . import best_pick, judge_config, overall, resolve_prompt_version
 from .zhang_format import Description, RankingExample
 

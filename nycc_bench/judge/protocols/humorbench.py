@@ -38,9 +38,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..chat import ChatRequest, Completion
-from ..config import JudgeConfig
-from ..engine import ERROR, Job, JudgeEngine, Record, run_jobs
+from ...llm.chat import ChatRequest, Completion
+from ...llm.config import JudgeConfig
+from ...llm.engine import ERROR, Job, JudgeEngine, Record, run_jobs
 from ..parsers import parse_explanation, parse_judgement, parse_reasoning
 from . import judge_config, resolve_prompt_version, unset_max_tokens
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..chat import Completion, Message
+from ...llm.chat import Completion, Message
 from ..parsers import ERROR, overall_delta, zhang_top2_delta
 from .zhang_format import Description, RankingExample, examples_phrase, format_descriptions, format_group
 

@@ -17,8 +17,8 @@ from typing import Any
 
 from nycc_bench.scoring.win_rate import THRESHOLD
 
-from ..chat import ChatRequest
-from ..config import JudgeConfig
+from ...llm.chat import ChatRequest
+from ...llm.config import JudgeConfig
 from . import best_pick, explanation_pairwise, humorbench, overall
 from .group_comparison import build_group_jobs
 

@@ -17,7 +17,7 @@ class Session(Protocol):
         """One attempt at a chat completion, no retries of its own.
 
         Raises TransientError (retried by the engine), RequestFailed (item-level), MalformedReply (a reply
-        that arrived but is unusable) or FatalJudgeError (run-level); see :mod:`nycc_bench.judge.errors`.
+        that arrived but is unusable) or FatalJudgeError (run-level); see :mod:`nycc_bench.llm.errors`.
         """
         ...
 

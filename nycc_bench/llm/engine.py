@@ -12,9 +12,9 @@ the engine runs them and returns one record per job, in order::
 Rules: identical requests in a run are sent once; a cached success is never re-sent; each success is
 committed to the cache as soon as it arrives (a killed run resumes where it stopped); a run sharing the cache
 folder with another (another process, or another engine) waits for the other's answer to a request it has
-claimed instead of paying for it again (see :mod:`nycc_bench.judge.cache`).
+claimed instead of paying for it again (see :mod:`nycc_bench.llm.cache`).
 
-Failures, from the backend's typed errors (:mod:`nycc_bench.judge.errors`):
+Failures, from the backend's typed errors (:mod:`nycc_bench.llm.errors`):
 
 * a transient failure (timeout, connection error, truncated body, 408/409/429/5xx) is retried ``retries``
   times with tenacity — jittered exponential backoff from ``retry_backoff_s``, or the server's

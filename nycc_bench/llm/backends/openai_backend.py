@@ -1,7 +1,7 @@
 """Any OpenAI-compatible chat endpoint (OpenAI, vLLM, TGI, Ollama…) through the official async client.
 
 One call here is one HTTP attempt: the client's own retries are off (``max_retries=0``) and every failure is
-typed for the engine, which retries with tenacity (see :mod:`nycc_bench.judge.engine`):
+typed for the engine, which retries with tenacity (see :mod:`nycc_bench.llm.engine`):
 
 * 401/403 → :class:`FatalJudgeError`, one line naming the key variables and the fix (never the key), unless
   this session already had a 200 from the endpoint (then the key works and the refusal is retried);
