@@ -1,4 +1,4 @@
-"""Judge protocols: prompts (versioned, next to each protocol), job builders and high-level entry points."""
+"""Judge protocols: job builders and entry points; their versioned prompt templates are files in ``..prompts``."""
 
 from __future__ import annotations
 

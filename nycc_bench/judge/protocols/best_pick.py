@@ -31,6 +31,7 @@ from typing import Any
 
 from ...llm.chat import Completion, Message
 from ..parsers import ERROR, parse_exact_letter, parse_last_char, parse_last_letter
+from ..prompts import read_prompt
 from . import overall
 from .zhang_format import Description, RankingExample, examples_phrase, format_group
 
@@ -42,25 +43,15 @@ DEFAULT_MAX_TOKENS = 1024
 RULES: tuple[str, ...] = ("exact_letter", "last_char", "last_letter")
 EXPECTED_OUTPUT_TOKENS = 300
 
-INSTRUCTION = (
-    "Find the funniest caption for each group. Then choose the funnier group based on these funniest "
-    "captions. Think step by step but finish the last line of your answer with only one letter A or B, and "
-    "nothing else."
-)
-VISION_SYSTEM = "You are a judge for the new yorker cartoon caption contest. Your job is to find the funniest caption."
-VISION_TASK = (
-    "In this task, you will see a cartoon first and two captions that were written about it then. The task is "
-    "to choose which caption is funnier."
-)
-VISION_ANNOUNCE_SHOTS = (
-    " I am going to show you {cartoons}, corresponding captions and their answers first. In the end, for the "
-    "last cartoon, answer with only one letter A or B, and nothing else."
-)
-VISION_SHOT_FIRST = "For this example, the two captions are A: {a}, B: {b}. The answer is"
-VISION_SHOT_NEXT = "Another example, the two captions are A: {a}, B: {b}. The answer is"
-VISION_SHOT_FIRST_V1 = "For this example, the two captions are A: {a} B: {b}. The answer is"  # the paper's text
-VISION_SHOT_NEXT_V1 = "Another example, the two captions are A: {a} B: {b}. The answer is"
-VISION_QUERY = INSTRUCTION + " A: {group_a} or B: {group_b}"
+INSTRUCTION = read_prompt("zhang2024-best-pick.text-instruction")
+VISION_SYSTEM = read_prompt("zhang2024-best-pick.vision-system")
+VISION_TASK = read_prompt("zhang2024-best-pick.vision-task")
+VISION_ANNOUNCE_SHOTS = read_prompt("zhang2024-best-pick.vision-announce-shots")
+VISION_SHOT_FIRST = read_prompt("zhang2024-best-pick-v2.vision-shot-first")
+VISION_SHOT_NEXT = read_prompt("zhang2024-best-pick-v2.vision-shot-next")
+VISION_SHOT_FIRST_V1 = read_prompt("zhang2024-best-pick-v1.vision-shot-first")  # the paper's text
+VISION_SHOT_NEXT_V1 = read_prompt("zhang2024-best-pick-v1.vision-shot-next")
+VISION_QUERY = read_prompt("zhang2024-best-pick.vision-query")  # the instruction, then the two groups
 
 
 def build_messages(

@@ -22,6 +22,7 @@ from ...llm.chat import ChatRequest, Completion
 from ...llm.config import JudgeConfig
 from ...llm.engine import ERROR, Job, JudgeEngine, Record, run_jobs
 from ..parsers import parse_last_letter
+from ..prompts import read_prompt
 from . import judge_config, resolve_prompt_version
 
 PROMPT_VERSION = "nycc-explanation-pairwise-v1"
@@ -30,17 +31,8 @@ DEFAULT_TEMPERATURE = 0.0
 DEFAULT_MAX_TOKENS = 512
 EXPECTED_OUTPUT_TOKENS = 150
 
-SYSTEM = "You are a judge for the New Yorker Cartoon Caption Contest."
-PROMPT = """Below is a description of a cartoon, its caption, and two explanations of the joke. A good explanation explains the joke as if to a friend who doesn't "get it" yet: it is correct, it says what makes this caption funny for this cartoon, and it is specific rather than generic.
-
-Cartoon description: {description}
-Caption: {caption}
-
-Explanation A: {explanation_a}
-
-Explanation B: {explanation_b}
-
-Which explanation is better? Think briefly, then finish the last line of your answer with only one letter A or B, and nothing else."""  # noqa: E501
+SYSTEM = read_prompt("nycc-explanation-pairwise-v1.system")
+PROMPT = read_prompt("nycc-explanation-pairwise-v1.prompt")
 
 
 def build_messages(description: str, caption: str, explanation_a: str, explanation_b: str) -> tuple[dict, ...]:

@@ -42,6 +42,7 @@ from ...llm.chat import ChatRequest, Completion
 from ...llm.config import JudgeConfig
 from ...llm.engine import ERROR, Job, JudgeEngine, Record, run_jobs
 from ..parsers import parse_explanation, parse_judgement, parse_reasoning
+from ..prompts import read_prompt
 from . import judge_config, resolve_prompt_version, unset_max_tokens
 
 log = logging.getLogger("nycc_bench.judge")
@@ -56,39 +57,8 @@ GRADER_TEMPERATURE: float | None = None  # not sent: the API's default, as upstr
 GRADER_MAX_TOKENS = 512  # sent only while the engine cannot leave max_tokens unset (upstream sends none)
 GRADER_EXPECTED_TOKENS = 120
 
-EXPLAINER_PROMPT = """
-You are a humor expert extraordinaire, judging the New Yorker Cartoon Caption Contest. Your current task is to help us understand the humor in various submitted captions. Given a cartoon description and a caption submission, explain (in less than 200 words) *what* the joke is, focusing on the material substance of the joke.
-STRICTLY use the format: <explanation>explanation goes here</explanation>
-
-Cartoon description: {description}
-Caption: {caption}
-"""  # noqa: E501
-
-AUTOGRADER_PROMPT = """
-You will receive:
-1. A short cartoon description
-2. A winning funny caption
-3. A student’s answer
-4. A brief “anticipated answer point” that captures the crucial comedic device or element
-
-Your job is to determine whether the student’s answer **explicitly covers** that “anticipated answer point.” 
-
-- If the student’s answer captures or discusses the key comedic element (even if the wording is different), **PASS**.
-- If the student’s answer **omits** or **contradicts** that key comedic element, **FAIL**.
-- Do not penalize extra details or expansions. Synonyms or paraphrasing are acceptable if they convey the same comedic logic.
-- Be mindful: if the anticipated answer point emphasizes something specific (e.g. a pun, wordplay, or ironic twist), check that the student’s answer includes it.
-
-At the end of your evaluation, provide exactly two XML tags:
-1. <reasoning>Short explanation of your thought process</reasoning>
-2. <judgement>PASS or FAIL</judgement>
-
-Do not include additional commentary or deviation from this format.
-
-Cartoon description: {description}
-Caption: {caption}
-Student's answer: {explanation}
-Anticipated answer point: {anticipated_point}
-"""  # noqa: E501, W291
+EXPLAINER_PROMPT = read_prompt("humorbench-v1.explainer")  # appendix A
+AUTOGRADER_PROMPT = read_prompt("humorbench-v1.autograder")  # appendix B
 
 
 def explainer_prompt(description: str, caption: str) -> str:

@@ -30,6 +30,7 @@ from typing import Any
 
 from ...llm.chat import Completion, Message
 from ..parsers import ERROR, overall_delta, zhang_top2_delta
+from ..prompts import read_prompt
 from .zhang_format import Description, RankingExample, examples_phrase, format_descriptions, format_group
 
 PROMPT_VERSION = "zhang2024-overall-v2"
@@ -41,21 +42,15 @@ RULES: tuple[str, ...] = ("zhang_top2", "letters_topk")
 DEFAULT_RULE = "zhang_top2"
 UPSTREAM_TOP_LOGPROBS = 2
 
-SYSTEM = "You are a judge for the new yorker cartoon caption contest."
-TASK = (
-    "In this task, you will see two description for a cartoon. Then, you will see two captions that were "
-    "written about the cartoon. Then you will choose which captions is funnier."
-)
-ANNOUNCE_SHOTS = " I am going to give you {examples} first and you answer the last example with either A or B"
-ANNOUNCE_SHOTS_V1 = ANNOUNCE_SHOTS + "."  # the paper's text (zhang2024-overall-v1)
-SHOT_FIRST = "For example, the descriptions for the images are {descriptions} The two captions are A: {a} B: {b}"
-SHOT_NEXT = "Another example, the descriptions for the images are {descriptions} The two captions are A: {a} B: {b}"
-SHOT_ANSWER = "The caption that is funnier is {label}"
-QUERY = (
-    "The descriptions for the images are {descriptions} The two groups of captions are group A: {group_a}\n"
-    "group B: {group_b}"
-)
-INSTRUCTION = "Choose the group of captions that is funnier. Answer with only one letter A or B, and nothing else."
+SYSTEM = read_prompt("zhang2024-overall.system")
+TASK = read_prompt("zhang2024-overall.task")
+ANNOUNCE_SHOTS = read_prompt("zhang2024-overall-v2.announce-shots")
+ANNOUNCE_SHOTS_V1 = read_prompt("zhang2024-overall-v1.announce-shots")  # the paper's text: a full stop added
+SHOT_FIRST = read_prompt("zhang2024-overall.shot-first")
+SHOT_NEXT = read_prompt("zhang2024-overall.shot-next")
+SHOT_ANSWER = read_prompt("zhang2024-overall.shot-answer")
+QUERY = read_prompt("zhang2024-overall.query")
+INSTRUCTION = read_prompt("zhang2024-overall.instruction")
 
 
 def shot_messages(shots: Sequence[RankingExample], version: str = PROMPT_VERSION) -> list[Message]:
