@@ -8,3 +8,4 @@ PACKAGE = Path(__file__).resolve().parent
 SAMPLE_DIR = PACKAGE / "sample_data"
 TASKS_DIR = PACKAGE / "tasks"
 SEED_DIR = PACKAGE / "leaderboard" / "seed"
+JUDGE_PROMPTS_DIR = PACKAGE / "judge" / "prompts"
