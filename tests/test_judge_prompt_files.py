@@ -8,10 +8,10 @@ import hashlib
 import re
 
 import pytest
+from nycc_bench.judge.config import JudgeConfig
 
 import nycc_bench.judge.prompts
 from nycc_bench.errors import NyccBenchError
-from nycc_bench.judge.config import JudgeConfig
 from nycc_bench.judge.prompts import PROMPTS_DIR, prompt_names, read_prompt
 from nycc_bench.judge.protocols.settings import PAPER, PROTOCOLS, protocol_settings
 
