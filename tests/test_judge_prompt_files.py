@@ -8,7 +8,7 @@ import hashlib
 import re
 
 import pytest
-from nycc_bench.judge.config import JudgeConfig
+from nycc_bench.llm.config import JudgeConfig
 
 import nycc_bench.judge.prompts
 from nycc_bench.errors import NyccBenchError
