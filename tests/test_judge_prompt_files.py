@@ -8,12 +8,12 @@ import hashlib
 import re
 
 import pytest
-from nycc_bench.llm.config import JudgeConfig
 
 import nycc_bench.judge.prompts
 from nycc_bench.errors import NyccBenchError
 from nycc_bench.judge.prompts import PROMPTS_DIR, prompt_names, read_prompt
 from nycc_bench.judge.protocols.settings import PAPER, PROTOCOLS, protocol_settings
+from nycc_bench.llm.config import JudgeConfig
 
 _TEXT_ZHANG = {
     "system": "zhang2024-overall.system", "task": "zhang2024-overall.task",
