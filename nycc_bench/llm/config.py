@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ..paths import cache_dir
 
 BACKENDS: tuple[str, ...] = ("openai", "transformers")
 
@@ -29,12 +30,7 @@ def default_cache_dir() -> Path:
     ``$NYCC_BENCH_CACHE/judge`` if that variable is set, else ``$XDG_CACHE_HOME/nycc_bench/judge``, else
     ``~/.cache/nycc_bench/judge``: always outside the installed package.
     """
-    root = os.environ.get("NYCC_BENCH_CACHE")
-    if root:
-        return Path(root).expanduser() / "judge"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "nycc_bench" / "judge"
+    return cache_dir("judge")
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.feather as feather
 
 from ..errors import NyccBenchError
+from ..paths import cache_dir
 from .corpus import build_corpus, config_files, fingerprint
 from .lsh import SCHEME, SEED, BandIndex, lsh_params, signatures
 from .text import NORMALISATION, shingles
@@ -89,11 +90,7 @@ class NoveltyIndex:
 
 def default_cache_dir() -> Path:
     """`$NYCC_BENCH_CACHE/novelty`, else `$XDG_CACHE_HOME/nycc_bench/novelty`, else `~/.cache/nycc_bench/novelty`."""
-    root = os.environ.get("NYCC_BENCH_CACHE")
-    if root:
-        return Path(root).expanduser() / "novelty"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "nycc_bench" / "novelty"
+    return cache_dir("novelty")
 
 
 def write_index(table: pa.Table, settings: Settings, folder: Path, meta: dict, progress: bool = False) -> None:
