@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .errors import NyccBenchError
+from .errors import JudgeRequired, NyccBenchError
 from .judging import JudgeSpec
 from .provenance import dataset_record, environment, git_commit, model_record
 from .results import SCHEMA, read_results, validate_results, write_results
@@ -193,7 +193,6 @@ def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: Ju
                    options: dict[str, Any], run_task: Callable[..., Any], score: Callable[..., dict]
                    ) -> dict[str, Any] | str:
     """Run every fold of one task and score it; a reason string when it is skipped."""
-    task = get_task(name)
     run_folds = available_folds(name, dataset, folds)
     files = [predictions_path(out, name, f) for f in run_folds]
     try:
@@ -202,9 +201,10 @@ def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: Ju
                      system=system, task_options=options)
     except SystemCannotAnswer as err:
         return str(err)
-    if judge is None and task.scorer == "elements":
+    try:
+        entry = score(name, files, dataset=dataset, split=split, folds=run_folds, judge=judge, task_options=options)
+    except JudgeRequired:
         return "needs a judge (--judge); the predictions are kept and can be scored later"
-    entry = score(name, files, dataset=dataset, split=split, folds=run_folds, judge=judge, task_options=options)
     entry["predictions"] = [p.relative_to(out).as_posix() for p in files]
     entry.pop("task")
     return entry

@@ -126,10 +126,8 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     if n_failed:
         log.warning("%s: %d of %d items failed (no reply); they count as wrong here. Re-run the same command to "
                     "retry them.", task.name, n_failed, len(records))
-    options = {"last_k_tokens": last_k_tokens} if task.scorer == "elements" else {}
-    if task.scorer == "caption_groups":
-        options = {"dataset": dataset}
-    details = SCORERS[task.scorer](task, instances, preds, fold_ids, judge, values, **options)
+    details = SCORERS[task.scorer](task, instances, preds, fold_ids, judge, values, dataset=dataset,
+                                   last_k_tokens=last_k_tokens)
     decoding = next((m.get("decoding") for m in metas if m), None)
     config = task_config(task, values, decoding, folds, split, judge)
     if "novelty" in task.checks:

@@ -1,8 +1,9 @@
 """Task scorers, by a task file's `scorer:` name: join predictions with references and call the task's metric.
 
 Each scorer takes the task, its instances (every fold concatenated), the predictions in instance order (None
-for unparsed and failed items: they count as wrong, never dropped), the fold of each instance, the judge and
-the option values, and returns the metric's output. Which output numbers are reported is the task file's
+for unparsed and failed items: they count as wrong, never dropped), the fold of each instance, the judge, the
+option values and the keywords `dataset` and `last_k_tokens` (used by those that need them), and returns the
+metric's output. Which output numbers are reported is the task file's
 `scores:` list, read by `score.py`.
 """
 
@@ -12,10 +13,11 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .errors import NyccBenchError
+from .errors import JudgeRequired, NyccBenchError
 from .groups import HUMAN_GROUPS
 from .judging import JudgeSpec, group_judgments
 from .metrics import load_metric
+from .systems.api import image_url
 from .tasks import Task
 from .tasks.instances import Instance, load_split
 
@@ -39,14 +41,14 @@ def _folds(fold_ids: Sequence[int]) -> list[int] | None:
 
 
 def score_metric(task: Task, instances: Sequence[Instance], preds: Sequence[Any], fold_ids: Sequence[int],
-                 judge: JudgeSpec | None, options: Mapping[str, Any]) -> dict[str, Any]:
+                 judge: JudgeSpec | None, options: Mapping[str, Any], **_: Any) -> dict[str, Any]:
     """A multiple-choice metric over the mapped arguments, folds averaged as Hessel does."""
     return load_metric(task.metric).compute(**_arguments(task, instances, preds), folds=_folds(fold_ids),
                                             **task.metric_options)
 
 
 def score_explanation(task: Task, instances: Sequence[Instance], preds: Sequence[Any], fold_ids: Sequence[int],
-                      judge: JudgeSpec | None, options: Mapping[str, Any]) -> dict[str, Any]:
+                      judge: JudgeSpec | None, options: Mapping[str, Any], **_: Any) -> dict[str, Any]:
     """BLEU-4 / ROUGE-L against the annotated explanation and, with an LLM judge, the pairwise win rate."""
     args = _arguments(task, instances, [p or "" for p in preds])
     judged = {} if judge is None else {
@@ -59,7 +61,6 @@ def ranking_shots(dataset: str, images: bool = False) -> list[Any]:
     """Hessel `ranking` train items as the group judge's in-context examples (with their cartoons for Best
     Pick's vision form); none when the config is absent."""
     from .judge.protocols.zhang_format import RankingExample
-    from .systems.api import image_url
 
     try:
         rows = load_split(dataset, "ranking", "train")
@@ -79,7 +80,8 @@ def _losses(contests: Sequence[int], protocol: str) -> list[dict[str, Any]]:
 
 
 def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Sequence[Any], fold_ids: Sequence[int],
-                         judge: JudgeSpec | None, options: Mapping[str, Any], dataset: str = "") -> dict[str, Any]:
+                         judge: JudgeSpec | None, options: Mapping[str, Any], dataset: str = "",
+                         **_: Any) -> dict[str, Any]:
     """Diversity of the caption groups and, with a judge, the win rate against each human group (both orders).
 
     A contest without a parseable caption list loses every comparison (option `missing=count`, the paper's
@@ -100,7 +102,7 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
                               [i.reference["contest_number"] for _, i in answered],
                               [i.reference["judge_description"] for _, i in answered], protocol,
                               ranking_shots(dataset, images=protocol == "best_pick") if judge.is_llm else None,
-                              [_image(i.reference["judge_image"]) for _, i in answered], rule=options.get("rule"))
+                              [image_url(i.reference["judge_image"]) for _, i in answered], rule=options.get("rule"))
     lost = _losses(missing, protocol) if options.get("missing", "count") == "count" else []
     metric = load_metric(task.judge.get("judged_metric", "group_win_rate"))
     scores["win_rate"] = {g: metric.compute(judgments=[{k: r[k] for k in ("contest_number", "model_position",
@@ -112,19 +114,12 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
     return scores
 
 
-def _image(image: Any) -> str | None:
-    """A cartoon as a data URL for the judge (None stays None)."""
-    from .systems.api import image_url
-
-    return image_url(image)
-
-
 def score_elements(task: Task, instances: Sequence[Instance], preds: Sequence[Any], fold_ids: Sequence[int],
-                   judge: JudgeSpec | None, options: Mapping[str, Any], last_k_tokens: int | None = None
-                   ) -> dict[str, Any]:
+                   judge: JudgeSpec | None, options: Mapping[str, Any], last_k_tokens: int | None = None,
+                   **_: Any) -> dict[str, Any]:
     """HumorBench: every (explanation, element) row graded, then element accuracy and its breakdowns."""
     if judge is None:
-        raise NyccBenchError("judge: HumorBench is scored by an autograder; pass --judge (e.g. openai:gpt-4o, or "
+        raise JudgeRequired("judge: HumorBench is scored by an autograder; pass --judge (e.g. openai:gpt-4o, or "
                              "embedding:<grader folder> for the offline grader)")
     rows = [(p or "", i, k) for p, i in zip(preds, instances, strict=True) for k in range(len(i.reference["elements"]))]
     has_hard = instances[0].reference["element_in_hard"] is not None
