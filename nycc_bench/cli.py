@@ -15,13 +15,12 @@ from typing import Any
 
 from .errors import DryRun, NyccBenchError
 
-DEFAULT_DATASET = "nycc-bench/newyorker-caption-contest"
-
 
 def _dataset_default() -> str:
-    import os
+    """The dataset a command reads by default (`NYCC_DATASET`, else the Hub repo; see `tasks.instances`)."""
+    from .tasks.instances import DEFAULT_DATASET
 
-    return os.environ.get("NYCC_DATASET", DEFAULT_DATASET)
+    return DEFAULT_DATASET
 
 
 def parse_options(pairs: list[str] | None, what: str = "system-option") -> dict[str, object]:

@@ -136,12 +136,10 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
     names = resolve_tasks(tasks if isinstance(tasks, str) else list(tasks))
     judges = _judges(judge, names)
     out = Path(out)
-    from .runner import TASK_OPTION_ALIASES
+    from .runner import TASK_OPTION_ALIASES, split_options
 
+    # system options that are task options (`description=`) leave before the system is built
     aliased = {k: system_options.pop(k) for k in TASK_OPTION_ALIASES if k in system_options}
-    task_options = {name: {**aliased, **dict((task_options or {}).get(name, {}))}
-                    if any(k in get_task(name).options for k in aliased) else dict((task_options or {}).get(name, {}))
-                    for name in names}
     if isinstance(system, System):
         sys_obj, spec = system, system.spec
     else:
@@ -154,8 +152,9 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
         if on_task is not None:
             on_task(name, index, len(names))
         try:
+            options = split_options(get_task(name), aliased, (task_options or {}).get(name))[1]
             entry = _evaluate_task(name, sys_obj, spec, dataset, judges[name], folds, split, out, limit, progress,
-                                   dict((task_options or {}).get(name, {})), run_task, score)
+                                   options, run_task, score)
         except Exception as err:
             if raise_errors:
                 raise
