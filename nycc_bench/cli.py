@@ -405,6 +405,9 @@ def parser() -> argparse.ArgumentParser:
     from .novelty.cli import add_novelty_parser
 
     add_novelty_parser(sub)
+    from .lmeval.cli import add_lmeval_parsers
+
+    add_lmeval_parsers(sub)
 
     d = sub.add_parser("demo", help="run the main job on the embedded sample")
     d.add_argument("--out", default="out/demo", help="output folder (default: out/demo)")

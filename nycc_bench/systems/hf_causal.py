@@ -54,6 +54,12 @@ MC_MODES = ("loglikelihood", "generate")
 PAD_MULTIPLE = 64  # compiled generation: prompt widths rounded up to this, so few shapes are compiled
 
 
+def plain_choice_context(text: str) -> str:
+    """A plain-text prompt (no chat template) as the letters are scored after it: ending in "Answer:" (the
+    lm-evaluation-harness export sends the same text, `nycc_bench.lmeval`)."""
+    return text if text.endswith(ANSWER_PREFIX) else f"{text}\n{ANSWER_PREFIX}"
+
+
 class CausalLMSystem(System):
     """A causal LM on one device or spread over the GPUs (`device_map="auto"`); see the module docstring."""
 
@@ -108,9 +114,7 @@ class CausalLMSystem(System):
     def choice_context(self, inst: Instance) -> str:
         """The text the letters are scored after; it always ends in "Answer:" (see the module docstring)."""
         text = self.prompt(inst)
-        if self.chat:
-            return text + ANSWER_PREFIX
-        return text if text.endswith(ANSWER_PREFIX) else f"{text}\n{ANSWER_PREFIX}"
+        return text + ANSWER_PREFIX if self.chat else plain_choice_context(text)
 
     # ---- log-likelihood ---------------------------------------------------------------------------------------
     def loglikelihood(self, requests: list[tuple[str, list[str]]], add_special_tokens: bool | None = None

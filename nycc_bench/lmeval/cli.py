@@ -1,0 +1,52 @@
+"""`nycc-bench lm-eval export DIR | path` and `nycc-bench import lm-eval RESULTS_DIR`: the CLI faces of `export`
+and `importer`."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_lmeval_parsers(subparsers: argparse._SubParsersAction) -> None:
+    """Register `lm-eval` and `import` on the CLI's subparsers (handlers set as `func`)."""
+    p = subparsers.add_parser("lm-eval", help="nycc-bench tasks for lm-evaluation-harness: `export DIR` or `path`",
+                              description="Task YAMLs and utils.py for `lm_eval --include_path`, generated from "
+                                          "nycc-bench's task files (same prompts, instances, parsers, metrics).")
+    p.add_argument("action", choices=["export", "path"],
+                   help="export: write the tasks into DIR; path: print a ready folder of them")
+    p.add_argument("dir", nargs="?", help="the folder to write (export)")
+    p.add_argument("--dataset", help="export: the built dataset the tasks read (default: $NYCC_BENCH_DATASET at run "
+                                     "time)")
+    p.set_defaults(func=cmd_lm_eval)
+    i = subparsers.add_parser("import", help="read another harness's output into a results record: `import lm-eval "
+                                             "RESULTS_DIR --out RUN_DIR`")
+    i.add_argument("source", choices=["lm-eval"], help="the harness that wrote RESULTS_DIR")
+    i.add_argument("results_dir", help="lm_eval's --output_path folder (run with --log_samples)")
+    i.add_argument("--out", required=True, help="run folder: results.json and predictions/")
+    i.add_argument("--dataset", help="the dataset lm_eval read, when it came from $NYCC_BENCH_DATASET (recorded)")
+    i.set_defaults(func=cmd_import)
+
+
+def cmd_lm_eval(args: argparse.Namespace) -> int:
+    """Write the lm-eval tasks, or print a ready folder of them."""
+    from ..errors import NyccBenchError
+    from .export import export, exported_tasks, lm_eval_name, ready_folder
+
+    if args.action == "path":
+        print(ready_folder())
+        return 0
+    if not args.dir:
+        raise NyccBenchError("dir: `nycc-bench lm-eval export DIR`; name the folder to write")
+    export(args.dir, args.dataset)
+    print(f"{args.dir}: {', '.join(lm_eval_name(t) for t in exported_tasks())} (README.md says how to run them)")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Read an lm-eval output folder into RUN_DIR/results.json and print its scores."""
+    from ..report import score_lines
+    from .importer import import_lm_eval
+
+    result = import_lm_eval(args.results_dir, args.out, args.dataset)
+    print("\n".join(score_lines(result.record)))
+    print(f"results: {result.path}")
+    return 0
