@@ -151,6 +151,8 @@ def export(folder: str | Path, dataset: str | None = None) -> list[Path]:
     """Write every exported task's YAML, `utils.py` and a README into `folder`; returns the files written."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    if dataset and Path(dataset).is_dir():  # lm_eval may run from another folder
+        dataset = str(Path(dataset).resolve())
     tasks = exported_tasks()
     files = {f"{lm_eval_name(t)}.yaml": task_yaml(t, dataset) for t in tasks}
     files["utils.py"] = utils_py(tasks)
