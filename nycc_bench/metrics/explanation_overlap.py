@@ -35,9 +35,14 @@ Args:
         computed per fold and averaged over folds (Hessel's `eval_crossval.py`). One fold gives the pooled
         numbers.
     judge_model (`str`, optional): also judge each model explanation against the human one, both orders, with
-        an LLM judge (Hessel's human evaluation was this pairwise comparison); needs `descriptions` and
-        `captions` (one string per item). judge_backend ("openai" or "transformers"), judge_base_url,
-        cache_dir, max_concurrency: judge options (the key comes from OPENAI_API_KEY or NYCC_JUDGE_API_KEY).
+        an LLM judge (Hessel's human evaluation was this pairwise comparison); the key comes from
+        OPENAI_API_KEY or NYCC_JUDGE_API_KEY.
+    descriptions (`list` of `str`, with a judge): the cartoon's description, one per item.
+    captions (`list` of `str`, with a judge): the caption each explanation explains, one per item.
+    judge_backend (`str`, optional): "openai" or "transformers".
+    judge_base_url (`str`, optional): the judge's OpenAI-compatible endpoint.
+    cache_dir (`str`, optional): the judge cache folder (a re-run makes no call it already made).
+    max_concurrency (`int`, default 16): judge calls in flight.
 Returns:
     bleu (`float`, 0–100): corpus BLEU-4 (with folds, the mean of the folds' corpus BLEU).
     rouge_l (`float`, 0–1): mean ROUGE-L F1 (with folds, the mean of the folds' means).
