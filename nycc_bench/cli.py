@@ -406,8 +406,10 @@ def parser() -> argparse.ArgumentParser:
 
     add_novelty_parser(sub)
     from .lmeval.cli import add_lmeval_parsers
+    from .show import add_show_parser
 
     add_lmeval_parsers(sub)
+    add_show_parser(sub)
 
     d = sub.add_parser("demo", help="run the main job on the embedded sample")
     d.add_argument("--out", default="out/demo", help="output folder (default: out/demo)")

@@ -1,6 +1,7 @@
 """Predictions files: JSONL, one record per instance, and the `<file>.meta.json` sidecar that says what made them.
 
-A record is `{"instance_id", "status", "prediction", "raw", "prompt_version", "system"}` (+ `"error"`), where
+A record is `{"instance_id", "status", "prediction", "raw", "prompt_version", "system", "messages"}` (+ `"error"`;
+`messages` references the prompt's messages in `<file>.messages.jsonl.gz`, see `attach_messages`), where
 status is `ok` (parsed), `unparsed` (a reply was received but the task's parser could not read it: counted in
 `n_unparsed`; the prediction is null, or for Hessel's choice tasks the answer extractor's or seeded fallback
 letter, with `answer_source` saying which, as upstream scores it) or
@@ -10,7 +11,10 @@ record of the same instance replaces an earlier one (a retried failure appends i
 
 from __future__ import annotations
 
+import gzip
 import json
+import os
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -80,3 +84,96 @@ def read_predictions(path: str | Path, repair: bool = False) -> dict[str, dict[s
         with open(path, "r+b") as f:
             f.truncate(good_bytes)
     return records
+
+
+# ---- prompts in the logs ---------------------------------------------------------------------------------------
+# Each record keeps the messages it was answered from as `"messages": [<ref>, ...]`, one reference per message; the
+# messages themselves are stored once per predictions file in `<file>.messages.jsonl.gz` (`{"ref", "role",
+# "content"}` per line, one gzip member appended per batch), since most are shared (Hessel's system and
+# instruction turns, HumorBench's prompt of every element of a caption) and the rest share their template, which
+# gzip folds (benchmarks/prompt_log_size.py). A message sent with the cartoon says so (`"image": true`).
+
+
+def messages_path(path: str | Path) -> Path:
+    """The message store of a predictions file."""
+    path = Path(path)
+    return path.with_name(path.name + ".messages.jsonl.gz")
+
+
+def message_ref(message: dict[str, Any]) -> str:
+    """A message's content address: 16 hex digits of the sha256 of its role, text and image flag."""
+    import hashlib
+
+    key = json.dumps([message.get("role"), message.get("content"), bool(message.get("image"))], ensure_ascii=False)
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def read_messages(path: str | Path) -> dict[str, dict[str, Any]]:
+    """The message store of a predictions file by reference (empty when it has none; a torn last line skipped)."""
+    store = messages_path(path)
+    if not store.exists():
+        return {}
+    out = {}
+    for line in _gunzip_members(store.read_bytes()).decode("utf-8").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        out[entry["ref"]] = entry
+    return out
+
+
+def _gunzip_members(data: bytes) -> bytes:
+    """The text of every whole gzip member, in order; a torn last member (a killed run) is left out."""
+    out = []
+    while data:
+        member = zlib.decompressobj(wbits=31)
+        try:
+            text = member.decompress(data)
+        except zlib.error:
+            break
+        if not member.eof:
+            break
+        out.append(text)
+        data = member.unused_data
+    return b"".join(out)
+
+
+def attach_messages(path: str | Path, instances: list[Any], records: list[dict[str, Any]]) -> None:
+    """Store the messages of a batch (those not stored yet) and give each record its references; called by the
+    runner before it writes the records, so a record never names a message the store lacks."""
+    known = set(read_messages(path))
+    new: dict[str, dict[str, Any]] = {}
+    for inst, record in zip(instances, records, strict=True):
+        refs = []
+        messages = inst.messages()
+        for k, message in enumerate(messages):
+            entry = {"role": message["role"], "content": message["content"]}
+            if k == len(messages) - 1 and getattr(inst, "image", None) is not None:
+                entry["image"] = True  # the last user turn is sent with the cartoon
+            ref = message_ref(entry)
+            refs.append(ref)
+            if ref not in known:
+                new[ref] = {"ref": ref, **entry}
+        record["messages"] = refs
+    if new:
+        store = messages_path(path)
+        store.parent.mkdir(parents=True, exist_ok=True)
+        with open(store, "ab") as f:
+            f.write(gzip.compress("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in new.values()).encode(),
+                                  mtime=0))
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def record_messages(path: str | Path, record: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The messages a record was answered from (None for a record written before prompts were kept)."""
+    refs = record.get("messages")
+    if refs is None:
+        return None
+    store = read_messages(path)
+    missing = [r for r in refs if r not in store]
+    if missing:
+        raise NyccBenchError(f"predictions: {messages_path(path)} lacks message {missing[0]}; the store was "
+                             "deleted or cut short (re-run into a new file to keep the prompts)")
+    return [{k: v for k, v in store[r].items() if k != "ref"} for r in refs]

@@ -18,7 +18,7 @@ from tqdm.auto import tqdm
 
 from . import __version__
 from .errors import NyccBenchError
-from .predictions import FAILED, OK, UNPARSED, meta_path, read_meta, read_predictions
+from .predictions import FAILED, OK, UNPARSED, attach_messages, meta_path, read_meta, read_predictions
 from .systems import Output, System, make_system
 from .tasks import Task, config_name, get_task
 from .tasks.instances import DEFAULT_DATASET, Instance, build_instances
@@ -127,8 +127,10 @@ def run_task(task_name: str, system_spec: str, out: str | Path, dataset: str = D
             if not meta_path(out).exists():
                 out.parent.mkdir(parents=True, exist_ok=True)
                 meta_path(out).write_text(json.dumps(meta, indent=2, default=str))
+            written = records(task, batch, outputs, system.spec, options, getattr(system, "cache_dir", None))
+            attach_messages(out, batch, written)  # the prompts, each message stored once per file
             with open(out, "a", encoding="utf-8") as f:
-                for record in records(task, batch, outputs, system.spec, options, getattr(system, "cache_dir", None)):
+                for record in written:
                     unparsed += record["status"] == UNPARSED
                     failed += record["status"] == FAILED
                     f.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
