@@ -7,11 +7,14 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from local_hub import LocalHub
+from local_index import LocalIndex
 
+import nycc_bench
 from nycc_bench.builders import build_dataset
 from nycc_bench.paths import SAMPLE_DIR
 from nycc_bench.publish import DATASET_NAME, ROOT
@@ -23,13 +26,27 @@ DATASET = f"nycc-bench/{DATASET_NAME}"
 KINDS = ["--only", "dataset", "--only", "metrics", "--only", "models"]
 
 
+RELEASED: dict[str, str] = {}  # the local index the pushes check the Spaces' pin against (it holds this version)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _released() -> Iterator[None]:
+    """A local package index holding this version's wheel and sdist, as PyPI does once it is uploaded."""
+    version = nycc_bench.__version__
+    files = [f"nycc_bench-{version}-py3-none-any.whl", f"nycc_bench-{version}.tar.gz"]
+    with LocalIndex({"nycc-bench": files}) as index:
+        RELEASED["url"] = index.url
+        yield
+
+
 def upload(hub: LocalHub, *args: str, token: str | None = TOKEN, home: Path) -> subprocess.CompletedProcess:
     """upload.py in a clean environment: the token only in HF_TOKEN, no saved login, the Hub on 127.0.0.1."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING"))}
     env.update(HF_HOME=str(home), NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
     if token:
         env["HF_TOKEN"] = token
-    return subprocess.run([sys.executable, str(ROOT / "upload.py"), "--endpoint", hub.base_url, *args], env=env,
+    return subprocess.run([sys.executable, str(ROOT / "upload.py"), "--endpoint", hub.base_url,
+                           "--index-url", RELEASED["url"], *args], env=env,
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
 
 
@@ -109,3 +126,34 @@ def test_a_rejected_token_fails_the_push_without_printing_it(tmp_path: Path) -> 
     assert run.returncode == 1 and "pushing nycc-bench/" in run.stderr
     assert wrong not in run.stdout + run.stderr and {r.auth for r in hub.requests} == {"wrong"}
     assert hub.repos == {}
+
+
+@pytest.mark.parametrize("json_api", [True, False], ids=["pep691", "pep503"])
+def test_spaces_are_not_pushed_pinning_a_version_the_index_lacks(tmp_path: Path, json_api: bool) -> None:
+    """The Spaces install nycc-bench==<version>: until the index has it, a push refuses before any request to the
+    Hub (and before asking for a token), unless --package-spec says what to install instead."""
+    version = nycc_bench.__version__
+    older = {"nycc-bench": ["nycc_bench-0.1.0-py3-none-any.whl", "nycc_bench-0.1.0.tar.gz",
+                            f"nycc_bench-{version}.post1.tar.gz", "nycc_bench-0.2.0rc1-py3-none-any.whl"]}
+    with LocalHub(TOKEN) as hub, LocalIndex(older, json=json_api) as index:
+        run = upload(hub, "--only", "metrics", "--index-url", index.url, home=tmp_path / "home")
+        assert run.returncode == 2 and f"nycc-bench=={version}" in run.stderr and "RELEASING.md" in run.stderr
+        assert "--package-spec" in run.stderr and hub.requests == [] and index.requests == ["/simple/nycc-bench/"]
+        run = upload(hub, "--only", "metrics", "--index-url", index.url, token=None, home=tmp_path / "home")
+        assert run.returncode == 2 and "no Hugging Face token" not in run.stderr  # refused first
+        spec = f"nycc-bench @ git+https://github.com/nycc-bench/nycc-bench@v{version}"
+        run = upload(hub, "--only", "metrics", "--index-url", index.url, "--package-spec", spec,
+                     home=tmp_path / "home")
+        assert run.returncode == 0, run.stderr
+        assert spec.encode() in hub.files("space", "nycc-bench/nycc_accuracy")["requirements.txt"]
+        assert len(index.requests) == 2  # the explicit spec is not checked against the index
+    with LocalHub(TOKEN) as hub, LocalIndex({}) as empty:
+        run = upload(hub, "--only", "dataset", "--only", "metrics", "--index-url", empty.url, home=tmp_path / "h2")
+        assert run.returncode == 2 and "does not have" in run.stderr and hub.requests == []
+
+
+def test_an_unreachable_index_refuses_with_the_way_out(tmp_path: Path) -> None:
+    with LocalHub(TOKEN) as hub:
+        run = upload(hub, "--only", "metrics", "--index-url", "http://127.0.0.1:9/simple", home=tmp_path / "home")
+    assert run.returncode == 2 and "cannot read http://127.0.0.1:9/simple/nycc-bench/" in run.stderr
+    assert "--package-spec" in run.stderr and hub.requests == []

@@ -12,10 +12,12 @@ import sys
 import tarfile
 import tomllib
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from local_hub import LocalHub
+from local_index import LocalIndex
 
 import nycc_bench
 from nycc_bench.publish import DATASET_NAME, DEFAULT_PACKAGE_SPEC, GIT_PACKAGE_SPEC
@@ -97,6 +99,17 @@ def test_sdist_carries_the_sources_and_release_documents(dist: dict[str, Path]) 
     assert not missing, missing[:20]
 
 
+def test_releasing_says_the_order_and_the_changelog_claims_no_upload_that_did_not_happen() -> None:
+    steps = (ROOT / "RELEASING.md").read_text()
+    order = ["1. **build**", "2. **`twine check`**", "3. **upload**", "4. then **`nycc-bench publish`**"]
+    assert [steps.index(s) for s in order] == sorted(steps.index(s) for s in order)
+    body = steps.split("## 2.")[1]  # and the sections follow it: build and check, upload, then publish
+    assert body.index("python -m build") < body.index("twine check") < body.index("twine upload") < \
+        body.index("nycc-bench publish --dataset-dir")
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    assert "First release on PyPI" not in changelog and "not uploaded" in changelog
+
+
 def test_installed_wheel_finds_its_data_outside_the_checkout(dist: dict[str, Path]) -> None:
     target = dist["tmp"] / "site"
     run = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet", "--target",
@@ -120,12 +133,26 @@ def test_installed_wheel_finds_its_data_outside_the_checkout(dist: dict[str, Pat
     assert facts["version"] == VERSION and facts["tasks"] >= 9 and facts["seeds"] >= 3
 
 
+RELEASED: dict[str, str] = {}  # the local index the pushes check the Spaces' pin against (it holds this version)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _released() -> Iterator[None]:
+    """A local package index holding this version's wheel and sdist, as PyPI does once it is uploaded."""
+    version = nycc_bench.__version__
+    files = [f"nycc_bench-{version}-py3-none-any.whl", f"nycc_bench-{version}.tar.gz"]
+    with LocalIndex({"nycc-bench": files}) as index:
+        RELEASED["url"] = index.url
+        yield
+
+
 def upload(hub: LocalHub, *args: str, home: Path) -> subprocess.CompletedProcess:
     """upload.py in a clean environment: the token only in HF_TOKEN, the Hub on 127.0.0.1."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING"))}
     env.update(HF_HOME=str(home), HF_TOKEN=TOKEN, NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost",
                PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, str(ROOT / "upload.py"), "--endpoint", hub.base_url, *args], env=env,
+    return subprocess.run([sys.executable, str(ROOT / "upload.py"), "--endpoint", hub.base_url,
+                           "--index-url", RELEASED["url"], *args], env=env,
                           capture_output=True, text=True, timeout=600, cwd=ROOT)
 
 

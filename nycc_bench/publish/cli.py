@@ -10,8 +10,10 @@ from pathlib import Path
 
 from huggingface_hub.utils import HFValidationError, validate_repo_id
 
+from .. import __version__
 from . import DEFAULT_PACKAGE_SPEC, GIT_PACKAGE_SPEC, KINDS, NAMESPACE, PublishError
 from .files import secrets_from_env, walk
+from .index import PYPI_SIMPLE, require_release
 from .stage import Options, Sources, stage
 
 USAGE_EPILOG = f"""
@@ -23,7 +25,8 @@ repos (in namespace NS):
 
 A push compares each staged file with the repo's (git blob id, or LFS sha256) and commits only what differs, with
 removals; a repo that already matches gets no commit. Nothing is pushed unless every card validates and no
-staged file holds a token-like string. Spaces install nycc-bench from --package-spec (default: {DEFAULT_PACKAGE_SPEC}).
+staged file holds a token-like string. Spaces install nycc-bench from --package-spec (default: {DEFAULT_PACKAGE_SPEC},
+which must be on --index-url before Spaces are pushed: build, twine check and upload first, see RELEASING.md).
 Third-party model cards are pushed only with --push-third-party; sample-data builds and cards only with
 --allow-sample. The token comes from HF_TOKEN or `hf auth login` and is never printed.
 """
@@ -40,9 +43,12 @@ def parser() -> argparse.ArgumentParser:
     src = p.add_mutually_exclusive_group()
     src.add_argument("--dataset-dir", help="a folder written by `nycc-bench build`")
     src.add_argument("--source", help="build the dataset now: sample, upstream, or a folder of upstream files")
-    p.add_argument("--package-spec", default=DEFAULT_PACKAGE_SPEC,
-                   help="how Spaces install nycc-bench: the release on PyPI (default: %(default)s), or before it is "
-                        f"there a git URL pinned to a tag or commit, e.g. '{GIT_PACKAGE_SPEC}'")
+    p.add_argument("--package-spec",
+                   help=f"how Spaces install nycc-bench: the release on the index (default: {DEFAULT_PACKAGE_SPEC}, "
+                        "and a push refuses until --index-url has it), or before it is there a git URL pinned to a "
+                        f"tag or commit, e.g. '{GIT_PACKAGE_SPEC}'")
+    p.add_argument("--index-url", default=PYPI_SIMPLE,
+                   help="the package index the Spaces install from, checked before a push (default: %(default)s)")
     p.add_argument("--push-third-party", action="store_true",
                    help="also push the evaluation cards of models nycc-bench does not own (into --namespace)")
     p.add_argument("--allow-sample", action="store_true",
@@ -78,6 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         validate_repo_id(f"{args.namespace}/x")
         if args.dry_run and not args.out:
             raise PublishError("dry-run: pass --out DIR, the folder the repos are staged into")
+        if not args.dry_run and args.package_spec is None and {"metrics", "spaces"} & set(args.only or KINDS):
+            require_release(__version__, args.index_url)  # the Spaces' default pin must be installable
         if not args.dry_run:
             from .hub import resolve_token
 
@@ -86,7 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sources = Sources(dataset_dir=Path(args.dataset_dir) if args.dataset_dir else None, source=args.source)
         if args.results:
             sources.results_dir = Path(args.results)
-        opts = Options(namespace=args.namespace, kinds=args.only or KINDS, package_spec=args.package_spec,
+        opts = Options(namespace=args.namespace, kinds=args.only or KINDS,
+                       package_spec=args.package_spec or DEFAULT_PACKAGE_SPEC,
                        push_third_party=args.push_third_party, allow_sample=args.allow_sample,
                        progress=sys.stderr.isatty())
         with tempfile.TemporaryDirectory(prefix="nycc-bench-upload-") as tmp:
