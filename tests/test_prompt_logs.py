@@ -84,3 +84,21 @@ def test_show_prints_prompt_reply_answer_and_verdict(sample_dataset: str, tmp_pa
     assert code == 2 and "has no predictions of 'matchin'; it has explanation, matching" in err
     code, _, err = cli("show", str(run), "matching", "nope")
     assert code == 2 and "no matching prediction has id 'nope'" in err
+
+
+def test_the_leaderboard_store_keeps_the_prompts_with_the_predictions(sample_dataset: str, tmp_path: Path) -> None:
+    from nycc_bench.leaderboard.store import LocalStore
+
+    run = tmp_path / "seed" / "predictions" / "r1"
+    result = evaluate("random", ["matching"], dataset=sample_dataset, out=run, progress=False)
+    record = json.loads(json.dumps(result.record))
+    record["extra"] = {"run_id": "r1"}
+    for entry in record["tasks"].values():
+        entry["predictions"] = [f"predictions/r1/{p}" for p in entry["predictions"]]
+    (tmp_path / "seed" / "results").mkdir()
+    (tmp_path / "seed" / "results" / "r1.json").write_text(json.dumps(record))
+    store = LocalStore(tmp_path / "store")
+    assert store.seed(tmp_path / "seed") == 1
+    copied = store.resolve("predictions/r1/predictions/matching.jsonl")
+    one = next(iter(read_predictions(copied).values()))
+    assert record_messages(copied, one) == record_messages(run / "predictions" / "matching.jsonl", one)

@@ -17,6 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from ..predictions import messages_path
 from .store import Job, LocalStore, StoreUnavailable, check_run_id, run_id
 
 log = logging.getLogger("nycc_bench.leaderboard")
@@ -81,7 +82,9 @@ class HubStore(LocalStore):
 
         super().save_result(result)
         files = [f"results/{check_run_id(run_id(result))}.json"]
-        files += [p for task in result.get("tasks", {}).values() for p in task.get("predictions", [])]
+        predictions = [p for task in result.get("tasks", {}).values() for p in task.get("predictions", [])]
+        stores = [messages_path(p).as_posix() for p in predictions]  # the prompts the records reference
+        files += predictions + [m for m in stores if self.resolve(m).exists()]
         operations = [CommitOperationAdd(path_in_repo=p, path_or_fileobj=str(self.resolve(p))) for p in files]
         try:
             self.api.create_commit(repo_id=self.results_repo, repo_type="dataset", operations=operations,

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..predictions import messages_path
 from ..results import ResultsError, dumps, read_results
 
 PENDING, RUNNING, FINISHED, FAILED = "PENDING", "RUNNING", "FINISHED", "FAILED"
@@ -324,6 +325,8 @@ class LocalStore:
                     target = self.resolve(relative)
                     target.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copyfile(Path(folder) / relative, target)
+                    if messages_path(Path(folder) / relative).exists():  # the prompts the records reference
+                        shutil.copyfile(messages_path(Path(folder) / relative), messages_path(target))
             self.save_result(result)
             n += 1
         return n
