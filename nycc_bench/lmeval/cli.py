@@ -29,7 +29,7 @@ def add_lmeval_parsers(subparsers: argparse._SubParsersAction) -> None:
 def cmd_lm_eval(args: argparse.Namespace) -> int:
     """Write the lm-eval tasks, or print a ready folder of them."""
     from ..errors import NyccBenchError
-    from .export import export, exported_tasks, lm_eval_name, ready_folder
+    from .export import export, exported_tasks, judge_tasks, lm_eval_name, ready_folder
 
     if args.action == "path":
         print(ready_folder())
@@ -38,6 +38,7 @@ def cmd_lm_eval(args: argparse.Namespace) -> int:
         raise NyccBenchError("dir: `nycc-bench lm-eval export DIR`; name the folder to write")
     export(args.dir, args.dataset)
     print(f"{args.dir}: {', '.join(lm_eval_name(t) for t in exported_tasks())} (README.md says how to run them)")
+    print(f"not exported, judge-scored: {', '.join(t.name for t in judge_tasks())} (nycc-bench evaluate --judge)")
     return 0
 
 
