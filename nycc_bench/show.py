@@ -99,4 +99,10 @@ def add_show_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("run_dir", help="a run folder of `nycc-bench evaluate`")
     p.add_argument("task", help="the task name")
     p.add_argument("instance_id", help="the instance id (as in the predictions file)")
-    p.set_defaults(func=lambda args: print(show(args.run_dir, args.task, args.instance_id)) or 0)
+    p.set_defaults(func=cmd_show)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """Print one answered instance."""
+    print(show(args.run_dir, args.task, args.instance_id))
+    return 0
