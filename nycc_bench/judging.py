@@ -11,7 +11,7 @@ call these, so a judge is named the same way everywhere:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -92,6 +92,19 @@ class JudgeSpec:
                            cache_dir=self.cache_dir, max_concurrency=self.max_concurrency, **timeout)
 
 
+PAPER_PARSE_RETRIES = {"humorbench_autograder": 0}
+"""Re-asks of an unreadable judge reply, where the paper's code differs from the engine's default (HumorBench's
+autograder records such a reply as ERROR at once: autograder.py)."""
+
+
+def protocol_config(judge: JudgeSpec, protocol: str | None) -> JudgeConfig:
+    """The engine config a protocol runs with: the spec's, with the paper's re-asks for that protocol."""
+    config = judge.config()
+    if protocol in PAPER_PARSE_RETRIES:
+        config = replace(config, parse_retries=PAPER_PARSE_RETRIES[protocol])
+    return config
+
+
 def judge_from_kwargs(judge_model: str | None, judge_backend: str | None = None, judge_base_url: str | None = None,
                       cache_dir: str | None = None, max_concurrency: int = 16,
                       judge_timeout_s: float | None = None) -> JudgeSpec | None:
@@ -155,7 +168,8 @@ def element_judgments(judge: JudgeSpec, descriptions: Sequence[str], captions: S
         raise ValueError("judge: the reward model compares captions; grade HumorBench with embedding: or an LLM")
     judge.stop_if_dry(lambda config: build_grader_jobs(descriptions, captions, elements, explanations, config,
                                                        last_k_tokens))
-    return grade_elements(descriptions, captions, elements, explanations, judge.config(), last_k_tokens)
+    return grade_elements(descriptions, captions, elements, explanations,
+                          protocol_config(judge, "humorbench_autograder"), last_k_tokens)
 
 
 def explanation_judgments(judge: JudgeSpec, descriptions: Sequence[str], captions: Sequence[str],

@@ -37,6 +37,7 @@ TOP = ("schema", "nycc_bench_version", "git_commit", "created_at", "model", "dat
        "tasks", "skipped", "errors", "commands", "notes", "extra")
 REQUIRED = ("schema", "nycc_bench_version", "created_at", "model", "dataset", "environment", "tasks")
 TASK_KEYS = ("config", "scores", "n", "n_unparsed", "n_failed", "n_error", "details", "predictions")
+STATUSES = ("complete", "incomplete")
 SCORE_KEYS = ("value", "ci_low", "ci_high", "n")
 
 
@@ -82,6 +83,84 @@ def _check_task(name: str, entry: Any, where: str) -> None:
         for bound in ("ci_low", "ci_high"):
             _need(s[bound] is None or isinstance(s[bound], int | float), f"{at}.{bound}", "must be a number or null")
         _need(s["n"] is None or _count(s["n"]), f"{at}.n", "must be a count or null")
+    status = entry.get("status", "complete")
+    _need(status in STATUSES, f"{where}.status", f"must be one of {', '.join(STATUSES)}, got {status!r}")
+    _need(not entry["n_failed"] or status == "incomplete", f"{where}.status",
+          f"is {status!r} but {entry['n_failed']} items failed; a task with failed items is 'incomplete'")
+    _check_meaning(name, entry, where)
+
+
+def _check_meaning(name: str, entry: dict[str, Any], where: str) -> None:
+    """What the numbers mean: each value in its range and inside its own interval, each score the one its task's
+    `scores:` list reads out of the recorded metric output, and counts that fit the predictions."""
+    from .tasks import all_tasks
+    from .tasks.lookup import extract
+
+    task = all_tasks().get(name)
+    for key, s in entry["scores"].items():
+        at = f"{where}.scores.{key}"
+        value, low, high = s["value"], s["ci_low"], s["ci_high"]
+        if low is not None and high is not None:
+            _need(low <= high, f"{at}.ci_low", f"{low} is above ci_high {high}")
+        if low is not None:
+            _need(low <= value + 1e-12, f"{at}.value", f"{value} lies below its interval's low end {low}")
+        if high is not None:
+            _need(value <= high + 1e-12, f"{at}.value", f"{value} lies above its interval's high end {high}")
+        definition = next((d for d in task.scores if d.key == key), None) if task else None
+        if definition is None:
+            continue
+        lo, hi = definition.bounds
+        _need((lo is None or value >= lo) and (hi is None or value <= hi), f"{at}.value",
+              f"{value} is outside the score's range [{lo}, {hi}]")
+        if task is not None and task.kind == "choice" and definition.n == "n":
+            _need(s["n"] is None or s["n"] <= entry["n"], f"{at}.n",
+                  f"{s['n']} items scored but the task has {entry['n']} predictions")
+        if isinstance(entry["details"], dict) and entry["details"]:
+            again = extract(definition, entry["details"])
+            _need(again is None or all(_close(again[k], s[k]) for k in SCORE_KEYS), at,
+                  f"does not match what the task's scores list reads from details ({again}); the record was edited")
+
+
+def _close(a: Any, b: Any) -> bool:
+    """Equal, or the same number to 1e-9."""
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+    return a == b
+
+
+def check_predictions(data: Mapping[str, Any], run_dir: Path, where: str) -> None:
+    """Each task's counts against its predictions files, where they sit beside the record: n lines, of which
+    n_failed failed and n_unparsed unparsed."""
+    for name, entry in data.get("tasks", {}).items():
+        files = [run_dir / p for p in entry.get("predictions") or []]
+        if not files or not all(f.is_file() for f in files):
+            continue
+        latest = _latest_statuses(files)
+        counts = {"n": len(latest), "n_failed": sum(v == "failed" for v in latest.values()),
+                  "n_unparsed": sum(v == "unparsed" for v in latest.values())}
+        subset = (entry.get("config") or {}).get("effective", {}).get("subset")
+        for key, count in counts.items():
+            if subset and key == "n":
+                _need(entry[key] <= count, f"{where}.tasks.{name}.{key}",
+                      f"is {entry[key]} but the predictions hold {count}")
+                continue
+            if subset:
+                continue
+            _need(entry[key] == count, f"{where}.tasks.{name}.{key}",
+                  f"is {entry[key]} but the predictions files hold {count}; the record does not match its run")
+
+
+def _latest_statuses(files: list[Path]) -> dict[str, str]:
+    """instance id -> the status of its last record (a retried item counts once)."""
+    out: dict[str, str] = {}
+    for f in files:
+        for line in f.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut by a kill: the runner repairs it on resume
+            out[f"{f.name}:{record.get('instance_id')}"] = record.get("status")
+    return out
 
 
 def validate_results(data: Any, where: str = "results") -> dict[str, Any]:
@@ -189,7 +268,9 @@ def read_results(path: str | Path) -> dict[str, Any]:
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ResultsError(f"results: {path} is not JSON ({err})") from None
     _need(isinstance(data, dict), str(path), "is not a JSON object")
-    return validate_results(upgrade(data), where=str(path))
+    record = validate_results(upgrade(data), where=str(path))
+    check_predictions(record, path.parent, str(path))
+    return record
 
 
 def read_results_dir(folder: str | Path) -> list[tuple[Path, dict[str, Any]]]:

@@ -98,10 +98,10 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
     protocol = options.get("protocol", "overall")
     groups = {g: [i.reference[g] for _, i in answered] for g in HUMAN_GROUPS}
     groups = {g: v for g, v in groups.items() if all(v)}  # a contest too small for #1000 has no such group
+    shots = ranking_shots(dataset, images=protocol == "best_pick") if judge.is_llm else None
     records = group_judgments(judge, [p for p, _ in answered], groups,
                               [i.reference["contest_number"] for _, i in answered],
-                              [i.reference["judge_description"] for _, i in answered], protocol,
-                              ranking_shots(dataset, images=protocol == "best_pick") if judge.is_llm else None,
+                              [i.reference["judge_description"] for _, i in answered], protocol, shots,
                               [image_url(i.reference["judge_image"]) for _, i in answered], rule=options.get("rule"))
     lost = _losses(missing, protocol) if options.get("missing", "count") == "count" else []
     metric = load_metric(task.judge.get("judged_metric", "group_win_rate"))
@@ -110,7 +110,9 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
                                                        for r in [*records, *lost] if r.get("human_group", g) == g])
                           for g in groups}
     scores["judge"] = {"judge": judge.name, "protocol": protocol, "missing": options.get("missing", "count"),
-                       "rule": next((r.get("rule") for r in records if r.get("rule")), None)}
+                       "rule": next((r.get("rule") for r in records if r.get("rule")), None),
+                       "n_shots": (5 if shots else 0) if judge.is_llm else None,
+                       "shots_source": "Hessel ranking train split" if shots else None}
     return scores
 
 

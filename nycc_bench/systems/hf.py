@@ -161,6 +161,20 @@ def generation_config(model: Any, tokenizer: Any, decoding: dict[str, Any], comp
                             eos_token_id=eos, pad_token_id=pad)
 
 
+def sent_settings(decoding: dict[str, Any]) -> dict[str, Any]:
+    """The `generate` parameters `generation_config` sets from `decoding`, in the request vocabulary of the
+    record (temperature 0 is greedy; top_p and the repetition penalty only when they change anything)."""
+    temperature = float(decoding.get("temperature") or 0.0)
+    sent: dict[str, Any] = {"temperature": temperature, "max_tokens": max_new_tokens(decoding), "n": 1}
+    if temperature > 0:
+        sent["seed"] = decoding.get("seed", 0)
+        if float(decoding.get("top_p") or 1.0) != 1.0:
+            sent["top_p"] = float(decoding["top_p"])
+    if float(decoding.get("repetition_penalty") or 1.0) != 1.0:
+        sent["repetition_penalty"] = float(decoding["repetition_penalty"])
+    return sent
+
+
 def max_new_tokens(decoding: dict[str, Any]) -> int:
     """The generation length: the task's, else MAX_NEW_TOKENS (a task that leaves it to the provider)."""
     return int(decoding.get("max_new_tokens") or MAX_NEW_TOKENS)

@@ -291,4 +291,10 @@ def build_instances(task: Task, dataset: str = DEFAULT_DATASET, split: str | Non
         unprompted.extend(skipped)
     if not out:
         raise NyccBenchError(f"dataset: no {task.name} instance in split {split!r} of {dataset} can be prompted")
+    seen: set[str] = set()
+    for inst in out:
+        if inst.instance_id in seen:
+            raise NyccBenchError(f"dataset: instance id {inst.instance_id!r} occurs twice in {config}/{split} of "
+                                 f"{dataset}; each {task.name} row needs its own id (rebuild the dataset)")
+        seen.add(inst.instance_id)
     return out
