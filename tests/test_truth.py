@@ -87,11 +87,11 @@ def test_counts_must_match_the_predictions(judged_run, tmp_path: Path) -> None:
     data["tasks"]["matching"]["scores"]["accuracy"]["n"] = 8000
     data["tasks"]["matching"]["details"]["n"] = 8000
     (copy / "results.json").write_text(json.dumps(data))
-    with pytest.raises(ResultsError, match=r"tasks\.matching\.n: is 8000 but the predictions files hold 16"):
+    with pytest.raises(ResultsError, match=r"tasks\.matching\.n: is 8000 but the predictions files hold 8"):
         load_results(copy)
-    data["tasks"]["matching"]["n"] = 16
+    data["tasks"]["matching"]["n"] = 8
     (copy / "results.json").write_text(json.dumps(data))
-    with pytest.raises(ResultsError, match=r"scores\.accuracy\.n: 8000 items scored but the task has 16"):
+    with pytest.raises(ResultsError, match=r"scores\.accuracy\.n: 8000 items scored but the task has 8"):
         load_results(copy)
 
 
@@ -140,7 +140,8 @@ def test_the_endpoint_is_recorded_without_its_password(sample_dataset: str, tmp_
     effective = record["tasks"]["matching"]["config"]["effective"]["system"]
     assert effective["endpoint"] == f"http://127.0.0.1:{port}/v1"
     assert effective["request"] == {"model": "fake-model", "n": 1, "temperature": 1.0}
-    assert record["model"]["endpoint"] == f"http://127.0.0.1:{port}/v1"
+    assert f"--base-url http://127.0.0.1:{port}/v1" in record["commands"][0]
+    assert record["model"]["endpoint"] == f"http://127.0.0.1:{port}/v1"  # not OpenAI's: a local server
     for path in (tmp_path / "run").rglob("*"):
         if path.is_file():
             assert b"secret" not in path.read_bytes(), path
@@ -220,7 +221,7 @@ def test_tasks_show_json_prints_paper_and_computed_deviations(capsys) -> None:
     shown = json.loads(capsys.readouterr().out)
     assert shown["paper_settings"]["shots"]["values"] == [0, 5]
     assert shown["paper_settings"]["shots"]["source"].startswith("§3.1")
-    assert not any("worked examples" in d for d in shown["deviations"])  # 5 is one of the paper's
+    assert not any("worked examples per item" in d for d in shown["deviations"])  # 5 is one of the paper's
     assert main(["tasks", "show", "humorbench", "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["judge"]["settings"]["parse_retries"] == 0 == shown["judge"]["default_parse_retries"]

@@ -53,6 +53,8 @@ def check_run(name: str, dataset: str, judges: Mapping[str, Any] | None = None) 
     with tempfile.TemporaryDirectory(prefix="nycc-tasks-check-") as out:
         run = evaluate("random", [name], dataset, judge=judge, out=Path(out) / "run", progress=False, folds=[0])
     entry = run.record["tasks"].get(name)
+    if entry is None and judge is None and task.needs_judge and name in run.record["skipped"]:
+        return {"task": name, "n": 0, "scores": [], "unchecked": [s.key for s in task.scores]}
     if entry is None:
         why = run.record["skipped"].get(name) or run.record["errors"].get(name)
         raise NyccBenchError(f"task {name}: a random run produced no scores ({why})")
