@@ -28,6 +28,14 @@ def _rows(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             for r in records for t, e in r["tasks"].items()]
 
 
+def status_prefix(entry: dict[str, Any]) -> str:
+    """`incomplete (N failed): ` before the scores of an incomplete task; empty for a complete one."""
+    if entry.get("status") != "incomplete":
+        return ""
+    failed = f"{entry['n_failed']} failed" if entry.get("n_failed") else (entry.get("status_reason") or "")
+    return f"incomplete ({failed}): "
+
+
 def score_lines(record: dict[str, Any]) -> list[str]:
     """One line per task of a record: its scores with intervals and counts, as the leaderboard shows them."""
     lines = []
@@ -36,7 +44,7 @@ def score_lines(record: dict[str, Any]) -> list[str]:
                  if m.task == task and m.extract(entry["scores"])[0] is not None]
         counts = "".join(f", {k.removeprefix('n_')} {entry[k]}" for k in ("n_unparsed", "n_failed", "n_error")
                          if entry[k])
-        lines.append(f"{record['model']['name']:<24}{task:<26}{'; '.join(shown) or '—'}{counts}")
+        lines.append(f"{record['model']['name']:<24}{task:<26}{status_prefix(entry)}{'; '.join(shown) or '—'}{counts}")
     lines += [f"{record['model']['name']:<24}{task:<26}not scored: {why}" for task, why in
               (record.get("skipped") or {}).items()]
     lines += [f"{record['model']['name']:<24}{task:<26}FAILED: {why}" for task, why in

@@ -153,6 +153,8 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
         config["deviations"].append(f"{len(unprompted)} dataset rows cannot be prompted (no description) and are "
                                     f"not evaluated: {', '.join(map(str, unprompted[:10]))}{more}.")
     sources = [i.reference["description_source"] for i in instances if "description_source" in i.reference]
+    if sources:  # which descriptions the prompts were actually built from
+        config["effective"]["descriptions"] = {s: sources.count(s) for s in sorted(set(sources))}
     if values.get("description") == "gpt4o" and (other := [s for s in sources if s != "gpt4o"]):
         config["deviations"].append(f"{len(other)} of {len(sources)} contests were prompted with another "
                                     "description (the dataset has no GPT-4o description for them).")
@@ -212,10 +214,12 @@ def task_config(task: Task, values: Mapping[str, Any], decoding: Mapping[str, An
         settings = protocol_settings(protocol, protocol_config(judge, protocol), rule=values.get("rule"),
                                      n_shots=n_shots)
         judge_record["protocol"], judge_record["settings"] = protocol, settings
+        engine = protocol_config(judge, protocol)
         effective["judge"] = {"name": judge.name, "protocol": protocol, "sent": settings["sampling_sent"],
                               "endpoint": redact_url(judge.base_url) if judge.base_url else None,
                               "n_shots": settings["n_shots"], "shots_source": (judge_used or {}).get("shots_source"),
-                              "parse_retries": settings["parse_retries"], "rule": settings["rule"]}
+                              "parse_retries": settings["parse_retries"], "retries": engine.retries,
+                              "timeout_s": engine.timeout_s, "rule": settings["rule"]}
         judge_deviations += settings["deviations"]
     deviations = [*task.computed_deviations(effective), *judge_deviations]
     if "folds" not in task.paper_settings and sorted(folds) != sorted(task.folds):
