@@ -108,7 +108,12 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         described = task.describe()
         for role, prompt in described["prompts"].items():
             prompt["text"] = task.prompts[role]
-        described["deviations"] = task.computed_deviations(task.default_effective())  # a default run's
+        from .systems.api import OpenAISystem
+
+        effective = {**task.default_effective(), "system": OpenAISystem("gpt-4o").effective(task)}
+        described["deviations"] = task.computed_deviations(effective)  # those of a default run of an API system
+        described["deviations_of"] = "a default run of an OpenAI-compatible system (nycc-bench evaluate --system " \
+                                     "openai:MODEL)"
         if protocol := described["judge"].get("protocol"):
             from .judge.protocols.settings import protocol_settings
             from .judging import PAPER_PARSE_RETRIES
@@ -139,8 +144,8 @@ def _check_tasks(args: argparse.Namespace) -> int:
     """Check one or every task file: schema (on load), names, and a random run whose scores all resolve."""
     import tempfile
 
+    from .checking import check_run
     from .tasks import all_tasks
-    from .tasks.check import check_run
 
     names = [get_task_name(args.name)] if args.name else list(all_tasks())
     with tempfile.TemporaryDirectory(prefix="nycc-check-") as tmp:

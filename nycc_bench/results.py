@@ -26,6 +26,7 @@ the order above, UTF-8, newline at the end), so the same results give the same b
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,7 @@ def _check_task(name: str, entry: Any, where: str) -> None:
         _need(isinstance(s, dict) and set(s) == set(SCORE_KEYS), at, f"must have exactly {', '.join(SCORE_KEYS)}")
         _need(isinstance(s["value"], int | float) and not isinstance(s["value"], bool), f"{at}.value",
               "must be a number")
+        _need(math.isfinite(s["value"]), f"{at}.value", "is NaN or infinity, which JSON cannot carry")
         for bound in ("ci_low", "ci_high"):
             _need(s[bound] is None or isinstance(s[bound], int | float), f"{at}.{bound}", "must be a number or null")
         _need(s["n"] is None or _count(s["n"]), f"{at}.n", "must be a count or null")
