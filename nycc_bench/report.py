@@ -28,7 +28,7 @@ body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px;
 table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; }
 th, td { border: 1px solid #ccc; padding: 0.3rem 0.6rem; text-align: left; }
 th { background: #f3f3f3; }
-table.summary td, table.summary th { white-space: nowrap; }
+table.summary { font-size: 0.85rem; }
 .note { color: #666; font-size: 0.9rem; }
 img { max-width: 100%; }
 """

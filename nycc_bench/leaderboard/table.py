@@ -33,6 +33,7 @@ SETTINGS = ("from description", "from pixels")
 INFO_COLUMNS = ["Model", "Type", "Params", "Data", "Judge"]
 OFFLINE_JUDGES = {"reward": "offline reward model", "embedding": "offline embedding grader"}
 NOT_RUN, CANNOT, NO_JUDGE, INCOMPLETE = "not run", "n/a", "no judge", "incomplete"  # why a cell has no number
+OVERVIEW_DETAIL_COLUMNS = ("Type", "Data")  # shown on the overview only with Details (the width of 1400 px)
 MAX_OVERVIEW_METRICS = 8  # the overview fits a 1400 px window; every other metric lives on its family tab
 RANK_RULE = ("**Rank** (overview): only the headline columns that *every* run shown has a score in are ranked on "
              "(the *ranked columns*, listed under the table). In each, a run's column rank is 1 + the number of "
@@ -273,7 +274,8 @@ def tab_table(frame: pd.DataFrame, family: str | None, filters: Filters) -> Tabl
     if family is None:
         metrics = metrics[:MAX_OVERVIEW_METRICS]
     judged = any(m.judged for m in metrics)
-    info = [c for c in INFO_COLUMNS if c != "Judge" or judged]
+    info = [c for c in INFO_COLUMNS if (c != "Judge" or judged)
+            and (family is not None or filters.details or c not in OVERVIEW_DETAIL_COLUMNS)]
     columns = ["Rank", *info, *(m.label for m in metrics)]
     rows = filter_rows(frame, filters)
     if rows.empty or not metrics:
