@@ -70,15 +70,17 @@ def test_a_baseline_never_outranks_a_model_that_beats_it_everywhere_they_share()
     assert order([baseline, model, other]) == [("model", "1"), ("length", "2"), ("other", "3")]
 
 
-def test_ties_share_a_rank_and_no_shared_column_ranks_nothing() -> None:
+def test_ties_share_a_rank_and_runs_without_the_ranked_columns_are_unranked() -> None:
     a = run("a", **full(0.5, 0.5, 0.5, 0.5, 0.5))
     b = run("b", **full(0.5, 0.5, 0.5, 0.5, 0.5))
     c = run("c", **full(0.6, 0.4, 0.5, 0.5, 0.5))  # 1st on Matching, 3rd on Ranking: mean 1.4 against 1.2
     assert order([c, b, a]) == [("a", "1"), ("b", "1"), ("c", "3")]
     only_matching = run("m", matching=entry("matching", {"accuracy": score(0.9)}))
     only_humor = run("h", humorbench=entry("humorbench", {"element_accuracy": score(0.9)}))
-    assert [rank for _, rank in order([only_matching, only_humor])] == ["—", "—"]
-    assert "every" in RANK_RULE and "baselines included" in RANK_RULE
+    assert [rank for _, rank in order([only_matching, only_humor])] == ["—", "—"]  # nothing to compare them on
+    board = order([a, only_humor, c, only_matching])  # Matching is the column most runs have
+    assert board == [("m", "1"), ("c", "2"), ("a", "3"), ("h", "—")]
+    assert "every" in RANK_RULE and "baselines included" in RANK_RULE and "unranked (—)" in RANK_RULE
 
 
 def test_every_empty_cell_says_why() -> None:

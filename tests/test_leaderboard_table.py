@@ -180,6 +180,9 @@ def test_plots_show_intervals_only_where_there_are_some_on_shared_axes() -> None
     empty = interval_plot(build_frame([]), METRICS[0])
     assert any("no scored run" in t.get_text() for t in empty.axes[0].texts)
     assert not math.isnan(frame.loc[0, METRICS[0].key])
+    zeros = build_frame([result("z1", "org/z1", 0.0, 0.0, 0.0), result("z2", "org/z2", 0.0, 0.0, 0.0)])
+    flat = interval_plot(zeros, METRICS[0]).axes[0]
+    assert flat.get_title(loc="left") == "Matching (%): all 2 runs score 0.0" and flat.get_xlim() == (-2.0, 102.0)
     wide = build_frame([result("w", "org/wide", 0.5, 0.0, 1.0)])
     assert interval_plot(wide, METRICS[0]).axes[0].get_xlim() == (-2.0, 102.0)  # 0-100 shown whole
     both = compare_plot(frame, ["a", "b"], family_metrics("hessel2023")).axes[0]

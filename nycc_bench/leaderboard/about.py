@@ -13,10 +13,10 @@ TITLE = "NYCC humor leaderboard"
 
 INTRODUCTION = """\
 How well do models understand and write New Yorker cartoon captions? Every score is shown as
-`value ± half its 95% bootstrap interval` (switch on *Details* for the interval and the number of items);
-runs that cannot be told apart share a rank (Chatbot Arena style: rank = 1 + the number of runs whose interval
-lies wholly above). Every row can be reproduced with the `nycc-bench` command shown in its detail, and its
-per-item predictions can be downloaded.
+`value ± half its 95% bootstrap interval` (switch on *Details* for the interval and the number of items).
+On a family tab, runs that cannot be told apart share a rank (Chatbot Arena style: rank = 1 + the number of runs
+whose interval lies wholly above); the overview's rule is stated above its table. Every row can be reproduced
+with the `nycc-bench` command shown in its detail, and its per-item predictions can be downloaded.
 """
 
 OVERVIEW_SUMMARY = "The headline score of every family."
@@ -109,10 +109,11 @@ def rows_facts(results: list[dict[str, Any]]) -> str:
             if task in (r.get("tasks") or {}):
                 judges.setdefault(label, set()).add(task)
     if judges:
-        offline = " (trained on the sample by `nycc-bench reward train` / `train-grader`, not the papers' LLM judges)"
-        lines.append("- **Judges**: " + "; ".join(
-            f"{label}{offline if label.startswith('offline') else ''} for {', '.join(sorted(tasks))}"
-            for label, tasks in sorted(judges.items())) + ".")
+        offline = any(label.startswith("offline") for label in judges)
+        lines.append("- **Judges**: " + "; ".join(f"{label} for {', '.join(sorted(tasks))}"
+                                                  for label, tasks in sorted(judges.items())) + "."
+                     + (" The offline judges are trained on the sample (`nycc-bench reward train`, `train-grader`), "
+                        "not the papers' LLM judges." if offline else ""))
     else:
         lines.append("- **Judges**: no run has a judged score yet.")
     return "### What the rows hold\n\n" + "\n".join(lines)

@@ -81,7 +81,8 @@ def interval_plot(frame: pd.DataFrame, metric: Metric) -> Any:
                         fmt="none", ecolor=color, capsize=3)
     what = "score and 95% interval" if has.all() else "score (95% interval where computed)" if has.any() else \
         "score (no interval computed)"
-    if len(rows) > 1 and values.nunique() == 1 and not has.any():
+    flat = (lows.fillna(values) == values).all() and (highs.fillna(values) == values).all()
+    if len(rows) > 1 and values.nunique() == 1 and flat:
         digits = 1 if metric.rate or metric.score == "bleu" else 3
         what = f"all {len(rows)} runs score {values.iloc[0]:.{digits}f}"
     ax.set_title(f"{metric.label}{unit}: {what}", fontsize=11, loc="left")

@@ -39,8 +39,9 @@ RANK_RULE = ("**Rank** (overview): only the headline columns that *every* run sh
              "(the *ranked columns*, listed under the table). In each, a run's column rank is 1 + the number of "
              "runs with a better score; a run's Rank is 1 + the number of runs with a lower mean column rank, so "
              "ties share a rank. Skipping a task never helps (a skipped column is not ranked on for anyone), and "
-             "a run that beats another on every shared column always ranks above it, baselines included. With no "
-             "column shared by every run, the overview ranks nothing (—): use a family tab or narrow the search.")
+             "a run that beats another on every shared column always ranks above it, baselines included. When no "
+             "column is shared by every run, the ranked columns are the one most runs have and every column all of "
+             "those runs have; a run without a score in all of them is listed unranked (—), below.")
 
 
 @dataclass(frozen=True)
@@ -201,17 +202,29 @@ def value_rank(values: pd.Series, higher_is_better: bool = True) -> pd.Series:
 
 
 def ranked_metrics(rows: pd.DataFrame, metrics: list[Metric]) -> list[Metric]:
-    """The overview's ranked columns: the metrics every row has a value for (see `RANK_RULE`)."""
-    return [m for m in metrics if not rows.empty and rows[m.key].notna().all()]
+    """The overview's ranked columns (see `RANK_RULE`): those every row has a value for; when there are none, the
+    column most rows have (the first on a tie) and every other column all of those rows have."""
+    if rows.empty:
+        return []
+    shared = [m for m in metrics if rows[m.key].notna().all()]
+    if shared:
+        return shared
+    counts = [int(rows[m.key].notna().sum()) for m in metrics]
+    if not counts or max(counts) < 2:
+        return []
+    anchor = metrics[counts.index(max(counts))]
+    having = rows[rows[anchor.key].notna()]
+    return [m for m in metrics if having[m.key].notna().all()]
 
 
 def mean_rank(rows: pd.DataFrame, metrics: list[Metric]) -> pd.Series:
-    """Each run's mean column rank over the ranked columns (NaN for every run when there are none)."""
+    """Each ranked run's mean column rank over the ranked columns; NaN for a run without a score in all of them."""
     shared = ranked_metrics(rows, metrics)
     if not shared:
         return pd.Series(math.nan, index=rows.index, dtype=float)
-    ranks = pd.concat([value_rank(rows[m.key], m.higher_is_better) for m in shared], axis=1)
-    return ranks.astype(float).mean(axis=1)
+    ranked = rows[rows[[m.key for m in shared]].notna().all(axis=1)]
+    ranks = pd.concat([value_rank(ranked[m.key], m.higher_is_better) for m in shared], axis=1)
+    return ranks.astype(float).mean(axis=1).reindex(rows.index)
 
 
 def overall_rank(means: pd.Series) -> pd.Series:
