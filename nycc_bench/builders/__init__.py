@@ -88,7 +88,8 @@ def build_dataset(source: Path | list[Path], out_dir: Path, configs: list[str] |
     order = list(ALL_CONFIGS)
     with staged_output(out_dir) as stage:
         infos = {b.spec.name: write_config(stage, b) for b in built}
-        merge.link_data(out_dir, stage, [e.name for e in merge.kept_configs(existing, names)])
+        old = sorted(p.name for p in (out_dir / "data").iterdir() if p.is_dir()) if (out_dir / "data").is_dir() else []
+        merge.link_data(out_dir, stage, [n for n in old if n not in names])  # every folder it did not build stays
         every = built + [merge.as_built(out_dir, e, specs[e.name]) for e in kept]
         infos |= {e.name: e.info for e in kept}
         sources_of = {b.spec.name: label for b in built} | {e.name: e.source for e in kept}
