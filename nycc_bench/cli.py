@@ -72,7 +72,7 @@ def judge_spec(args: argparse.Namespace) -> Any:
 def cmd_build(args: argparse.Namespace) -> int:
     """Build the dataset repo from a source and print what was written."""
     from .builders import BuildOptions, build_dataset
-    from .building import resolve_source, summary_table
+    from .building import resolve_source, source_label, summary_table
 
     if args.dry_run:
         if args.source != "upstream":
@@ -84,7 +84,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     if not args.out:
         raise NyccBenchError("out: pass --out DIR, the folder the dataset repo is written to")
     report = build_dataset(resolve_source(args.source, not args.quiet), Path(args.out), args.configs,
-                           progress=not args.quiet, options=BuildOptions(pair_rule=args.pair_rule))
+                           progress=not args.quiet, options=BuildOptions(pair_rule=args.pair_rule),
+                           label=source_label(args.source), replace=args.replace)
     print(summary_table(report))
     return 0
 
@@ -377,11 +378,14 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--source", default="sample",
                    help="'sample' (embedded), 'upstream' (download the real sources) or a folder holding "
                         "upstream files under their upstream names (default: sample)")
-    b.add_argument("--out", help="output folder (replaced)")
+    b.add_argument("--out", help="output folder; into an existing dataset only the configs built are added or "
+                                 "replaced, the others are kept")
     b.add_argument("--configs", nargs="+", metavar="CONFIG", help="only these configs (default: all)")
     b.add_argument("--pair-rule", choices=["upstream", "distinct"], default="upstream",
                    help="preference_pairs draw: 'upstream' = Zhang et al.'s preprocess_dpo (with replacement, seed "
                         "2024, train contests 530-889); 'distinct' = unique pairs, every train contest")
+    b.add_argument("--replace", action="store_true",
+                   help="replace configs of --out that were built from another source (refused without it)")
     b.add_argument("--dry-run", action="store_true",
                    help="with --source upstream: list the pinned sources and the files they would fetch; no download")
     b.add_argument("--quiet", action="store_true", help="no progress bars")

@@ -166,11 +166,12 @@ def test_failed_rebuild_leaves_previous_output_untouched(tmp_path: Path) -> None
 
 
 def test_rebuild_replaces_data_and_keeps_other_files(tmp_path: Path) -> None:
-    """A successful rebuild swaps data and card, drops stale configs, keeps files it does not own."""
+    """A successful rebuild swaps data and card, keeps the configs it did not build and files it does not own."""
     out, _ = _good_output(tmp_path)
+    others = sorted(p.name for p in (out / "data").iterdir())
     _write(tmp_path, "comprehensive_annotations.csv", ANNOTATIONS)
     build_dataset(tmp_path / "src", out, ["humorbench"], progress=False)
-    assert sorted(p.name for p in (out / "data").iterdir()) == ["humorbench"]
+    assert sorted(p.name for p in (out / "data").iterdir()) == sorted({*others, "humorbench"})
     assert "config_name: humorbench" in (out / "README.md").read_text()
     assert (out / ".gitattributes").exists()
 
@@ -184,7 +185,7 @@ def slow(*args, **kwargs):
     print("wrote a shard", flush=True)
     time.sleep(60)
 writer.pq.write_table = slow
-build_dataset(sys.argv[1], sys.argv[2], progress=False)
+build_dataset(sys.argv[1], sys.argv[2], progress=False, replace=True)
 """
 
 

@@ -49,6 +49,8 @@ CSS = """
   text-align: left; border-bottom: 1px solid #ddd;}
 .nycc-command {white-space: pre-wrap; font-size: 0.85em;}
 .nycc-choices {list-style: none; padding-left: 0.5em;}
+#table-overview th, #table-overview th * {word-break: normal !important; overflow-wrap: normal !important;}
+#table-overview td, #table-overview th {padding-left: 4px !important; padding-right: 4px !important;}
 """
 QUEUE_COLUMNS = ["Job", "Model", "Tasks", "Status", "Details", "Submitted (UTC)", "User"]
 
@@ -122,8 +124,10 @@ class App:
                           bool(show_sample), bool(details))
         out: list[Any] = [self.banner_html(error, results)]
         kept = filter_rows(frame, filters)
+        ranked: tuple[str, ...] = ()
         for (family, _, _), label in zip(VIEWS, metric_labels, strict=True):
             table = tab_table(frame, family, filters)
+            ranked = table.ranked if family is None else ranked
             out.append(gr.Dataframe(value=table.component_value(), datatype=datatypes(list(table.values.columns))))
             metric = next((m for m in family_metrics(family) if m.label == label), family_metrics(family)[0])
             out.append(interval_plot(kept, metric))
@@ -131,6 +135,8 @@ class App:
         out.append(gr.Dropdown(choices=choices))
         out.append(self.exports(results))
         out.append(gr.Dropdown(choices=choices))
+        out.append(ranked_note(ranked, not kept.empty))
+        out.append(about.about_markdown(results))
         return out
 
     def plot(self, view: int, search: str, types: list[str], sizes: list[str], show_sample: bool,
@@ -212,20 +218,31 @@ class App:
                             f"{e(', '.join(job.tasks))}."), self.queue()
 
 
-def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any]]:
-    """The per-view tables, plots and metric pickers, inside the leaderboard's sub-tabs."""
-    tables, plots, pickers = [], [], []
+def ranked_note(ranked: tuple[str, ...], any_rows: bool) -> str:
+    """The line under the overview naming its ranked columns (or saying none is shared)."""
+    if not any_rows:
+        return ""
+    if not ranked:
+        return "*Ranked columns*: none — no headline column has a score for every run shown, so nothing is ranked."
+    return f"*Ranked columns* (every run shown has a score in them): {', '.join(ranked)}."
+
+
+def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any], Any]:
+    """The per-view tables, plots and metric pickers, inside the leaderboard's sub-tabs; the overview's note."""
+    tables, plots, pickers, note = [], [], [], None
     for family, key, title in VIEWS:
         with gr.Tab(title, id=f"view-{key}", elem_id=f"view-{key}"):
             summary = next((f.summary for f in FAMILIES if f.key == family), about.OVERVIEW_SUMMARY)
             gr.Markdown(f"{summary} {about.rank_rule(family)}", elem_id=f"summary-{key}")
             tables.append(gr.Dataframe(value=pd.DataFrame(), interactive=False, pinned_columns=2, max_height=520,
-                                       wrap=False, elem_id=f"table-{key}", label=f"{title} results",
+                                       wrap=family is None, elem_id=f"table-{key}", label=f"{title} results",
                                        show_label=False, buttons=["fullscreen", "copy"]))
+            if family is None:
+                note = gr.Markdown(elem_id="ranked-overview")
             labels = [m.label for m in family_metrics(family)]
             pickers.append(gr.Dropdown(labels, value=labels[0], label="Plot", elem_id=f"plot-metric-{key}"))
             plots.append(gr.Plot(label="Score by run", format="png", elem_id=f"plot-{key}"))
-    return tables, plots, pickers
+    return tables, plots, pickers, note
 
 
 def build(app: App) -> gr.Blocks:
@@ -250,7 +267,7 @@ def build(app: App) -> gr.Blocks:
                                              value=[s[0] for s in SIZES] + [UNKNOWN_SIZE], label="Size (parameters)")
                     settings = gr.CheckboxGroup(list(SETTINGS), value=list(SETTINGS), label="Setting")
                 with gr.Tabs():
-                    tables, plots, pickers = _tab_views(app)
+                    tables, plots, pickers, note = _tab_views(app)
                 gr.Markdown(about.CELLS_HELP)
                 downloads = gr.File(label="Download the whole table (CSV, JSON: every run and metric, with "
                                           "intervals and n)", file_count="multiple", interactive=False, height=150,
@@ -297,11 +314,11 @@ def build(app: App) -> gr.Blocks:
                 queue = gr.Dataframe(value=app.queue(), interactive=False, wrap=True, elem_id="queue",
                                      show_label=False)
             with gr.Tab("About", id="about"):
-                gr.Markdown(about.ABOUT + "\n\n" + about.citations_markdown())
+                about_box = gr.Markdown(about.about_markdown(app.results()[0]), elem_id="about")
 
         filters = [search, show_sample, details, types, sizes, settings]
         view_outputs = [banner_box, *[x for pair in zip(tables, plots, strict=True) for x in pair], run, downloads,
-                        compared]
+                        compared, note, about_box]
 
         def refresh(search: str, show_sample: bool, details: bool, types: list[str], sizes: list[str],
                     settings: list[str], *labels: str) -> list[Any]:

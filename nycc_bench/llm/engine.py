@@ -16,6 +16,8 @@ claimed instead of paying for it again (see :mod:`nycc_bench.llm.cache`).
 
 Failures, from the backend's typed errors (:mod:`nycc_bench.llm.errors`):
 
+* an endpoint that cannot be connected to before its first reply is tried twice, quickly, then the run stops
+  (:class:`FatalJudgeError` naming the host); a missing key for api.openai.com stops it before any request;
 * a transient failure (timeout, connection error, truncated body, 408/409/429/5xx) is retried ``retries``
   times with tenacity — jittered exponential backoff from ``retry_backoff_s``, or the server's
   ``retry-after`` capped at ``max_retry_wait_s`` — and then recorded as ERROR with the (key-redacted) reason;
@@ -54,7 +56,7 @@ from .backends import Backend, Session, make_backend
 from .cache import JudgeCache, cache_key, new_owner
 from .chat import UNSET_MAX_TOKENS, ChatRequest, Completion
 from .config import JudgeConfig
-from .errors import FatalJudgeError, MalformedReply, RequestFailed, TransientError
+from .errors import FatalJudgeError, MalformedReply, RequestFailed, TransientError, Unreachable
 from .pricing import cost_usd, estimate_prompt_tokens
 from .sync import run_sync
 
@@ -66,6 +68,8 @@ CLAIM_POLL_S = 0.1
 """How often a run waiting on another run's claim looks for the answer."""
 BACKOFF_MAX_S = 30.0
 """The longest backoff between retries when the server names no wait."""
+UNREACHABLE_WAIT_S = 0.25
+"""The wait before asking an endpoint that could not be connected to once more (then the backend gives up)."""
 
 
 @dataclass(frozen=True)
@@ -379,6 +383,8 @@ class JudgeEngine:
         """Seconds before the next attempt: the server's ``retry-after`` (capped), else jittered backoff."""
         cap = self.config.max_retry_wait_s
         exc = state.outcome.exception() if state.outcome is not None else None
+        if isinstance(exc, Unreachable):  # nothing to wait out: the backend declares it fatal on the next failure
+            return min(UNREACHABLE_WAIT_S, cap)
         asked = getattr(exc, "retry_after", None)
         if asked is not None:
             if asked > cap:

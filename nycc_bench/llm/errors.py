@@ -38,6 +38,11 @@ class TransientError(RequestFailed):
         self.retry_after = retry_after
 
 
+class Unreachable(TransientError):
+    """The endpoint could not be connected to before it ever answered (refused, unknown host): retried once,
+    quickly, then the run stops with :class:`FatalJudgeError` naming the host (only 429/5xx wait long)."""
+
+
 class MalformedReply(JudgeError):
     """A 200 reply whose body cannot be used (invalid JSON, ``choices: [null]``, bad ``usage``…).
 

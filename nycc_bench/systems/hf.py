@@ -109,13 +109,24 @@ def placement(device: str | None, dtype: str | None) -> tuple[str, Any]:
 
 
 def load(ref: ModelRef, what: str, loader: Callable[..., Any], revision: str | None, **kwargs: Any) -> Any:
-    """`loader.from_pretrained`, with any failure (missing files, unknown id, offline) named by the spec."""
+    """`loader.from_pretrained`, with any failure (missing files, unknown id, offline) one line naming the spec.
+
+    A Hub id is checked first with one quick request (`hub_check`): an unknown id or an unreachable Hub fails in
+    seconds instead of after the loaders' retries, and a cached model loads from the cache when offline.
+    """
+    from ..errors import NyccBenchError
+    from .hub_check import check_hub_model
+
+    if not ref.local and check_hub_model(ref.spec, ref.name, revision):
+        kwargs = {**kwargs, "local_files_only": True}
     try:
         return loader(ref.name, revision=revision, **kwargs)
     except (OSError, ValueError, KeyError) as err:
         source = f"folder {ref.name}" if ref.local else f"Hub id {ref.name!r}" + (
             f" at revision {ref.revision!r}" if ref.revision else "")
-        raise ValueError(f"system: cannot load the {what} of {ref.spec!r} from {source}: {err}") from err
+        reason = " ".join(str(err).split())[:300]
+        raise NyccBenchError(f"system: cannot load the {what} of {ref.spec!r} from {source}: {reason}; check the "
+                             "id, or HF_ENDPOINT / HF_HUB_OFFLINE") from None
 
 
 def placed(model: Any) -> dict[str, Any]:

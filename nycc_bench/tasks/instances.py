@@ -61,8 +61,10 @@ def load_split(dataset: str, config: str, split: str) -> Any:
         if not files:
             have = sorted({f.name.split("-")[0] for f in folder.glob("*.parquet")})
             if not have:
-                raise NyccBenchError(f"dataset: {dataset} has no config {config!r}; build it with `nycc-bench build "
-                                     f"--out {dataset}` (with --configs {config})")
+                from ..building import build_command
+
+                raise NyccBenchError(f"dataset: {dataset} has no config {config!r}; add it with "
+                                     f"`{build_command(dataset, config)}`")
             raise NyccBenchError(f"split: config {config!r} has no split {split!r}; it has {', '.join(have)}")
         return datasets.load_dataset("parquet", data_files={split: files}, split=split)
     try:
@@ -70,7 +72,8 @@ def load_split(dataset: str, config: str, split: str) -> Any:
     except (FileNotFoundError, ValueError, ConnectionError) as err:
         reason = str(err).splitlines()[0][:200] if str(err) else type(err).__name__
         raise NyccBenchError(f"dataset: cannot load config {config!r} from {dataset!r} ({reason}); build it with "
-                             f"`nycc-bench build --out DIR` and pass --dataset DIR") from None
+                             f"`nycc-bench build --source upstream --out DIR --configs {config}` and pass --dataset DIR"
+                             ) from None
     if split not in splits:
         raise NyccBenchError(f"split: config {config!r} has no split {split!r}; it has {', '.join(splits)}")
     return splits[split]

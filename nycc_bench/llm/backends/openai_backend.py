@@ -7,8 +7,11 @@ typed for the engine, which retries with tenacity (see :mod:`nycc_bench.llm.engi
   this session already had a 200 from the endpoint (then the key works and the refusal is retried);
 * 404 → :class:`FatalJudgeError` (unknown model or wrong base URL); 400 → :class:`RequestFailed`, or
   :class:`LogprobsUnavailableError` when it is about log-probabilities;
-* 408/409/429/5xx, timeouts, connection errors, truncated bodies → :class:`TransientError` (with the
-  server's ``retry-after``/``retry-after-ms`` in seconds);
+* 408/409/429/5xx, timeouts, truncated bodies, connection errors after a first reply → :class:`TransientError`
+  (with the server's ``retry-after``/``retry-after-ms`` in seconds);
+* no key for api.openai.com → :class:`FatalJudgeError` before the first request, naming the variable;
+* a connection that fails before any reply (refused, unknown host) → :class:`Unreachable` once (the engine
+  retries it quickly), then :class:`FatalJudgeError` naming the host: a dead endpoint costs seconds, not minutes;
 * a 200 whose body cannot be used → :class:`MalformedReply` (see :mod:`.openai_reply`).
 
 ``timeout_s`` bounds a whole attempt, connect to last byte, so a reply that drips in byte by byte is cut off
@@ -25,15 +28,21 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
+from ...urls import redact_url
 from ..cache import endpoint_identity
 from ..chat import ChatRequest, Completion
 from ..config import JudgeConfig
 from ..credentials import KEY_ENV_VARS, LOCAL_PLACEHOLDER_KEY, redact, resolve_api_key
-from ..errors import FatalJudgeError, LogprobsUnavailableError, RequestFailed, TransientError
+from ..errors import FatalJudgeError, LogprobsUnavailableError, RequestFailed, TransientError, Unreachable
 from .openai_reply import parse_chat_reply
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
+KEYED_HOSTS = frozenset({"api.openai.com"})
+"""Hosts that refuse every request without a key; local servers accept any token, so only these are checked."""
+UNREACHABLE_ATTEMPTS = 2
+"""Connection failures before any reply after which the endpoint is declared unreachable."""
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 SERVER_MESSAGE_CHARS = 200
 """How much of a server's error message goes into an error (on one line, key-redacted)."""
@@ -82,12 +91,19 @@ class _OpenAISession:
         self._secret = resolve_api_key(config.api_key_env)
         self._client: Any = None
         self._answered = False  # a 200 arrived: the key works, so a later 401 is the server's hiccup
+        self._unreachable = 0  # connection failures before any reply
 
     def __repr__(self) -> str:
         return f"_OpenAISession(model={self._config.model!r}, base_url={self._base_url!r})"
 
     def _open(self) -> Any:
         if self._client is None:
+            if self._secret is None and urlsplit(self._base_url).hostname in KEYED_HOSTS:
+                names = ((self._config.api_key_env,) if self._config.api_key_env else ()) + KEY_ENV_VARS
+                variables = " or ".join(dict.fromkeys(reversed(names)))
+                raise FatalJudgeError(f"{variables} is not set: {redact_url(self._base_url)} needs an API key for "
+                                      f"model {self._config.model}; export OPENAI_API_KEY=... (or pass --base-url for "
+                                      "a local OpenAI-compatible server) and run again")
             from openai import AsyncOpenAI
 
             self._client = AsyncOpenAI(
@@ -140,7 +156,7 @@ class _OpenAISession:
         except openai.APIConnectionError as exc:
             cause = exc.__cause__
             detail = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
-            failure = TransientError(self._one_line(f"connection error from {self._base_url}: {detail}"))
+            failure = self._connection_failure(detail)
         except openai.APIStatusError as exc:
             failure = self._status_failure(exc, request)
         except openai.OpenAIError as exc:
@@ -150,6 +166,19 @@ class _OpenAISession:
             raise failure
         self._answered = True
         return parse_chat_reply(body, request, self._redact, self._no_logprobs)
+
+    def _connection_failure(self, detail: str) -> Exception:
+        """Transient after a first reply; before one, `Unreachable`, then fatal naming the host."""
+        if self._answered:
+            return TransientError(self._one_line(f"connection error from {self._base_url}: {detail}"))
+        self._unreachable += 1
+        if self._unreachable < UNREACHABLE_ATTEMPTS:
+            return Unreachable(self._one_line(f"cannot connect to {redact_url(self._base_url)}: {detail}"))
+        parts = urlsplit(self._base_url)
+        host = f"{parts.hostname}:{parts.port}" if parts.port else parts.hostname
+        return FatalJudgeError(self._one_line(
+            f"cannot connect to {host} ({detail}; {self._unreachable} attempts to {redact_url(self._base_url)}); "
+            "check the network, or --base-url / OPENAI_BASE_URL for a local server"))
 
     def _status_failure(self, exc: Any, request: ChatRequest) -> Exception:
         status = int(exc.status_code)
