@@ -44,6 +44,10 @@ LIMITATIONS = """- Crowd ratings are subjective and come from one population of 
   by one or two; `caption_generation` keeps Zhang et al.'s published groups and says whether the rule agrees.
 - HumorBench element categories are LLM-assigned upstream; its "toxic or shocking" category and some
   captions contain offensive or disturbing humor.
+- `humorbench_hard` is the paper's HumorBench-Hard: 100 captions, 164 elements (the paper's "100 unique elements"
+  are these captions), recovered from upstream's history (commit 6e87dbf). The upstream leaderboard's July hard
+  list was element-level and never written to a file; `nycc_bench.builders.hard_subset.hard_subset(runs)`
+  recomputes that rule from graded runs.
 - Hessel explanations were written by one annotator each; BLEU/ROUGE correlate poorly with human judgment.
 """
 

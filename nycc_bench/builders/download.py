@@ -14,7 +14,14 @@ from huggingface_hub import constants, snapshot_download
 from tqdm.auto import tqdm
 
 from ..errors import NyccBenchError
-from .sources import ZHANG_HF_REPO, ZHANG_HF_REVISION
+from .sources import (
+    PAPER_HARD_COMMIT,
+    PAPER_HARD_FILE,
+    PAPER_HARD_FOLDER,
+    PAPER_HARD_UPSTREAM_PATH,
+    ZHANG_HF_REPO,
+    ZHANG_HF_REVISION,
+)
 
 HESSEL_REPO = "jmhessel/newyorker_caption_contest"
 
@@ -30,6 +37,11 @@ class GitHubSource:
     repo: str
     commit: str
     patterns: tuple[str, ...]
+    store_as: tuple[tuple[str, str], ...] = ()  # (upstream path, local path): files kept under another name
+
+    def local_path(self, path: str) -> str:
+        """Where an upstream file is kept in the cache folder (its upstream path unless `store_as` renames it)."""
+        return dict(self.store_as).get(path, path)
 
 
 @dataclass(frozen=True)
@@ -55,8 +67,10 @@ GITHUB_SOURCES = (
     GitHubSource("yguooo/cartoon-caption-generation", "91231db2029eaa3ce1fa4daaa12518fe021d050f",
                  ("examples/generations/human_*.csv",)),
     GitHubSource("ReubenNarad/Humor-Bench", "cc99276f7cdff9f90d6316a61668e59be6bd1c7a",
-                 ("comprehensive_annotations.csv", "categorized_output_*.csv",
-                  "analysis/runs/full benchmark/hard_subset.csv")),
+                 ("comprehensive_annotations.csv", "categorized_output_*.csv")),
+    # The paper's HumorBench-Hard list survives only in upstream's history: kept where discovery looks for it.
+    GitHubSource("ReubenNarad/Humor-Bench", PAPER_HARD_COMMIT, (PAPER_HARD_UPSTREAM_PATH,),
+                 ((PAPER_HARD_UPSTREAM_PATH, f"analysis/{PAPER_HARD_FOLDER}/{PAPER_HARD_FILE}"),)),
 )
 
 
@@ -111,7 +125,7 @@ def fetch_github(source: GitHubSource, client: httpx.Client, progress: bool = Tr
     folder = cache_root() / source.repo.replace("/", "__") / source.commit
     paths = github_files(source, client)
     for path in tqdm(paths, desc=source.repo, unit="file", disable=not progress):
-        target = folder / path
+        target = folder / source.local_path(path)
         if target.exists():
             continue
         response = _get(client, f"{github_raw()}/{source.repo}/{source.commit}/{quote(path)}")

@@ -418,10 +418,16 @@ def make_humorbench() -> None:
                 int(rng.choice([19, 83, 147, 211]))] for r in rows]
         write_csv(HB_DIR / f"categorized_output_{name.replace(' ', '_')}.csv",
                   ["idx", name, "prompt_tokens", "completion_tokens"], cat)
-    hard = sorted(([*r[:6], HUMORBENCH_HARD[r[5]][0] / HUMORBENCH_HARD[r[5]][1], HUMORBENCH_HARD[r[5]][1]]
-                   for r in rows if r[5] in HUMORBENCH_HARD), key=lambda r: r[6])
-    write_csv(HB_DIR / "analysis" / "runs" / "full_benchmark" / "hard_subset.csv",
-              [*head, "pass_rate", "num_attempts"], hard)
+    # The paper's hard list is caption-level: every element of a hard caption, sharing the caption's pass rate
+    # over 15 runs (attempts = 15 x elements), sorted by pass rate, in upstream's paper_hard_subset layout.
+    hard_captions = {r[4] for r in rows if r[5] in HUMORBENCH_HARD}
+    per_caption = {c: [r for r in rows if r[4] == c] for c in hard_captions}
+    rate = {c: (sum(HUMORBENCH_HARD.get(r[5], (0, 0))[0] for r in rs), 15 * len(rs)) for c, rs in per_caption.items()}
+    hard = sorted(([*r[:6], rate[r[4]][0] / rate[r[4]][1], rate[r[4]][1], *(str(f in r[6]) for f in "wct")]
+                   for r in rows if r[4] in hard_captions), key=lambda r: r[6])
+    write_csv(HB_DIR / "analysis" / "paper_hard_subset" / "hard_subset_with_categories.csv",
+              [*head, "pass_rate", "num_attempts", "is_wordplay", "is_cultural_reference", "is_toxic_or_shocking"],
+              hard)
     nycc = [r for r in rows if r[2]][:20]
     rubric = [[r[0], int(float(r[2])), *r[3:6], RUBRIC_EXPLANATIONS[r[7]], "gpt-4o", "openai",
                "FAIL" if "F" in r[6] else "PASS"] for r in nycc]
