@@ -26,9 +26,10 @@ from .errors import JudgeRequired, NyccBenchError
 from .judging import JudgeSpec
 from .provenance import dataset_record, environment, git_commit, model_record
 from .results import SCHEMA, read_results, validate_results, write_results
+from .submission import write_from_predictions
 from .systems import System, SystemCannotAnswer, make_system
 from .tasks import config_name, get_task, resolve_tasks
-from .tasks.instances import DEFAULT_DATASET
+from .tasks.instances import DEFAULT_DATASET, LEADERBOARD_SPLIT
 
 log = logging.getLogger("nycc_bench")
 
@@ -200,6 +201,8 @@ def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: Ju
                      system=system, task_options=options)
     except SystemCannotAnswer as err:
         return str(err)
+    if split == LEADERBOARD_SPLIT:  # Hessel's hidden-label sets: a submission file instead of scores
+        return write_from_predictions(name, files[0], out)
     try:
         entry = score(name, files, dataset=dataset, split=split, folds=run_folds, judge=judge, task_options=options)
     except JudgeRequired:

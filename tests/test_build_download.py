@@ -16,6 +16,7 @@ from urllib.parse import unquote, urlparse
 import datasets
 import pytest
 from huggingface_hub import constants
+from leaderboard_fixture import leaderboard_zip
 
 from nycc_bench.builders.download import GITHUB_SOURCES, HESSEL_REPO, HUB_SOURCES
 from nycc_bench.builders.hessel2023 import features
@@ -67,6 +68,9 @@ REPOS: dict[tuple[str, str], dict[str, bytes]] = {
 }
 
 
+ZIPS = {f"{task}_test_set_public.zip": leaderboard_zip(task) for task in ("matching", "ranking")}
+
+
 class FakeUpstream(BaseHTTPRequestHandler):
     """GitHub's tree API and raw files, and the Hub's dataset API, from in-memory files."""
 
@@ -104,6 +108,8 @@ class FakeUpstream(BaseHTTPRequestHandler):
             if path.startswith(resolve) and path[len(resolve):] in files:
                 body = files[path[len(resolve):]]  # the ETag names the blob in the cache: one per content
                 return self._send(200, body, {"X-Repo-Commit": sha, "ETag": f'"{hashlib.sha1(body).hexdigest()}"'})
+        if path.startswith("/gcs/") and path[5:] in ZIPS:
+            return self._send(200, ZIPS[path[5:]])
         for (repo, commit), files in REPOS.items():
             if path == f"/api/repos/{repo}/git/trees/{commit}":
                 tree = [{"path": p, "type": "blob"} for p in files] + [{"path": "contests", "type": "tree"}]
@@ -125,6 +131,7 @@ def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[s
     base = f"http://127.0.0.1:{server.server_port}"
     monkeypatch.setenv("NYCC_GITHUB_API", f"{base}/api")
     monkeypatch.setenv("NYCC_GITHUB_RAW", f"{base}/raw")
+    monkeypatch.setenv("NYCC_HESSEL_LEADERBOARD_URL", f"{base}/gcs")
     monkeypatch.setenv("HF_HUB_DISABLE_XET", "1")
     monkeypatch.setenv("HF_ENDPOINT", base)
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
@@ -149,11 +156,15 @@ def test_build_from_upstream_downloads_then_reuses_cache(upstream: list[str], tm
     assert (cached / "contests" / "summaries" / "543_summary_KLUCB.csv").read_text() == SUMMARY
     assert not list((tmp_path / "hub").rglob("*.incomplete"))
     assert datasets.load_dataset(str(out), "matching")["test"][0]["label"] == "C"
+    board = datasets.load_dataset(str(out), "ranking_leaderboard")["test"]
+    assert len(board) == 3 and board[0]["caption_choices"] == ["ranking caption 0A", "ranking caption 0B"]
+    assert "label" not in board.column_names and board[0]["image"].size == (8, 8)
+    assert sum(r.startswith("GET /gcs/") for r in upstream) == 2
     hard = datasets.load_dataset(str(out), "humorbench_hard")["test"]
     assert hard[0]["element_pass_rates"] == [0.2] and hard[0]["element_num_attempts"] == [15]
     upstream.clear()
     assert main(["build", "--source", "upstream", "--out", str(out), "--quiet"]) == 0
-    assert not [r for r in upstream if r.startswith("GET /raw/") or "/resolve/" in r]
+    assert not [r for r in upstream if r.startswith(("GET /raw/", "GET /gcs/")) or "/resolve/" in r]
 
 
 def test_upstream_errors_are_reported(upstream: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -346,6 +357,7 @@ def test_sources_listed_without_fetching(corpus: list[str]) -> None:
     assert "nextml/caption-contest-data @ 2fac6c38cff48620911bd340f663060d79c95e1f" in offline
     assert "yguooo/newyorker_caption_ranking @ 6cd125f293b7ab0700d64dc00cab870ecc07421e" in offline
     assert "ReubenNarad/Humor-Bench @ 6e87dbf1d552ce9440a04dd8c6bae21b0383bc9c" in offline  # the paper's hard list
+    assert "zip http://127.0.0.1" in offline and "/gcs/matching_test_set_public.zip @ URL only" in offline
     assert not corpus
     resolved = planned_sources(resolve=True)
     files = {(s.repo, s.revision): s.files for s in resolved}

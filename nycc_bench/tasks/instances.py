@@ -76,6 +76,21 @@ def load_split(dataset: str, config: str, split: str) -> Any:
     return splits[split]
 
 
+LEADERBOARD_SPLIT = "leaderboard"
+
+
+def leaderboard_config(task: Task, fold: int = 0) -> str:
+    """The config of a task's Hessel leaderboard set (`--split leaderboard`): images and captions, no labels, no
+    descriptions, as upstream ships it; only the from-pixels matching and ranking tasks can be prompted from it."""
+    base = task.config.removesuffix("_from_pixels")
+    if task.instances != "hessel" or base not in ("matching", "ranking") or fold:
+        raise NyccBenchError(f"split: leaderboard sets exist for matching and ranking (fold 0), not {task.name}")
+    if not task.from_pixels:
+        raise NyccBenchError(f"split: the leaderboard sets give the cartoon image and captions only (no description, "
+                             f"as upstream ships them); run {base}_from_pixels instead of {task.name}")
+    return f"{base}_leaderboard"
+
+
 def stable_seed(*parts: object) -> int:
     """A stable seed from any values (Python's hash() is salted per process)."""
     return int.from_bytes(hashlib.sha256(repr(parts).encode()).digest()[:8], "big")
@@ -194,7 +209,7 @@ def _hessel(task: Task, rows: Any, split_rows: Callable[[str], Any], options: Ma
         choices = row["caption_choices"]
         common = {"instance_id": row["instance_id"], "choices": choices if isinstance(choices, list) else [choices],
                   "letters": task.letters,
-                  "reference": {"label": row["label"], "winner_source": row.get("winner_source"),
+                  "reference": {"label": row.get("label"), "winner_source": row.get("winner_source"),
                                 "description": _description(row),
                                 "caption": choices if isinstance(choices, str) else None}}
         if task.from_pixels:  # the system sees the image only, so no description for similarity baselines
@@ -279,6 +294,8 @@ def build_instances(task: Task, dataset: str = DEFAULT_DATASET, split: str | Non
     cannot be prompted are appended to `unprompted` (and recorded by the scorer as a deviation)."""
     split = split or task.split
     config = config_name(task, fold)
+    if split == LEADERBOARD_SPLIT:  # Hessel's hidden-label sets: their own configs, one split
+        config, split = leaderboard_config(task, fold), "test"
     values = task.option_values(options)
     rows = load_split(dataset, config, split)
     skipped: list[Any] = []
