@@ -193,7 +193,7 @@ def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: Ju
                    options: dict[str, Any], run_task: Callable[..., Any], score: Callable[..., dict]
                    ) -> dict[str, Any] | str:
     """Run every fold of one task and score it; a reason string when it is skipped."""
-    run_folds = available_folds(name, dataset, folds)
+    run_folds = [0] if split == LEADERBOARD_SPLIT else available_folds(name, dataset, folds)  # one set, no folds
     files = [predictions_path(out, name, f) for f in run_folds]
     try:
         for fold, path in zip(run_folds, files, strict=True):

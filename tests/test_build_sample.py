@@ -21,6 +21,7 @@ EXPECTED_SPLITS = {
        for f in ("", "_1")},
     "caption_ratings": SPLITS3, "preference_pairs": SPLITS3, "caption_generation": {"validation", "test"},
     "humorbench": {"test"}, "humorbench_hard": {"test"},
+    "matching_leaderboard": {"test"}, "ranking_leaderboard": {"test"},
 }
 
 
