@@ -239,18 +239,32 @@ def _generation_user(task: Task, row: Mapping[str, Any], source: str) -> tuple[s
     return None, None
 
 
+def _caption_gen_user(task: Task, row: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """The user turn of Zhang's API generation script (`generation/caption_gen.py` L33-48): Hessel's annotations,
+    the entities as the last path segment of each Wikipedia URL joined by ", "; None without Hessel's description."""
+    if not row.get("image_description"):
+        return None, None
+    entities = ", ".join(e.split("/")[-1] for e in row.get("entities") or [])
+    return task.prompts["caption_gen_user"].format(
+        description=row["image_description"], uncanny=row.get("image_uncanny_description") or "",
+        location=row.get("image_location") or "", entities=entities), "hessel"
+
+
 def _zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], Any],
                       options: Mapping[str, Any]) -> list[Instance]:
     """Zhang caption generation: one instance per held-out contest; contests that cannot be prompted are left
     out with a warning (they still count as lost when scored, see the scorer)."""
     out, skipped = [], []
+    caption_gen = options.get("prompt") == "caption_gen"
     for row in rows:
-        user, source = _generation_user(task, row, options.get("description", "gpt4o"))
+        user, source = (_caption_gen_user(task, row) if caption_gen
+                        else _generation_user(task, row, options.get("description", "gpt4o")))
         if user is None:
             skipped.append(row["contest_number"])
             continue
         out.append(Instance(
-            instance_id=str(row["contest_number"]), system=task.prompts["system"], user=user,
+            instance_id=str(row["contest_number"]), user=user,
+            system=task.prompts["caption_gen_system" if caption_gen else "system"],
             context=_description(row),
             reference={"contest_number": row["contest_number"], **{g: row[g] for g in HUMAN_GROUPS},
                        "description_source": source,
