@@ -37,6 +37,7 @@ SCORING = """| task (`nycc-bench run --task`) | configs | metric (`evaluate` mod
 | `explanation`, `explanation_from_pixels` | `explanation[_from_pixels][_1.._4]` | `explanation_overlap` | optional |
 | `caption_generation` | `caption_generation` | `group_win_rate` (vs each human group), `ead_diversity` | required |
 | `humorbench` | `humorbench` (`humorbench_hard` flags) | `element_autograder` | required |
+| `*_from_pixels`, `--split leaderboard` | `{matching,ranking}_leaderboard` | none (labels hidden): a submission | — |
 """
 LIMITATIONS = """- Crowd ratings are subjective and come from one population of raters on one site; a caption's mean
   rating depends on which captions the adaptive sampling showed it next to (see `algorithm`).
