@@ -221,6 +221,27 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_submission(args: argparse.Namespace) -> int:
+    """Check a Hessel leaderboard submission, or make one from raw replies (JSONL)."""
+    from . import submission
+
+    if args.action == "check":
+        ids = submission.leaderboard_ids(args.dataset, args.task) if args.dataset else None
+        data = submission.read(args.file)
+        problems = submission.check(data, args.task, ids)
+        for line in problems:
+            print(f"{args.file}: {line}")
+        if not problems:
+            scope = f"the {len(ids)} ids of {args.dataset}" if ids is not None else "no id set (pass --dataset)"
+            print(f"{args.file}: ok, {len(data)} {args.task} predictions; checked against {scope}")
+        return 1 if problems else 0
+    made = submission.from_responses(submission.read_responses(args.file), args.task)
+    out = submission.write(made.submission, args.out or Path(args.file).with_suffix(".submission.json"))
+    print(f"{out}: {len(made.submission)} letters, {len(made.unparsed)} replies without one \"Answer: X\" got "
+          "upstream's random letter" + (f" ({', '.join(made.unparsed[:3])})" if made.unparsed else ""))
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Run a system on a task and write predictions (resumable)."""
     from .runner import run_task
@@ -356,7 +377,8 @@ def _system_options(p: argparse.ArgumentParser) -> None:
                                                    "vlm:MODEL, clip:MODEL, openai:MODEL")
     p.add_argument("--dataset", default=_dataset_default(), help="dataset folder or Hub repo "
                                                                  f"(default {_dataset_default()})")
-    p.add_argument("--split", help="split (default: each task's, test)")
+    p.add_argument("--split", help="split (default: each task's, test); `leaderboard`: Hessel's hidden-label sets, "
+                   "written as submissions/<task>.json, not scored")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint for openai:<model> (vLLM, TGI, Ollama, ...)")
     p.add_argument("--system-option", action="append", metavar="KEY=VALUE",
                    help="system setting, repeatable: batch_size=4 (hf: auto on CUDA), compile=true|false, "
@@ -415,6 +437,14 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--out", required=True, help="run folder: results.json and predictions/ (resumable)")
     _judge_options(e)
     e.set_defaults(func=cmd_evaluate)
+
+    sm = sub.add_parser("submission", help="Hessel leaderboard submissions: `check FILE`, `from-responses FILE.jsonl`")
+    sm.add_argument("action", choices=["check", "from-responses"])
+    sm.add_argument("file", help="a submission JSON {instance_id: letter}, or replies JSONL {instance_id, response}")
+    sm.add_argument("--task", choices=["matching", "ranking"], default="matching", help="which leaderboard")
+    sm.add_argument("--dataset", help="a built dataset with the leaderboard config: check the complete id set")
+    sm.add_argument("--out", help="from-responses: where to write the submission (default: FILE.submission.json)")
+    sm.set_defaults(func=cmd_submission)
 
     r = sub.add_parser("run", help="run a system on one task; writes predictions JSONL (resumable)")
     _system_options(r)

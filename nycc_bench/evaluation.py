@@ -26,10 +26,11 @@ from .errors import JudgeRequired, NyccBenchError
 from .judging import JudgeSpec
 from .provenance import dataset_record, environment, git_commit, model_record
 from .results import SCHEMA, read_results, validate_results, write_results
+from .submission import write_from_predictions
 from .systems import System, SystemCannotAnswer, make_system
 from .tasks import config_name, get_task, resolve_tasks
 from .tasks.check import check_task
-from .tasks.instances import DEFAULT_DATASET
+from .tasks.instances import DEFAULT_DATASET, LEADERBOARD_SPLIT
 from .urls import redact_url
 
 log = logging.getLogger("nycc_bench")
@@ -210,7 +211,7 @@ def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: Ju
                    options: dict[str, Any], run_task: Callable[..., Any], score: Callable[..., dict]
                    ) -> dict[str, Any] | str:
     """Run every fold of one task and score it; a reason string when it is skipped."""
-    run_folds = available_folds(name, dataset, folds)
+    run_folds = [0] if split == LEADERBOARD_SPLIT else available_folds(name, dataset, folds)  # one set, no folds
     files = [predictions_path(out, name, f) for f in run_folds]
     try:
         for fold, path in zip(run_folds, files, strict=True):
@@ -218,6 +219,8 @@ def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: Ju
                      system=system, task_options=options)
     except SystemCannotAnswer as err:
         return str(err)
+    if split == LEADERBOARD_SPLIT:  # Hessel's hidden-label sets: a submission file instead of scores
+        return write_from_predictions(name, files[0], out)
     try:
         entry = score(name, files, dataset=dataset, split=split, folds=run_folds, judge=judge, task_options=options,
                       limit=limit)

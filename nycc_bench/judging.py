@@ -135,7 +135,7 @@ def _grader(path: str) -> Any:
 def group_judgments(judge: JudgeSpec, model_groups: Sequence[Sequence[str]],
                     human_groups: Mapping[str, Sequence[Sequence[str]]], contest_numbers: Sequence[int],
                     descriptions: Sequence[Description] | None, protocol: str = "overall",
-                    shots: Sequence[RankingExample] | None = None,
+                    shots: Sequence[RankingExample] | Mapping[int, Sequence[RankingExample]] | None = None,
                     images: Sequence[str | None] | None = None, rule: str | None = None) -> list[dict[str, Any]]:
     """Zhang's group comparison of every contest against every human group, both orders. `images` (image URLs
     or data URLs, one per contest or None) give Best Pick its vision form, as in the paper; `rule` None is the

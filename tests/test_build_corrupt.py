@@ -109,12 +109,17 @@ def test_corrupt_humorbench_annotations(tmp_path: Path, data: str | bytes, fragm
     ("1,,2.0,A desc,A caption,An element,0.5,0\n", ["row 1", "num_attempts 0 is below 1"]),
     ("1,,2.0,A desc,A caption,An element,0.5,26\n" * 2, ["row 2", "repeats row 1"]),
     ("1,,2.0,A desc,A caption,An element,0.5\n", ["row 1", "7 fields where the header has 8"]),
+    ("3,,2.0,A desc,A caption,An element,0.5,26\n", ["row 1", "idx 3 with this element is not in the annotations"]),
+    ("1,,2.0,A desc,A caption,An element,0.5,30\n4,,2.0,A desc,A caption,A second element,0.4,30\n",
+     ["row 2", "differ from row 1 of the same caption"]),
+    ("4,,2.0,A desc,A caption,A second element,0.5,30\n", ["lack elements 1", "the list is caption-level"]),
 ])
 def test_corrupt_hard_subset(tmp_path: Path, rows: str, fragments: list[str]) -> None:
-    """hard_subset.csv: out-of-range pass rates and attempts, duplicate rows, a truncated row."""
-    _write(tmp_path, "comprehensive_annotations.csv", ANNOTATIONS)
-    _write(tmp_path, "analysis/runs/full_benchmark/hard_subset.csv", HARD_HEADER + rows)
-    _fails(tmp_path, "hard_subset.csv", *fragments)
+    """The paper's hard list: out-of-range rates and attempts, duplicate or unknown rows, a truncated row, and
+    a caption whose elements disagree on its rate or are missing."""
+    _write(tmp_path, "comprehensive_annotations.csv", ANNOTATIONS + "4,,2.0,A desc,A caption,A second element\n")
+    _write(tmp_path, "analysis/paper_hard_subset/hard_subset_with_categories.csv", HARD_HEADER + rows)
+    _fails(tmp_path, "hard_subset_with_categories.csv", *fragments)
 
 
 @pytest.mark.parametrize(("data", "fragments"), [

@@ -260,9 +260,22 @@ def test_run_honours_shots_and_seed_zero(sample_dataset: str, tmp_path: Path) ->
 
 
 HAND_WRITTEN_CHECKS = {
+    "ROUGE-L is the exact mean of per-item F-measures": lambda t: _rouge_is_the_exact_mean(),
     "The paper has no zero-shot prompt from pixels": lambda t: t.from_pixels and not t.paper_settings,
     "The random letter for an unreadable reply is seeded by the instance id": lambda t: _seeded_letter(),
 }
+
+
+def _rouge_is_the_exact_mean() -> bool:
+    """ROUGE-L here is the plain mean of the items' F-measures (no bootstrap aggregation)."""
+    from rouge_score import rouge_scorer
+
+    from nycc_bench.scoring.overlap import rouge_l
+
+    preds, refs = ["a cat sat", "the dog ran far"], ["a cat sat down", "dog ran"]
+    scorer = rouge_scorer.RougeScorer(["rougeL"])
+    mean = sum(scorer.score(r, p)["rougeL"].fmeasure for p, r in zip(preds, refs, strict=True)) / 2
+    return abs(rouge_l(preds, refs) - mean) < 1e-12
 
 
 def _seeded_letter() -> bool:

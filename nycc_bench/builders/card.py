@@ -38,6 +38,7 @@ SCORING = """| task (`nycc-bench run --task`) | configs | metric (`evaluate` mod
 | `explanation`, `explanation_from_pixels` | `explanation[_from_pixels][_1.._4]` | `explanation_overlap` | optional |
 | `caption_generation` | `caption_generation` | `group_win_rate` (vs each human group), `ead_diversity` | required |
 | `humorbench` | `humorbench` (`humorbench_hard` flags) | `element_autograder` | required |
+| `*_from_pixels`, `--split leaderboard` | `{matching,ranking}_leaderboard` | none (labels hidden): a submission | — |
 """
 LIMITATIONS = """- Crowd ratings are subjective and come from one population of raters on one site; a caption's mean
   rating depends on which captions the adaptive sampling showed it next to (see `algorithm`).
@@ -45,6 +46,10 @@ LIMITATIONS = """- Crowd ratings are subjective and come from one population of 
   by one or two; `caption_generation` keeps Zhang et al.'s published groups and says whether the rule agrees.
 - HumorBench element categories are LLM-assigned upstream; its "toxic or shocking" category and some
   captions contain offensive or disturbing humor.
+- `humorbench_hard` is the paper's HumorBench-Hard: 100 captions, 164 elements (the paper's "100 unique elements"
+  are these captions), recovered from upstream's history (commit 6e87dbf). The upstream leaderboard's July hard
+  list was element-level and never written to a file; `nycc_bench.builders.hard_subset.hard_subset(runs)`
+  recomputes that rule from graded runs.
 - Hessel explanations were written by one annotator each; BLEU/ROUGE correlate poorly with human judgment.
 """
 
