@@ -25,8 +25,11 @@ ENV_HELP = {
     "NYCC_LB_JUDGES": "judges of the judged tasks, e.g. caption_generation=reward:DIR,humorbench=openai:gpt-4o",
     "NYCC_LB_FOLDS": "Hessel cross-validation folds to run, e.g. 0,1 (default: every fold the dataset has)",
     "NYCC_LB_WORKER": "0: do not start the background worker",
-    "NYCC_LB_HEARTBEAT_TIMEOUT_S": "a RUNNING job silent this long is taken back (default 120: four missed heartbeats)",
+    "NYCC_LB_HEARTBEAT_TIMEOUT_S": "a RUNNING job with no progress (no item answered) this long is taken back "
+                                   "(default 900)",
     "NYCC_LB_MAX_ATTEMPTS": "a job taken back this often is FAILED (default 3)",
+    "NYCC_LB_JOB_TIMEOUT_S": "wall-clock limit of one job; past it the job's process is killed and the job FAILED "
+                             "(default 7200)",
 }
 
 
@@ -65,9 +68,9 @@ class Settings:
     judges: dict[str, str] = field(default_factory=dict)
     folds: tuple[int, ...] | None = None  # None: every fold the dataset has, as `evaluate` does
     worker: bool = True
-    heartbeat_timeout_s: float = 120.0  # four missed heartbeats: the worker is gone
-    heartbeat_every_s: float = 30.0
+    heartbeat_timeout_s: float = 900.0  # no item answered for this long: the worker is gone
     max_attempts: int = 3
+    job_timeout_s: float = 7200.0  # one job's wall-clock limit (its child process is killed past it)
     poll_s: float = 10.0
     oauth: bool = False  # a Space with `hf_oauth: true` (gradio's LoginButton needs it)
 
@@ -92,8 +95,9 @@ class Settings:
             "judges": _judges(env("NYCC_LB_JUDGES", "")),
             "folds": tuple(int(f) for f in env("NYCC_LB_FOLDS", "").split(",") if f.strip()) or None,
             "worker": env("NYCC_LB_WORKER", "1") != "0",
-            "heartbeat_timeout_s": float(env("NYCC_LB_HEARTBEAT_TIMEOUT_S", "120")),
+            "heartbeat_timeout_s": float(env("NYCC_LB_HEARTBEAT_TIMEOUT_S", "900")),
             "max_attempts": int(env("NYCC_LB_MAX_ATTEMPTS", "3")),
+            "job_timeout_s": float(env("NYCC_LB_JOB_TIMEOUT_S", "7200")),
             "oauth": bool(env("OAUTH_CLIENT_ID")) and bool(env("SPACE_ID")),
         }
         values.update(overrides)

@@ -15,6 +15,7 @@ from ..judge import build_generation_jobs
 from ..llm import JudgeConfig, run_jobs
 from ..tasks import Task
 from ..tasks.instances import Instance
+from ..urls import redact_url
 from .base import Output, System
 
 
@@ -86,5 +87,5 @@ class OpenAISystem(System):
                 else Output(raw=None, error=str(r.get("error") or "no reply")) for r in records]
 
     def describe(self) -> dict[str, Any]:
-        return {"spec": self.spec, "model": self.model, "base_url": self.base_url,
+        return {"spec": self.spec, "model": self.model, "base_url": redact_url(self.base_url),
                 "source": "api", "revision": None}
