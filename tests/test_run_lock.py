@@ -65,14 +65,14 @@ def test_concurrent_results_writes_never_fail_and_readers_never_see_half(tmp_pat
         try:
             for _ in range(50):
                 write_results(target, record)
-        except BaseException as err:  # noqa: BLE001 - collected and asserted below
+        except BaseException as err:
             errors.append(err)
 
     def read() -> None:
         while not stop.is_set():
             try:
                 read_results(target)
-            except BaseException as err:  # noqa: BLE001
+            except BaseException as err:
                 errors.append(err)
 
     readers = [threading.Thread(target=read) for _ in range(2)]
