@@ -25,6 +25,7 @@ the order above, UTF-8, newline at the end), so the same results give the same b
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -180,9 +181,12 @@ def write_results(path: str | Path, data: Mapping[str, Any]) -> Path:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        except BaseException:
+        except BaseException as err:
             f.close()
             Path(f.name).unlink(missing_ok=True)
+            if isinstance(err, OSError) and err.errno == errno.ENOSPC:
+                raise NyccBenchError(f"results: cannot write {path}: the disk is full; free space on {path.parent} "
+                                     "and run again (nothing was written: the previous file is intact)") from None
             raise
     try:
         os.replace(f.name, path)
