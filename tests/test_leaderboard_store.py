@@ -332,3 +332,5 @@ def test_space_app_builds_from_the_environment(tmp_path: Path, monkeypatch: pyte
     namespace = runpy.run_path(str(ROOT / "spaces" / "leaderboard" / "app.py"), run_name="space_app")
     assert type(namespace["demo"]).__name__ == "Blocks"
     assert len(LocalStore(tmp_path / "data").results()) == 3  # seeded on first start
+    child = runpy.run_path(str(ROOT / "spaces" / "leaderboard" / "app.py"), run_name="__mp_main__")
+    assert "demo" not in child  # a job's spawn process re-imports the main module: it builds no second app
