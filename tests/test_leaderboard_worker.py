@@ -68,6 +68,8 @@ def test_a_record_with_a_failure_is_never_published() -> None:
     assert unpublishable({"tasks": {"matching": entry()}, "errors": {}}, resolve) is None
     assert unpublishable({"tasks": {"matching": entry(3)}}, resolve) == "matching: 3 of 8 items failed"
     assert unpublishable({"tasks": {"humorbench": entry(value=None)}}, resolve) == "humorbench: no scores"
+    assert unpublishable({"tasks": {"humorbench": {**entry(), "n_error": 5}}}, resolve) == \
+        "humorbench: 5 judge verdicts failed"
     assert unpublishable({"tasks": {"matching": {**entry(), "status": "incomplete"}}}, resolve) == \
         "matching: incomplete"
     assert unpublishable({"tasks": {"matching": entry()}, "errors": {"ranking": "RuntimeError: boom"}},

@@ -133,8 +133,8 @@ def _first_error(files: list[Path]) -> str | None:
 
 
 def unpublishable(result: dict[str, Any], resolve: Callable[[str], Path]) -> str | None:
-    """Why a record must not be published (a task errored, incomplete, with failed items or without a
-    score; nothing scored at all), or None when it is whole."""
+    """Why a record must not be published (a task errored, incomplete, with failed items or judge verdicts, or
+    without a score; nothing scored at all), or None when it is whole."""
     reasons = [f"{task}: {error}" for task, error in (result.get("errors") or {}).items()]
     for task, entry in (result.get("tasks") or {}).items():
         n, failed = entry.get("n") or 0, entry.get("n_failed") or 0
@@ -142,6 +142,8 @@ def unpublishable(result: dict[str, Any], resolve: Callable[[str], Path]) -> str
             error = _first_error([resolve(p) for p in entry.get("predictions", [])])
             reasons.append(f"{task}: {failed} of {n} items failed"
                            + (f": {error}" if error else ""))
+        elif errored := entry.get("n_error") or 0:  # the judge failed on some items (down, unusable replies)
+            reasons.append(f"{task}: {errored} judge verdicts failed")
         elif entry.get("status") == "incomplete":
             reasons.append(f"{task}: incomplete")
         elif not any(s.get("value") is not None for s in (entry.get("scores") or {}).values()):
