@@ -12,6 +12,7 @@ from nycc_bench.leaderboard.ui import launch_options
 # only the app's own process builds the app (a child must not start a second app and worker).
 if __name__ != "__mp_main__":
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # its INFO lines print request URLs, user:password too
     settings = Settings.from_env()
     demo, _ = create_app(settings)  # seeded from the package (nycc_bench/leaderboard/seed/) on first start
 
