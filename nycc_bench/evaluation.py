@@ -26,6 +26,7 @@ from .errors import JudgeRequired, NyccBenchError
 from .judging import JudgeSpec
 from .provenance import dataset_record, environment, git_commit, model_record
 from .results import SCHEMA, read_results, validate_results, write_results
+from .run_lock import locks_out
 from .submission import write_from_predictions
 from .systems import System, SystemCannotAnswer, make_system
 from .tasks import config_name, get_task, resolve_tasks
@@ -103,8 +104,8 @@ def _command(system: str, tasks: Sequence[str], dataset: str, judge: Any, folds:
         judge = next((j for j in judge.values() if j is not None), None)  # the CLI takes one judge
     if judge is not None:
         judge = JudgeSpec.parse(judge) if isinstance(judge, str) else judge
-        words += ["--judge", judge.name] + (["--judge-base-url", str(redact_url(judge.base_url))]
-                                            if judge.base_url else [])
+        url = redact_url(judge.base_url)  # never a password in a command that is recorded and shown
+        words += ["--judge", judge.name] + (["--judge-base-url", url] if url else [])
     if folds is not None:
         words += ["--folds", ",".join(map(str, folds))]
     if split:
@@ -129,6 +130,7 @@ def _judges(judge: JudgeArg | Mapping[str, JudgeArg], names: Sequence[str]) -> d
     return dict.fromkeys(names, spec(judge))
 
 
+@locks_out  # one writer per run folder
 def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: str = DEFAULT_DATASET,
              judge: JudgeArg | Mapping[str, JudgeArg] = None, folds: Sequence[int] | None = None,
              split: str | None = None, out: str | Path = "runs/run", limit: int | None = None, *,

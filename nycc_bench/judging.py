@@ -26,6 +26,7 @@ from .judge import (
 )
 from .judge.protocols.zhang_format import Description, RankingExample
 from .llm import JudgeConfig, estimate_jobs
+from .urls import redact_url
 
 BACKENDS = ("openai", "transformers", "reward", "embedding")
 
@@ -76,7 +77,7 @@ class JudgeSpec:
 
     def describe(self) -> dict[str, Any]:
         """How results record the judge (never a key)."""
-        return {"name": self.name, "backend": self.backend, "model": self.model, "base_url": self.base_url}
+        return {"name": self.name, "backend": self.backend, "model": self.model, "base_url": redact_url(self.base_url)}
 
     @property
     def name(self) -> str:

@@ -25,8 +25,11 @@ the order above, UTF-8, newline at the end), so the same results give the same b
 
 from __future__ import annotations
 
+import errno
 import json
 import math
+import os
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -252,9 +255,25 @@ def write_results(path: str | Path, data: Mapping[str, Any]) -> Path:
     path = Path(path)
     text = dumps(data)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    # a unique temporary name per writer (two writers never share one), renamed over the target in one step
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.",
+                                     suffix=".tmp", delete=False) as f:
+        try:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        except BaseException as err:
+            f.close()
+            Path(f.name).unlink(missing_ok=True)
+            if isinstance(err, OSError) and err.errno == errno.ENOSPC:
+                raise NyccBenchError(f"results: cannot write {path}: the disk is full; free space on {path.parent} "
+                                     "and run again (nothing was written: the previous file is intact)") from None
+            raise
+    try:
+        os.replace(f.name, path)
+    except BaseException:
+        Path(f.name).unlink(missing_ok=True)
+        raise
     return path
 
 

@@ -43,7 +43,17 @@ def load_predictions(path: str | Path) -> dict[str, dict[str, Any]]:
         if "instance_id" not in data:  # {"<id>": "A", ...}
             return {str(k): {"instance_id": str(k), "status": "ok" if v is not None else UNPARSED, "prediction": v}
                     for k, v in data.items()}
-    return read_predictions(path)
+    return check_one_run(read_predictions(path), path)
+
+
+def check_one_run(records: dict[str, dict[str, Any]], path: Path) -> dict[str, dict[str, Any]]:
+    """Refuse a predictions file whose records come from two systems or two prompt versions (two runs mixed)."""
+    for key in ("system", "prompt_version", "nycc_bench"):
+        if len(seen := sorted({str(r[key]) for r in records.values() if r.get(key) is not None})) > 1:
+            raise NyccBenchError(f"predictions: {path} mixes records of {len(seen)} runs ({key} "
+                                 f"{', '.join(map(repr, seen[:3]))}); score each run's own file (run them into "
+                                 "separate --out folders)")
+    return records
 
 
 def _same_dataset(a: str, b: str) -> bool:

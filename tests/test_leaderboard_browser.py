@@ -221,7 +221,7 @@ def test_2_search_downloads_compare_and_detail(site: dict[str, Any]) -> None:
     wait_text(page, "#table-overview", "length")
 
     page.locator("#downloads a[download='leaderboard.csv']").wait_for()
-    exports = site["settings"].data_dir / "exports"
+    exports = site["app"].public / "exports"  # the public copies the page links to, never the store
     rows = json.loads((exports / "leaderboard.json").read_text())
     assert {r["run_id"] for r in rows} == {*(r["extra"]["run_id"] for r in seeded()), "probe"}
     assert (exports / "leaderboard.csv").read_text().startswith("run_id,")

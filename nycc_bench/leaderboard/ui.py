@@ -5,6 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import html
 import logging
+import shutil
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
@@ -78,6 +81,8 @@ class App:
         self.predictions = Predictions()
         self._frame: tuple[tuple[int, ...], pd.DataFrame] | None = None
         self._exports: tuple[tuple[int, ...], list[str]] | None = None
+        # what pages link to (exports, predictions JSONL) is copied here; the store itself is never served
+        self.public = Path(tempfile.mkdtemp(prefix="nycc-lb-public-"))
 
     def results(self) -> tuple[list[dict[str, Any]], str | None]:
         """Every result and the store's problem, if any (then no result: never stale or sample rows instead)."""
@@ -100,7 +105,7 @@ class App:
             return None
         key = tuple(id(r) for r in results)
         if self._exports is None or self._exports[0] != key:
-            self._exports = (key, write_exports(results, self.settings.data_dir / "exports"))
+            self._exports = (key, write_exports(results, self.public / "exports"))
         return self._exports[1]
 
     def banner_html(self, error: str | None, results: list[dict[str, Any]]) -> str:
@@ -108,6 +113,10 @@ class App:
         if error:
             parts.append(banner("error", f"<b>The results store cannot be read:</b> {e(error)}. No results are "
                                          "shown until the operator fixes it."))
+        if self.store is not None and (left_out := self.store.problems()):
+            parts.append(banner("note", "<b>Left out</b> (the rest of the board is shown): "
+                                        + "; ".join(e(p) for p in left_out[:10])
+                                        + (f"; and {len(left_out) - 10} more" if len(left_out) > 10 else "")))
         if self.settings.sample_data:
             parts.append(banner("note", about.SAMPLE_DATASET_NOTE))
         elif any(r.get("dataset", {}).get("sample") for r in results):
@@ -166,7 +175,20 @@ class App:
         result = next((r for r in results if store_run_id(r) == run_id), None)
         if result is None or self.store is None:
             return "<p><i>Choose a run: its scores, the command that reproduces it, its predictions.</i></p>", None
-        return detail_html(result), prediction_files(result, self.store.resolve) or None
+        return detail_html(result), self.published(prediction_files(result, self.store.resolve)) or None
+
+    def published(self, files: list[str]) -> list[str]:
+        """Copies of a run's predictions JSONL files in the public folder (the only files a page links to)."""
+        out = []
+        for name in files:
+            path = Path(name)
+            if path.suffix != ".jsonl" or self.store is None:
+                continue
+            target = self.public / path.relative_to(self.store.root.resolve())
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+            out.append(str(target))
+        return out
 
     # -- browse ------------------------------------------------------------------------------------------------
     def contest_choices(self) -> tuple[list[tuple[str, int]], str | None]:
@@ -204,14 +226,15 @@ class App:
         return queue_table(self.store.jobs(limit=200)) if self.store else queue_table([])
 
     def submit(self, model: str, revision: str, tasks: list[str], dtype: str,
-               profile: gr.OAuthProfile | None) -> tuple[str, pd.DataFrame]:
+               profile: gr.OAuthProfile | None, request: gr.Request | None = None) -> tuple[str, pd.DataFrame]:
         """Queue a submission, or say why not (escaped: the reason may quote what was typed)."""
         if self.store is None:
             return banner("error", "The store is unavailable; submissions are closed."), self.queue()
+        client = getattr(request, "client", None)
         try:
             job = submit(self.store, self.settings, model or "", revision or "", tasks, getattr(profile, "username",
                                                                                                    None), dtype,
-                         api=self.hub_api)
+                         api=self.hub_api, visitor=getattr(client, "host", None))
         except Refused as err:
             return banner("error", f"<b>Not queued.</b> {e(str(err))}"), self.queue()
         return banner("ok", f"Queued <b>{e(job.model)}</b> as job <code>{e(job.id)}</code> ({job.status}): "
@@ -345,6 +368,8 @@ def build(app: App) -> gr.Blocks:
 
 
 def launch_options(settings: Settings) -> dict[str, Any]:
-    """What `launch` needs: styles, the store folder for downloads, and a cap on uploads."""
-    return {"css": CSS, "allowed_paths": [str(settings.data_dir)], "max_file_size": "5mb"}
+    """What `launch` needs: styles, a cap on uploads, and the file route closed to the store (its database,
+    WAL, sidecars and dotfiles); pages link only to the copies `App` makes in its public folder."""
+    return {"css": CSS, "allowed_paths": [], "blocked_paths": [str(settings.data_dir.resolve())],
+            "max_file_size": "5mb"}
 

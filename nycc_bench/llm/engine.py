@@ -103,13 +103,14 @@ class RunStats:
     n_failed: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    n_replaced: int = 0  # characters of replies that could not be encoded, replaced by U+FFFD
     cost_usd: float | None = 0.0
     wall_s: float = 0.0
 
     def add(self, other: RunStats) -> None:
         """Accumulate another run into this one."""
         for name in ("n_jobs", "n_unique", "n_cached", "n_shared", "n_calls", "n_unusable", "n_requests",
-                     "n_failed", "prompt_tokens", "completion_tokens", "wall_s"):
+                     "n_failed", "prompt_tokens", "completion_tokens", "n_replaced", "wall_s"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         if self.cost_usd is None or other.cost_usd is None:
             self.cost_usd = None
@@ -129,11 +130,13 @@ class RunStats:
         """
         cost = "unknown (model not in price table)" if self.cost_usd is None else f"${self.cost_usd:.4f}"
         shared = f" ({self.n_shared} from a concurrent run)" if self.n_shared else ""
+        replaced = (f"; {self.n_replaced} characters that could not be encoded (invalid UTF-8, lone surrogates) "
+                    "replaced by U+FFFD" if self.n_replaced else "")
         return (
             f"{self.n_jobs} jobs ({self.n_unique} unique): {self.n_cached} cached{shared}, "
             f"{self.n_calls} calls made ({self.n_unusable} unusable, {self.n_requests} requests sent), "
             f"{self.n_failed} failed; tokens in {self.prompt_tokens}, out {self.completion_tokens}; "
-            f"cost {cost}; {self.wall_s:.1f} s"
+            f"cost {cost}; {self.wall_s:.1f} s{replaced}"
         )
 
 
@@ -374,6 +377,9 @@ class JudgeEngine:
         stats.n_calls += 1
         stats.prompt_tokens += completion.prompt_tokens
         stats.completion_tokens += completion.completion_tokens
+        if completion.replaced:
+            stats.n_replaced += completion.replaced
+            log.warning("a reply held %d characters that cannot be encoded; replaced by U+FFFD", completion.replaced)
         if not accepted(_safe_parse(job, completion)):
             stats.n_unusable += 1
             return Outcome(completion, error="unparseable reply", received=True)

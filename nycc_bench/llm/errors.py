@@ -56,3 +56,7 @@ class MalformedReply(JudgeError):
         self.raw = raw
         self.prompt_tokens = prompt_tokens
         self.completion_tokens = completion_tokens
+
+
+class CacheError(FatalJudgeError):
+    """The judge cache cannot be used (a damaged file, a full disk); the message names the file and the fix."""

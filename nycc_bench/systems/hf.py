@@ -108,8 +108,22 @@ def placement(device: str | None, dtype: str | None) -> tuple[str, Any]:
     return device_map, dtype if dtype == "auto" else getattr(torch, dtype)
 
 
+REMOTE_CODE_ENV = "NYCC_LB_ALLOW_REMOTE_CODE"
+
+
+def safe_loading(what: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Loader arguments that never run a repo's code unasked: model weights from safetensors only (a pickled
+    `.bin` can run code when loaded), `trust_remote_code` only when the operator set NYCC_LB_ALLOW_REMOTE_CODE."""
+    if kwargs.get("trust_remote_code") and os.environ.get(REMOTE_CODE_ENV, "").strip().lower() not in (
+            "1", "true", "yes", "on"):
+        raise ValueError(f"system: trust_remote_code runs the model repo's own Python code; set {REMOTE_CODE_ENV}=1 "
+                         "to allow it, or use a model transformers supports natively")
+    return {**kwargs, "use_safetensors": True} if what == "model" else kwargs
+
+
 def load(ref: ModelRef, what: str, loader: Callable[..., Any], revision: str | None, **kwargs: Any) -> Any:
-    """`loader.from_pretrained`, with any failure (missing files, unknown id, offline) one line naming the spec.
+    """`loader.from_pretrained` (safely: `safe_loading`), with any failure (missing files, unknown id, offline)
+    one line naming the spec.
 
     A Hub id is checked first with one quick request (`hub_check`): an unknown id or an unreachable Hub fails in
     seconds instead of after the loaders' retries, and a cached model loads from the cache when offline.
@@ -117,6 +131,7 @@ def load(ref: ModelRef, what: str, loader: Callable[..., Any], revision: str | N
     from ..errors import NyccBenchError
     from .hub_check import check_hub_model
 
+    kwargs = safe_loading(what, kwargs)
     if not ref.local and check_hub_model(ref.spec, ref.name, revision):
         kwargs = {**kwargs, "local_files_only": True}
     try:

@@ -30,7 +30,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlsplit
 
-from ...urls import redact_url
+from ...urls import redact_url, redact_urls_in
 from ..cache import endpoint_identity
 from ..chat import ChatRequest, Completion
 from ..config import JudgeConfig
@@ -79,7 +79,7 @@ class OpenAIBackend:
             await session.aclose()
 
     def __repr__(self) -> str:
-        return f"OpenAIBackend(model={self._config.model!r}, base_url={self._base_url!r})"
+        return f"OpenAIBackend(model={self._config.model!r}, base_url={redact_url(self._base_url)!r})"
 
 
 class _OpenAISession:
@@ -88,13 +88,14 @@ class _OpenAISession:
     def __init__(self, config: JudgeConfig, base_url: str) -> None:
         self._config = config
         self._base_url = base_url
+        self._shown = redact_url(base_url)  # what messages name: never the URL's user or password
         self._secret = resolve_api_key(config.api_key_env)
         self._client: Any = None
         self._answered = False  # a 200 arrived: the key works, so a later 401 is the server's hiccup
         self._unreachable = 0  # connection failures before any reply
 
     def __repr__(self) -> str:
-        return f"_OpenAISession(model={self._config.model!r}, base_url={self._base_url!r})"
+        return f"_OpenAISession(model={self._config.model!r}, base_url={redact_url(self._base_url)!r})"
 
     def _open(self) -> Any:
         if self._client is None:
@@ -149,10 +150,10 @@ class _OpenAISession:
         except TimeoutError:
             failure = TransientError(
                 f"timed out after {time.monotonic() - started:.1f} s (timeout_s={self._config.timeout_s:g}) "
-                f"waiting for {self._base_url}"
+                f"waiting for {self._shown}"
             )
         except openai.APITimeoutError:
-            failure = TransientError(f"timed out (timeout_s={self._config.timeout_s:g}) waiting for {self._base_url}")
+            failure = TransientError(f"timed out (timeout_s={self._config.timeout_s:g}) waiting for {self._shown}")
         except openai.APIConnectionError as exc:
             cause = exc.__cause__
             detail = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
@@ -170,7 +171,7 @@ class _OpenAISession:
     def _connection_failure(self, detail: str) -> Exception:
         """Transient after a first reply; before one, `Unreachable`, then fatal naming the host."""
         if self._answered:
-            return TransientError(self._one_line(f"connection error from {self._base_url}: {detail}"))
+            return TransientError(self._one_line(f"connection error from {self._shown}: {detail}"))
         self._unreachable += 1
         if self._unreachable < UNREACHABLE_ATTEMPTS:
             return Unreachable(self._one_line(f"cannot connect to {redact_url(self._base_url)}: {detail}"))
@@ -205,7 +206,7 @@ class _OpenAISession:
         said = self._server_says(exc)
         problem = "the API key was refused" if self._secret else f"no API key is set (looked in {variables})"
         return (
-            f"judge endpoint {self._base_url} answered HTTP {status} for model {self._config.model}: {problem}"
+            f"judge endpoint {self._shown} answered HTTP {status} for model {self._config.model}: {problem}"
             f"{f' ({said})' if said else ''}; set {variables} to a valid key for this endpoint and run again"
         )
 
@@ -219,17 +220,17 @@ class _OpenAISession:
     def _describe(self, exc: Exception) -> str:
         status = getattr(exc, "status_code", None)
         prefix = f"{type(exc).__name__}" + (f" (HTTP {status})" if status else "")
-        return self._one_line(f"{prefix} from {self._base_url}, model {self._config.model}: {exc}")
+        return self._one_line(f"{prefix} from {self._shown}, model {self._config.model}: {exc}")
 
     def _one_line(self, text: str) -> str:
-        return " ".join(self._redact(text).split())
+        return " ".join(redact_urls_in(self._redact(text)).split())
 
     def _redact(self, text: str) -> str:
         return redact(text, self._secret)
 
     def _no_logprobs(self, detail: str) -> str:
         return (
-            f"The endpoint {self._base_url} (model {self._config.model}) did not return log-probabilities "
+            f"The endpoint {self._shown} (model {self._config.model}) did not return log-probabilities "
             f"although the request asked for logprobs=True, top_logprobs>0 ({detail}). This protocol reads "
             "its answer from them and will not guess: use an endpoint that returns chat logprobs "
             "(OpenAI chat models, vLLM, TGI), the transformers backend, or the best_pick protocol."
