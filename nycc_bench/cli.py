@@ -72,7 +72,7 @@ def judge_spec(args: argparse.Namespace) -> Any:
 def cmd_build(args: argparse.Namespace) -> int:
     """Build the dataset repo from a source and print what was written."""
     from .builders import BuildOptions, build_dataset
-    from .building import resolve_source, summary_table
+    from .building import resolve_source, source_label, summary_table
 
     if args.dry_run:
         if args.source != "upstream":
@@ -84,7 +84,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     if not args.out:
         raise NyccBenchError("out: pass --out DIR, the folder the dataset repo is written to")
     report = build_dataset(resolve_source(args.source, not args.quiet), Path(args.out), args.configs,
-                           progress=not args.quiet, options=BuildOptions(pair_rule=args.pair_rule))
+                           progress=not args.quiet, options=BuildOptions(pair_rule=args.pair_rule),
+                           label=source_label(args.source), replace=args.replace)
     print(summary_table(report))
     return 0
 
@@ -108,17 +109,27 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         described = task.describe()
         for role, prompt in described["prompts"].items():
             prompt["text"] = task.prompts[role]
+        from .systems.api import OpenAISystem
+
+        effective = {**task.default_effective(), "system": OpenAISystem("gpt-4o").effective(task)}
+        described["deviations"] = task.computed_deviations(effective)  # those of a default run of an API system
+        described["deviations_of"] = "a default run of an OpenAI-compatible system (nycc-bench evaluate --system " \
+                                     "openai:MODEL)"
         if protocol := described["judge"].get("protocol"):
             from .judge.protocols.settings import protocol_settings
+            from .judging import PAPER_PARSE_RETRIES
 
             settings = protocol_settings(protocol)  # with the paper's judge
             described["judge"]["settings"] = settings
+            described["judge"]["default_parse_retries"] = PAPER_PARSE_RETRIES.get(protocol, 2)
             described["deviations"] += settings["deviations"]
         if args.json:
             print(json.dumps(described, indent=2, ensure_ascii=False))
         else:
             print(_show(described))
         return 0
+    if args.action == "check":
+        return _check_tasks(args)
     tasks = all_tasks()
     if args.json:
         print(json.dumps({n: t.describe() for n, t in tasks.items()}, ensure_ascii=False))
@@ -128,6 +139,49 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         print(f"{name:<26}{task.family:<12}{task.kind:<12}{'yes' if task.needs_judge else '-':<7}{task.summary}")
     print("\ngroups: all, hessel, zhang, humorbench   (`nycc-bench tasks show NAME [--json]` for a definition)")
     return 0
+
+
+def _check_tasks(args: argparse.Namespace) -> int:
+    """Check one or every task file: schema (on load), names, and a random run whose scores all resolve."""
+    import tempfile
+
+    from .checking import check_run
+    from .tasks import all_tasks
+
+    names = [get_task_name(args.name)] if args.name else list(all_tasks())
+    with tempfile.TemporaryDirectory(prefix="nycc-check-") as tmp:
+        dataset = args.dataset
+        if dataset is None:
+            from .builders import build_dataset
+            from .paths import SAMPLE_DIR
+
+            dataset = str(Path(tmp) / "sample")
+            build_dataset(SAMPLE_DIR, dataset, progress=False)
+        judges = None
+        if args.offline_judges:
+            from .offline_judges import train_offline_judges
+            from .paths import SAMPLE_DIR
+
+            judges = train_offline_judges(dataset, Path(tmp) / "judges",
+                                          SAMPLE_DIR / "humorbench_reubennarad" / "rubric")
+        failed = 0
+        for name in names:
+            try:
+                found = check_run(name, dataset, judges)
+            except NyccBenchError as err:
+                failed += 1
+                print(f"FAIL {name}: {err}")
+                continue
+            unchecked = f"; not checked without a judge: {', '.join(found['unchecked'])}" if found["unchecked"] else ""
+            print(f"ok   {name}: {found['n']} instances, scores {', '.join(found['scores'])}{unchecked}")
+    return 1 if failed else 0
+
+
+def get_task_name(name: str) -> str:
+    """A task's name, checked (a typo gets the nearest name); loading it checks its file's schema."""
+    from .tasks import get_task
+
+    return get_task(name).name
 
 
 def _show(d: dict[str, Any], indent: str = "") -> str:
@@ -157,6 +211,34 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                       progress=not args.quiet, **parse_options(args.system_option))
     print("\n".join(score_lines(result.record)))
     print(f"results: {result.path}")
+    if incomplete := result.incomplete:
+        for task, why in incomplete.items():
+            print(f"incomplete: {task}: {why}", file=sys.stderr)
+        if not args.allow_incomplete:
+            print(f"{len(incomplete)} task(s) incomplete; re-run the same command to retry the failed items, or pass "
+                  "--allow-incomplete to accept them", file=sys.stderr)
+            return 1
+    return 0
+
+
+def cmd_submission(args: argparse.Namespace) -> int:
+    """Check a Hessel leaderboard submission, or make one from raw replies (JSONL)."""
+    from . import submission
+
+    if args.action == "check":
+        ids = submission.leaderboard_ids(args.dataset, args.task) if args.dataset else None
+        data = submission.read(args.file)
+        problems = submission.check(data, args.task, ids)
+        for line in problems:
+            print(f"{args.file}: {line}")
+        if not problems:
+            scope = f"the {len(ids)} ids of {args.dataset}" if ids is not None else "no id set (pass --dataset)"
+            print(f"{args.file}: ok, {len(data)} {args.task} predictions; checked against {scope}")
+        return 1 if problems else 0
+    made = submission.from_responses(submission.read_responses(args.file), args.task)
+    out = submission.write(made.submission, args.out or Path(args.file).with_suffix(".submission.json"))
+    print(f"{out}: {len(made.submission)} letters, {len(made.unparsed)} replies without one \"Answer: X\" got "
+          "upstream's random letter" + (f" ({', '.join(made.unparsed[:3])})" if made.unparsed else ""))
     return 0
 
 
@@ -164,11 +246,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     """Run a system on a task and write predictions (resumable)."""
     from .runner import run_task
 
-    options = parse_task_options(args.task_option).get(args.task, {})
-    if args.shots:
-        options["shots"] = args.shots
-    if args.seed:
-        options["seed"] = args.seed
+    task_options = parse_task_options(args.task_option)
+    if unknown := sorted(set(task_options) - {args.task}):
+        raise NyccBenchError(f"task-option: {unknown[0]!r} is not the task run ({args.task}); "
+                             f"use {args.task}.NAME=VALUE")
+    options = task_options.get(args.task, {})
+    for name in ("shots", "seed"):  # --shots/--seed are the task options of those names (0 is a value, not unset)
+        value = getattr(args, name)
+        if value is not None:
+            if options.get(name, value) != value:
+                raise NyccBenchError(f"{name}: --{name} {value} and --task-option {args.task}.{name}="
+                                     f"{options[name]} disagree; give one")
+            options[name] = value
     summary = run_task(args.task, args.system, args.out, dataset=args.dataset, split=args.split, fold=args.fold,
                        base_url=args.base_url, limit=args.limit, progress=not args.quiet,
                        system_options=parse_options(args.system_option), task_options=options)
@@ -288,7 +377,8 @@ def _system_options(p: argparse.ArgumentParser) -> None:
                                                    "vlm:MODEL, clip:MODEL, openai:MODEL")
     p.add_argument("--dataset", default=_dataset_default(), help="dataset folder or Hub repo "
                                                                  f"(default {_dataset_default()})")
-    p.add_argument("--split", help="split (default: each task's, test)")
+    p.add_argument("--split", help="split (default: each task's, test); `leaderboard`: Hessel's hidden-label sets, "
+                   "written as submissions/<task>.json, not scored")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint for openai:<model> (vLLM, TGI, Ollama, ...)")
     p.add_argument("--system-option", action="append", metavar="KEY=VALUE",
                    help="system setting, repeatable: batch_size=4 (hf: auto on CUDA), compile=true|false, "
@@ -297,7 +387,8 @@ def _system_options(p: argparse.ArgumentParser) -> None:
                         "paper defaults and is recorded as a deviation; trust_remote_code=true is for operators")
     p.add_argument("--task-option", action="append", metavar="TASK.KEY=VALUE",
                    help="a task's named option (see `nycc-bench tasks show TASK`), e.g. humorbench.unit=caption")
-    p.add_argument("--limit", type=int, help="only the first N instances of each task (a smoke test)")
+    p.add_argument("--limit", type=int, help="only the first N instances of each task, in a fixed order (recorded "
+                   "as the deviation 'subset: N of M instances')")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
@@ -309,11 +400,14 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--source", default="sample",
                    help="'sample' (embedded), 'upstream' (download the real sources) or a folder holding "
                         "upstream files under their upstream names (default: sample)")
-    b.add_argument("--out", help="output folder (replaced)")
+    b.add_argument("--out", help="output folder; into an existing dataset only the configs built are added or "
+                                 "replaced, the others are kept")
     b.add_argument("--configs", nargs="+", metavar="CONFIG", help="only these configs (default: all)")
     b.add_argument("--pair-rule", choices=["upstream", "distinct"], default="upstream",
                    help="preference_pairs draw: 'upstream' = Zhang et al.'s preprocess_dpo (with replacement, seed "
                         "2024, train contests 530-889); 'distinct' = unique pairs, every train contest")
+    b.add_argument("--replace", action="store_true",
+                   help="replace configs of --out that were built from another source (refused without it)")
     b.add_argument("--dry-run", action="store_true",
                    help="with --source upstream: list the pinned sources and the files they would fetch; no download")
     b.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -325,26 +419,41 @@ def parser() -> argparse.ArgumentParser:
     so.set_defaults(func=cmd_sources)
 
     t = sub.add_parser("tasks", help="list the tasks; `tasks show NAME [--json]` prints one task's definition")
-    t.add_argument("action", nargs="?", choices=["list", "show"], default="list")
-    t.add_argument("name", nargs="?", help="the task to show")
+    t.add_argument("action", nargs="?", choices=["list", "show", "check"], default="list")
+    t.add_argument("name", nargs="?", help="the task to show or check (check: default every task)")
+    t.add_argument("--dataset",
+                   help="check: the dataset of the random run (default: the sample, built to a temp folder)")
+    t.add_argument("--offline-judges", action="store_true",
+                   help="check: train the offline judges on the sample so judged scores are checked too (slower)")
     t.add_argument("--json", action="store_true", help="as JSON")
     t.set_defaults(func=cmd_tasks)
 
     e = sub.add_parser("evaluate", help="run and score many tasks with one system into RUN_DIR/results.json")
     _system_options(e)
+    e.add_argument("--allow-incomplete", action="store_true",
+                   help="exit 0 even when a task has failed items or judge errors (it is still recorded incomplete)")
     e.add_argument("--tasks", default="all", help="comma-separated tasks or groups: all, hessel, zhang, humorbench")
     e.add_argument("--folds", help="Hessel folds, e.g. 0,1,2,3,4 (default: every fold the dataset has)")
     e.add_argument("--out", required=True, help="run folder: results.json and predictions/ (resumable)")
     _judge_options(e)
     e.set_defaults(func=cmd_evaluate)
 
+    sm = sub.add_parser("submission", help="Hessel leaderboard submissions: `check FILE`, `from-responses FILE.jsonl`")
+    sm.add_argument("action", choices=["check", "from-responses"])
+    sm.add_argument("file", help="a submission JSON {instance_id: letter}, or replies JSONL {instance_id, response}")
+    sm.add_argument("--task", choices=["matching", "ranking"], default="matching", help="which leaderboard")
+    sm.add_argument("--dataset", help="a built dataset with the leaderboard config: check the complete id set")
+    sm.add_argument("--out", help="from-responses: where to write the submission (default: FILE.submission.json)")
+    sm.set_defaults(func=cmd_submission)
+
     r = sub.add_parser("run", help="run a system on one task; writes predictions JSONL (resumable)")
     _system_options(r)
     r.add_argument("--task", required=True, help="a task name (`nycc-bench tasks`)")
     r.add_argument("--out", required=True, help="predictions file (JSONL); an existing one is resumed")
     r.add_argument("--fold", type=int, default=0, help="cross-validation fold 0..4 of the Hessel tasks")
-    r.add_argument("--shots", type=int, default=0, help="in-context examples from train (Hessel, from description)")
-    r.add_argument("--seed", type=int, default=0, help="seed of the shots")
+    r.add_argument("--shots", type=int, default=None,
+                   help="the task option shots: in-context examples from train (Hessel, from description)")
+    r.add_argument("--seed", type=int, default=None, help="the task option seed: seed of the shots' draw")
     r.set_defaults(func=cmd_run)
 
     s = sub.add_parser("score", help="score one task's predictions (JSON on the last line)")

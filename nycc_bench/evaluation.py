@@ -26,9 +26,13 @@ from .errors import JudgeRequired, NyccBenchError
 from .judging import JudgeSpec
 from .provenance import dataset_record, environment, git_commit, model_record
 from .results import SCHEMA, read_results, validate_results, write_results
+from .run_lock import locks_out
+from .submission import write_from_predictions
 from .systems import System, SystemCannotAnswer, make_system
 from .tasks import config_name, get_task, resolve_tasks
-from .tasks.instances import DEFAULT_DATASET
+from .tasks.check import check_task
+from .tasks.instances import DEFAULT_DATASET, LEADERBOARD_SPLIT
+from .urls import redact_url
 
 log = logging.getLogger("nycc_bench")
 
@@ -39,6 +43,12 @@ class RunResult:
 
     record: dict[str, Any]
     path: Path | None = None
+
+    @property
+    def incomplete(self) -> dict[str, str]:
+        """task -> why it is incomplete (failed items, judge errors, missing scores); empty when all are complete."""
+        return {t: e.get("status_reason") or "incomplete" for t, e in self.record["tasks"].items()
+                if e.get("status") == "incomplete"}
 
     @property
     def scores(self) -> dict[str, dict[str, dict[str, Any]]]:
@@ -84,14 +94,18 @@ def available_folds(task_name: str, dataset: str, wanted: Sequence[int] | None) 
 
 
 def _command(system: str, tasks: Sequence[str], dataset: str, judge: Any, folds: Sequence[int] | None,
-             split: str | None, limit: int | None, options: Mapping[str, Any], out: Path) -> str:
-    """The `nycc-bench evaluate` line that reproduces this run."""
+             split: str | None, limit: int | None, options: Mapping[str, Any], out: Path,
+             base_url: str | None = None) -> str:
+    """The `nycc-bench evaluate` line that reproduces this run (endpoints without credentials)."""
     words = ["nycc-bench", "evaluate", "--system", system, "--tasks", ",".join(tasks), "--dataset", dataset]
+    if base_url:
+        words += ["--base-url", str(redact_url(base_url))]
     if isinstance(judge, Mapping):
         judge = next((j for j in judge.values() if j is not None), None)  # the CLI takes one judge
     if judge is not None:
         judge = JudgeSpec.parse(judge) if isinstance(judge, str) else judge
-        words += ["--judge", judge.name] + (["--judge-base-url", judge.base_url] if judge.base_url else [])
+        url = redact_url(judge.base_url)  # never a password in a command that is recorded and shown
+        words += ["--judge", judge.name] + (["--judge-base-url", url] if url else [])
     if folds is not None:
         words += ["--folds", ",".join(map(str, folds))]
     if split:
@@ -116,6 +130,7 @@ def _judges(judge: JudgeArg | Mapping[str, JudgeArg], names: Sequence[str]) -> d
     return dict.fromkeys(names, spec(judge))
 
 
+@locks_out  # one writer per run folder
 def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: str = DEFAULT_DATASET,
              judge: JudgeArg | Mapping[str, JudgeArg] = None, folds: Sequence[int] | None = None,
              split: str | None = None, out: str | Path = "runs/run", limit: int | None = None, *,
@@ -134,6 +149,11 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
     from .score import score
 
     names = resolve_tasks(tasks if isinstance(tasks, str) else list(tasks))
+    if unknown := sorted(set(task_options or {}) - set(names)):
+        raise NyccBenchError(f"task-option: {unknown[0]!r} is not among the tasks run ({', '.join(names)}); "
+                             "name a task you run, e.g. humorbench.unit=caption")
+    for name in names:
+        check_task(get_task(name))
     judges = _judges(judge, names)
     out = Path(out)
     from .runner import TASK_OPTION_ALIASES, split_options
@@ -178,7 +198,8 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
         "dataset": dataset_record(dataset, configs), "environment": environment(),
         "judge": (next(iter(judge_names.values())) if len(distinct) == 1 else judge_names) if judge_names else None,
         "tasks": entries, "skipped": skipped, "errors": errors,
-        "commands": [_command(spec, names, dataset, judge, folds, split, limit, {**system_options, **aliased}, out)],
+        "commands": [_command(spec, names, dataset, judge, folds, split, limit, {**system_options, **aliased}, out,
+                              base_url)],
         "notes": ([f"--limit {limit}: only the first {limit} items of each task were run."] if limit else []),
         **({"extra": dict(extra)} if extra else {}),
     }
@@ -192,7 +213,7 @@ def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: Ju
                    options: dict[str, Any], run_task: Callable[..., Any], score: Callable[..., dict]
                    ) -> dict[str, Any] | str:
     """Run every fold of one task and score it; a reason string when it is skipped."""
-    run_folds = available_folds(name, dataset, folds)
+    run_folds = [0] if split == LEADERBOARD_SPLIT else available_folds(name, dataset, folds)  # one set, no folds
     files = [predictions_path(out, name, f) for f in run_folds]
     try:
         for fold, path in zip(run_folds, files, strict=True):
@@ -200,10 +221,43 @@ def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: Ju
                      system=system, task_options=options)
     except SystemCannotAnswer as err:
         return str(err)
+    if split == LEADERBOARD_SPLIT:  # Hessel's hidden-label sets: a submission file instead of scores
+        return write_from_predictions(name, files[0], out)
     try:
-        entry = score(name, files, dataset=dataset, split=split, folds=run_folds, judge=judge, task_options=options)
+        entry = score(name, files, dataset=dataset, split=split, folds=run_folds, judge=judge, task_options=options,
+                      limit=limit)
     except JudgeRequired:
         return "needs a judge (--judge); the predictions are kept and can be scored later"
     entry["predictions"] = [p.relative_to(out).as_posix() for p in files]
     entry.pop("task")
+    reason = incomplete_reason(get_task(name), entry, judge, files)
+    entry["status"] = "incomplete" if reason else "complete"
+    if reason:
+        entry["status_reason"] = reason
     return entry
+
+
+def incomplete_reason(task: Any, entry: Mapping[str, Any], judge: JudgeSpec | None,
+                      files: Sequence[Path] = ()) -> str | None:
+    """Why a scored task is incomplete: items that failed after retries, judge errors its protocol does not
+    allow, or an expected score missing; None when it is complete."""
+    from .predictions import FAILED, read_predictions
+
+    problems = []
+    if entry["n_failed"]:
+        errors = [r.get("error") for p in files for r in read_predictions(p).values()
+                  if r["status"] == FAILED]
+        first = f": {errors[0]}" if errors and errors[0] else ""
+        problems.append(f"{entry['n_failed']} of {entry['n']} items failed{first}")
+    protocol = entry["config"].get("judge", {}).get("protocol")
+    if entry["n_error"] and protocol not in ERROR_VERDICT_PROTOCOLS:
+        problems.append(f"{entry['n_error']} judge errors")
+    expected = [s.key for s in task.scores if s.headline and (not s.judged or judge is not None)]
+    if missing := [k for k in expected if k not in entry["scores"]]:
+        problems.append(f"no {', '.join(missing)} score")
+    return "; ".join(problems) or None
+
+
+ERROR_VERDICT_PROTOCOLS = ("humorbench_autograder",)
+"""Protocols whose judge records an unreadable reply as an ERROR verdict and scores without it (upstream's
+rule); their judge errors are counted (`n_error`) but do not make a task incomplete."""

@@ -11,7 +11,7 @@ call these, so a judge is named the same way everywhere:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -26,6 +26,7 @@ from .judge import (
 )
 from .judge.protocols.zhang_format import Description, RankingExample
 from .llm import JudgeConfig, estimate_jobs
+from .urls import redact_url
 
 BACKENDS = ("openai", "transformers", "reward", "embedding")
 
@@ -76,7 +77,7 @@ class JudgeSpec:
 
     def describe(self) -> dict[str, Any]:
         """How results record the judge (never a key)."""
-        return {"name": self.name, "backend": self.backend, "model": self.model, "base_url": self.base_url}
+        return {"name": self.name, "backend": self.backend, "model": self.model, "base_url": redact_url(self.base_url)}
 
     @property
     def name(self) -> str:
@@ -90,6 +91,19 @@ class JudgeSpec:
         timeout = {} if self.timeout_s is None else {"timeout_s": self.timeout_s}
         return JudgeConfig(backend=self.backend, model=self.model, base_url=self.base_url,
                            cache_dir=self.cache_dir, max_concurrency=self.max_concurrency, **timeout)
+
+
+PAPER_PARSE_RETRIES = {"humorbench_autograder": 0}
+"""Re-asks of an unreadable judge reply, where the paper's code differs from the engine's default (HumorBench's
+autograder records such a reply as ERROR at once: autograder.py)."""
+
+
+def protocol_config(judge: JudgeSpec, protocol: str | None) -> JudgeConfig:
+    """The engine config a protocol runs with: the spec's, with the paper's re-asks for that protocol."""
+    config = judge.config()
+    if protocol in PAPER_PARSE_RETRIES:
+        config = replace(config, parse_retries=PAPER_PARSE_RETRIES[protocol])
+    return config
 
 
 def judge_from_kwargs(judge_model: str | None, judge_backend: str | None = None, judge_base_url: str | None = None,
@@ -122,7 +136,7 @@ def _grader(path: str) -> Any:
 def group_judgments(judge: JudgeSpec, model_groups: Sequence[Sequence[str]],
                     human_groups: Mapping[str, Sequence[Sequence[str]]], contest_numbers: Sequence[int],
                     descriptions: Sequence[Description] | None, protocol: str = "overall",
-                    shots: Sequence[RankingExample] | None = None,
+                    shots: Sequence[RankingExample] | Mapping[int, Sequence[RankingExample]] | None = None,
                     images: Sequence[str | None] | None = None, rule: str | None = None) -> list[dict[str, Any]]:
     """Zhang's group comparison of every contest against every human group, both orders. `images` (image URLs
     or data URLs, one per contest or None) give Best Pick its vision form, as in the paper; `rule` None is the
@@ -155,7 +169,8 @@ def element_judgments(judge: JudgeSpec, descriptions: Sequence[str], captions: S
         raise ValueError("judge: the reward model compares captions; grade HumorBench with embedding: or an LLM")
     judge.stop_if_dry(lambda config: build_grader_jobs(descriptions, captions, elements, explanations, config,
                                                        last_k_tokens))
-    return grade_elements(descriptions, captions, elements, explanations, judge.config(), last_k_tokens)
+    return grade_elements(descriptions, captions, elements, explanations,
+                          protocol_config(judge, "humorbench_autograder"), last_k_tokens)
 
 
 def explanation_judgments(judge: JudgeSpec, descriptions: Sequence[str], captions: Sequence[str],

@@ -70,4 +70,5 @@ def model_record(description: dict[str, Any]) -> dict[str, Any]:
     source = description.get("source") or ("baseline" if kind in ("random", "length", "sbert") else kind)
     return {"spec": spec, "name": description.get("model") or spec, "source": source,
             "revision": description.get("revision"), "fingerprint": description.get("fingerprint"),
-            "parameters": description.get("parameters")}
+            "parameters": description.get("parameters"),
+            **({"endpoint": description["endpoint"]} if description.get("endpoint") else {})}

@@ -178,7 +178,8 @@ def select_contests(dataset: str = DEFAULT_DATASET, protocol: str = "overall", n
     if not chosen:
         need = "an image" if need_image else "a description"
         raise NyccBenchError(f"dataset: no contest in {dataset} has a top-10 and a #1000-1009 group and {need}; "
-                             "build the caption_generation and caption_ratings configs (nycc-bench build)")
+                             "build the configs it needs (`nycc-bench build --source upstream --out DIR "
+                             "--configs caption_generation caption_ratings`)")
     return chosen
 
 

@@ -1,22 +1,34 @@
-"""A self-contained HTML report of results records: per task a table, what differs from the paper, and a plot."""
+"""A self-contained HTML report of results records: a summary table first, then per task a table, what differs
+from the paper, and a plot (percentages on one shared 0-100 axis)."""
 
 from __future__ import annotations
 
 import base64
 import html
 import io
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .leaderboard.benchmarks import FAMILIES, METRICS, Metric
+from .leaderboard.store import run_id
+from .leaderboard.table import (
+    OFFLINE_JUDGES,
+    Filters,
+    build_frame,
+    digits,
+    failed_task,
+    score_text,
+    tab_table,
+    task_judges,
+)
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; }
 table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; }
 th, td { border: 1px solid #ccc; padding: 0.3rem 0.6rem; text-align: left; }
 th { background: #f3f3f3; }
+table.summary { font-size: 0.85rem; }
 .note { color: #666; font-size: 0.9rem; }
 img { max-width: 100%; }
 """
@@ -28,6 +40,14 @@ def _rows(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             for r in records for t, e in r["tasks"].items()]
 
 
+def status_prefix(entry: dict[str, Any]) -> str:
+    """`incomplete (N failed): ` before the scores of an incomplete task; empty for a complete one."""
+    if entry.get("status") != "incomplete":
+        return ""
+    failed = f"{entry['n_failed']} failed" if entry.get("n_failed") else (entry.get("status_reason") or "")
+    return f"incomplete ({failed}): "
+
+
 def score_lines(record: dict[str, Any]) -> list[str]:
     """One line per task of a record: its scores with intervals and counts, as the leaderboard shows them."""
     lines = []
@@ -36,12 +56,24 @@ def score_lines(record: dict[str, Any]) -> list[str]:
                  if m.task == task and m.extract(entry["scores"])[0] is not None]
         counts = "".join(f", {k.removeprefix('n_')} {entry[k]}" for k in ("n_unparsed", "n_failed", "n_error")
                          if entry[k])
-        lines.append(f"{record['model']['name']:<24}{task:<26}{'; '.join(shown) or '—'}{counts}")
+        lines.append(f"{record['model']['name']:<24}{task:<26}{status_prefix(entry)}{'; '.join(shown) or '—'}{counts}")
     lines += [f"{record['model']['name']:<24}{task:<26}not scored: {why}" for task, why in
               (record.get("skipped") or {}).items()]
     lines += [f"{record['model']['name']:<24}{task:<26}FAILED: {why}" for task, why in
               (record.get("errors") or {}).items()]
     return lines
+
+
+def cell(metric: Metric, entry: dict[str, Any]) -> str:
+    """A task table's cell: the leaderboard's fixed precision with interval and n, or why there is no number."""
+    if failed_task(entry):
+        return "incomplete"
+    value, low, high, n = metric.extract(entry.get("scores"))
+    if value is None:
+        return "no judge" if metric.judged else "n/a"
+    scale = 100 if metric.rate else 1
+    return score_text(value * scale, None if low is None else low * scale, None if high is None else high * scale,
+                      n, True, places=digits(metric))
 
 
 def _plot(column: Metric, rows: Sequence[dict[str, Any]]) -> str:
@@ -53,6 +85,7 @@ def _plot(column: Metric, rows: Sequence[dict[str, Any]]) -> str:
 
     scale = 100 if column.rate else 1
     names = [r["system"] for r in rows]
+    places = digits(column)
     extracted = [column.extract(r["entry"]["scores"]) for r in rows]
     values = [(value or 0) * scale for value, _, _, _ in extracted]
     has_ci = any(low is not None for _, low, _, _ in extracted)
@@ -63,6 +96,12 @@ def _plot(column: Metric, rows: Sequence[dict[str, Any]]) -> str:
     fig, ax = plt.subplots(figsize=(6, 0.5 + 0.45 * len(rows)))
     ax.barh(names, values, xerr=errors if has_ci else None, color="#4c72b0", capsize=3)
     ax.set_xlabel(column.label + (" (%)" if column.rate else "") + (" with 95% interval" if has_ci else ""))
+    if column.rate:
+        ax.set_xlim(0, 100)  # every percentage plot shares this axis
+    elif max(values) == min(values):
+        ax.set_xlim(min(0.0, values[0]), max(values[0] * 1.2, 1.0))
+    if len(values) > 1 and max(values) == min(values):
+        ax.set_title(f"all {len(values)} systems score {values[0]:.{places}f}", fontsize=10, loc="left")
     ax.invert_yaxis()
     fig.tight_layout()
     buf = io.BytesIO()
@@ -72,15 +111,42 @@ def _plot(column: Metric, rows: Sequence[dict[str, Any]]) -> str:
     return f'<img alt="{html.escape(column.label)}" src="data:image/png;base64,{data}">'
 
 
+def summary_table(records: Sequence[dict[str, Any]]) -> str:
+    """The report's opening table: one row per system, the leaderboard overview's columns, rank and rule."""
+    table = tab_table(build_frame(list(records)), None, Filters())
+    if table.empty:
+        return "<p class='note'>No task was scored.</p>"
+    names = {run_id(r): r["model"].get("name") or r["model"].get("spec") or "?" for r in records}
+    texts = table.texts.copy()
+    texts["Model"] = [names.get(rid, "?") for rid in table.run_ids]
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in texts.columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
+                   for row in texts.itertuples(index=False))
+    ranked = ", ".join(table.ranked) or "none (no column is shared by every system)"
+    return (f"<h2>Summary</h2><table class='summary'><tr>{head}</tr>{body}</table><p class='note'>Ranked on the "
+            f"columns every system has: {html.escape(ranked)}. Empty cells say why (not run, n/a, no judge, "
+            "incomplete).</p>")
+
+
+def judges_table(records: Sequence[dict[str, Any]]) -> str:
+    """Which judge scored which task of which system, as a small table (never a raw dict)."""
+    rows = [(r["model"].get("name") or "?", task, label) for r in records
+            for task, label in task_judges(r).items() if task in r.get("tasks", {})]
+    if not rows:
+        return ""
+    body = "".join(f"<tr><td>{html.escape(a)}</td><td>{html.escape(b)}</td><td>{html.escape(c)}</td></tr>"
+                   for a, b, c in rows)
+    offline = any(label in OFFLINE_JUDGES.values() for _, _, label in rows)
+    note = (" Offline judges are a free pre-screen trained on the sample, not the papers' GPT-4 judges."
+            if offline else "")
+    return (f"<h2>Judges</h2><table><tr><th>system</th><th>task</th><th>judge</th></tr>{body}</table>"
+            f"<p class='note'>{note.strip()}</p>")
+
+
 def render_report(records: Sequence[dict[str, Any]], title: str = "nycc-bench results") -> str:
-    """The report as HTML from results records; every text from results is escaped."""
+    """The report as HTML from results records: a summary table first; every text from results is escaped."""
     parts = [f"<!doctype html><meta charset='utf-8'><title>{html.escape(title)}</title><style>{STYLE}</style>",
-             f"<h1>{html.escape(title)}</h1>"]
-    judges = {json.dumps(r.get("judge"), sort_keys=True) for r in records if r.get("judge")}
-    if judges:
-        parts.append("<p class='note'>Judges: " + "; ".join(f"<code>{html.escape(j)}</code>" for j in sorted(judges))
-                     + ". Offline judges (reward:, embedding:) are a free pre-screen, not the papers' GPT-4 judges."
-                     "</p>")
+             f"<h1>{html.escape(title)}</h1>", summary_table(records), judges_table(records)]
     if any(r["dataset"].get("sample") for r in records):
         parts.append("<p class='note'>Sample data: invented items, a handful per task; the figures show the "
                      "pipeline, not any system's sense of humor.</p>")
@@ -98,7 +164,7 @@ def render_report(records: Sequence[dict[str, Any]], title: str = "nycc-bench re
             head = "".join(f"<th>{html.escape(c.label)}</th>" for c in cols)
             body = "".join(
                 f"<tr><td>{html.escape(r['system'])}</td>"
-                + "".join(f"<td>{html.escape(c.format(r['entry']['scores']))}</td>" for c in cols)
+                + "".join(f"<td>{html.escape(cell(c, r['entry']))}</td>" for c in cols)
                 + f"<td>{r['entry']['n']}</td><td>{r['entry']['n_unparsed']}</td><td>{r['entry']['n_failed']}</td>"
                   "</tr>" for r in trows)
             config = trows[0]["entry"]["config"]

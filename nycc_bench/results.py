@@ -25,7 +25,11 @@ the order above, UTF-8, newline at the end), so the same results give the same b
 
 from __future__ import annotations
 
+import errno
 import json
+import math
+import os
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -37,6 +41,7 @@ TOP = ("schema", "nycc_bench_version", "git_commit", "created_at", "model", "dat
        "tasks", "skipped", "errors", "commands", "notes", "extra")
 REQUIRED = ("schema", "nycc_bench_version", "created_at", "model", "dataset", "environment", "tasks")
 TASK_KEYS = ("config", "scores", "n", "n_unparsed", "n_failed", "n_error", "details", "predictions")
+STATUSES = ("complete", "incomplete")
 SCORE_KEYS = ("value", "ci_low", "ci_high", "n")
 
 
@@ -79,9 +84,88 @@ def _check_task(name: str, entry: Any, where: str) -> None:
         _need(isinstance(s, dict) and set(s) == set(SCORE_KEYS), at, f"must have exactly {', '.join(SCORE_KEYS)}")
         _need(isinstance(s["value"], int | float) and not isinstance(s["value"], bool), f"{at}.value",
               "must be a number")
+        _need(math.isfinite(s["value"]), f"{at}.value", "is NaN or infinity, which JSON cannot carry")
         for bound in ("ci_low", "ci_high"):
             _need(s[bound] is None or isinstance(s[bound], int | float), f"{at}.{bound}", "must be a number or null")
         _need(s["n"] is None or _count(s["n"]), f"{at}.n", "must be a count or null")
+    status = entry.get("status", "complete")
+    _need(status in STATUSES, f"{where}.status", f"must be one of {', '.join(STATUSES)}, got {status!r}")
+    _need(not entry["n_failed"] or status == "incomplete", f"{where}.status",
+          f"is {status!r} but {entry['n_failed']} items failed; a task with failed items is 'incomplete'")
+    _check_meaning(name, entry, where)
+
+
+def _check_meaning(name: str, entry: dict[str, Any], where: str) -> None:
+    """What the numbers mean: each value in its range and inside its own interval, each score the one its task's
+    `scores:` list reads out of the recorded metric output, and counts that fit the predictions."""
+    from .tasks import all_tasks
+    from .tasks.lookup import extract
+
+    task = all_tasks().get(name)
+    for key, s in entry["scores"].items():
+        at = f"{where}.scores.{key}"
+        value, low, high = s["value"], s["ci_low"], s["ci_high"]
+        if low is not None and high is not None:
+            _need(low <= high, f"{at}.ci_low", f"{low} is above ci_high {high}")
+        if low is not None:
+            _need(low <= value + 1e-12, f"{at}.value", f"{value} lies below its interval's low end {low}")
+        if high is not None:
+            _need(value <= high + 1e-12, f"{at}.value", f"{value} lies above its interval's high end {high}")
+        definition = next((d for d in task.scores if d.key == key), None) if task else None
+        if definition is None:
+            continue
+        lo, hi = definition.bounds
+        _need((lo is None or value >= lo) and (hi is None or value <= hi), f"{at}.value",
+              f"{value} is outside the score's range [{lo}, {hi}]")
+        if task is not None and task.kind == "choice" and definition.n == "n":
+            _need(s["n"] is None or s["n"] <= entry["n"], f"{at}.n",
+                  f"{s['n']} items scored but the task has {entry['n']} predictions")
+        if isinstance(entry["details"], dict) and entry["details"]:
+            again = extract(definition, entry["details"])
+            _need(again is None or all(_close(again[k], s[k]) for k in SCORE_KEYS), at,
+                  f"does not match what the task's scores list reads from details ({again}); the record was edited")
+
+
+def _close(a: Any, b: Any) -> bool:
+    """Equal, or the same number to 1e-9."""
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+    return a == b
+
+
+def check_predictions(data: Mapping[str, Any], run_dir: Path, where: str) -> None:
+    """Each task's counts against its predictions files, where they sit beside the record: n lines, of which
+    n_failed failed and n_unparsed unparsed."""
+    for name, entry in data.get("tasks", {}).items():
+        files = [run_dir / p for p in entry.get("predictions") or []]
+        if not files or not all(f.is_file() for f in files):
+            continue
+        latest = _latest_statuses(files)
+        counts = {"n": len(latest), "n_failed": sum(v == "failed" for v in latest.values()),
+                  "n_unparsed": sum(v == "unparsed" for v in latest.values())}
+        subset = (entry.get("config") or {}).get("effective", {}).get("subset")
+        for key, count in counts.items():
+            if subset and key == "n":
+                _need(entry[key] <= count, f"{where}.tasks.{name}.{key}",
+                      f"is {entry[key]} but the predictions hold {count}")
+                continue
+            if subset:
+                continue
+            _need(entry[key] == count, f"{where}.tasks.{name}.{key}",
+                  f"is {entry[key]} but the predictions files hold {count}; the record does not match its run")
+
+
+def _latest_statuses(files: list[Path]) -> dict[str, str]:
+    """instance id -> the status of its last record (a retried item counts once)."""
+    out: dict[str, str] = {}
+    for f in files:
+        for line in f.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut by a kill: the runner repairs it on resume
+            out[f"{f.name}:{record.get('instance_id')}"] = record.get("status")
+    return out
 
 
 def validate_results(data: Any, where: str = "results") -> dict[str, Any]:
@@ -171,9 +255,25 @@ def write_results(path: str | Path, data: Mapping[str, Any]) -> Path:
     path = Path(path)
     text = dumps(data)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    # a unique temporary name per writer (two writers never share one), renamed over the target in one step
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.",
+                                     suffix=".tmp", delete=False) as f:
+        try:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        except BaseException as err:
+            f.close()
+            Path(f.name).unlink(missing_ok=True)
+            if isinstance(err, OSError) and err.errno == errno.ENOSPC:
+                raise NyccBenchError(f"results: cannot write {path}: the disk is full; free space on {path.parent} "
+                                     "and run again (nothing was written: the previous file is intact)") from None
+            raise
+    try:
+        os.replace(f.name, path)
+    except BaseException:
+        Path(f.name).unlink(missing_ok=True)
+        raise
     return path
 
 
@@ -189,7 +289,9 @@ def read_results(path: str | Path) -> dict[str, Any]:
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ResultsError(f"results: {path} is not JSON ({err})") from None
     _need(isinstance(data, dict), str(path), "is not a JSON object")
-    return validate_results(upgrade(data), where=str(path))
+    record = validate_results(upgrade(data), where=str(path))
+    check_predictions(record, path.parent, str(path))
+    return record
 
 
 def read_results_dir(folder: str | Path) -> list[tuple[Path, dict[str, Any]]]:

@@ -17,6 +17,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from . import __version__
+from .code_version import code_version
 from .errors import NyccBenchError
 from .predictions import FAILED, OK, UNPARSED, attach_messages, meta_path, read_meta, read_predictions
 from .systems import Output, System, make_system
@@ -41,7 +42,8 @@ def run_meta(task: Task, system: System, dataset: str, split: str, fold: int, op
     """Everything that determines the predictions, for the sidecar file and the resume check."""
     return {"task": task.name, "task_version": task.version, "config": config_name(task, fold), "split": split,
             "fold": fold, "options": options, "prompt_version": task.prompt_version,
-            "decoding": system.decoding(task), "system": system.describe(), "dataset": str(dataset),
+            "code_version": code_version(task), "decoding": system.decoding(task),
+            "effective": system.effective(task), "system": system.describe(), "dataset": str(dataset),
             "nycc_bench": __version__}
 
 
@@ -62,7 +64,16 @@ def split_options(task: Task, system_options: dict[str, Any] | None,
     return system_options, task_options
 
 
-RESUME_KEYS = ("task", "config", "split", "options", "prompt_version", "decoding", "dataset")
+def subset(instances: list[Instance], limit: int | None) -> list[Instance]:
+    """The first `limit` instances in the builder's fixed order (all with None); `limit` must be ≥ 1."""
+    if limit is None:
+        return instances
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise NyccBenchError(f"limit: expected a whole number ≥ 1, got {limit!r}; leave it out to run everything")
+    return instances[:limit]
+
+
+RESUME_KEYS = ("task", "config", "split", "options", "prompt_version", "code_version", "decoding", "dataset")
 
 
 def _check_resume(old: dict | None, meta: dict, out: Path) -> None:
@@ -72,7 +83,7 @@ def _check_resume(old: dict | None, meta: dict, out: Path) -> None:
     for key in RESUME_KEYS:
         if old.get(key) != meta[key]:
             raise NyccBenchError(f"out: {out} holds predictions of another run ({key} {old.get(key)!r}, now "
-                             f"{meta[key]!r}); pass another --out or delete the file")
+                                 f"{meta[key]!r}); pass another --out or delete the file")
     if old["system"]["spec"] != meta["system"]["spec"]:
         raise NyccBenchError(f"out: {out} holds predictions of system {old['system']['spec']!r}; pass another --out")
 
@@ -111,7 +122,7 @@ def run_task(task_name: str, system_spec: str, out: str | Path, dataset: str = D
     system_options, task_options = split_options(task, system_options, task_options)
     options = task.run_options(task.option_values(task_options))
     system = system or make_system(system_spec, dataset, base_url=base_url, **(system_options or {}))
-    instances = build_instances(task, dataset, split, fold, options)[:limit]
+    instances = subset(build_instances(task, dataset, split, fold, options), limit)
     out = Path(out)
     meta = run_meta(task, system, dataset, split, fold, options)
     _check_resume(read_meta(out), meta, out)

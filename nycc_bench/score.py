@@ -15,13 +15,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .code_version import code_version
 from .errors import NyccBenchError
 from .judging import JudgeSpec
 from .predictions import FAILED, UNPARSED, read_meta, read_predictions
+from .runner import subset
 from .scorers import SCORERS
 from .tasks import Task, config_name, get_task
 from .tasks.instances import DEFAULT_DATASET, Instance, build_instances
 from .tasks.lookup import extract_scores
+from .urls import redact_url
 
 log = logging.getLogger("nycc_bench")
 
@@ -40,7 +43,17 @@ def load_predictions(path: str | Path) -> dict[str, dict[str, Any]]:
         if "instance_id" not in data:  # {"<id>": "A", ...}
             return {str(k): {"instance_id": str(k), "status": "ok" if v is not None else UNPARSED, "prediction": v}
                     for k, v in data.items()}
-    return read_predictions(path)
+    return check_one_run(read_predictions(path), path)
+
+
+def check_one_run(records: dict[str, dict[str, Any]], path: Path) -> dict[str, dict[str, Any]]:
+    """Refuse a predictions file whose records come from two systems or two prompt versions (two runs mixed)."""
+    for key in ("system", "prompt_version", "nycc_bench"):
+        if len(seen := sorted({str(r[key]) for r in records.values() if r.get(key) is not None})) > 1:
+            raise NyccBenchError(f"predictions: {path} mixes records of {len(seen)} runs ({key} "
+                                 f"{', '.join(map(repr, seen[:3]))}); score each run's own file (run them into "
+                                 "separate --out folders)")
+    return records
 
 
 def _same_dataset(a: str, b: str) -> bool:
@@ -70,15 +83,21 @@ def check_meta(meta: Mapping[str, Any] | None, task: Task, config: str, split: s
     if meta.get("prompt_version") != task.prompt_version:
         raise NyccBenchError(f"predictions: {path} was made with prompt {meta.get('prompt_version')!r}, but "
                              f"{task.name} now uses {task.prompt_version!r}; re-run the task")
+    if meta.get("code_version") != (now := code_version(task)):
+        raise NyccBenchError(f"predictions: {path} was made with code_version {meta.get('code_version')!r}, but "
+                             f"{task.name}'s builder, parser, scorer and judge code is now {now!r}; re-run the task "
+                             "into a new --out")
 
 
-def _join(task: Task, instances: list[Instance], records: dict[str, dict[str, Any]], path: str) -> list[dict]:
-    """Records in instance order; missing or foreign ids are errors that name a few of them."""
+def _join(task: Task, instances: list[Instance], records: dict[str, dict[str, Any]], path: str,
+          limited: bool = False) -> list[dict]:
+    """Records in instance order; missing or foreign ids are errors that name a few of them (with a limit, the
+    predictions may hold more than the first instances)."""
     ids = [i.instance_id for i in instances]
     if missing := [i for i in ids if i not in records]:
         raise NyccBenchError(f"predictions: {path} has no prediction for {len(missing)} of {len(ids)} {task.name} "
                              f"instances (e.g. {', '.join(missing[:3])}); finish the run (`nycc-bench run` resumes)")
-    if extra := sorted(set(records) - set(ids)):
+    if not limited and (extra := sorted(set(records) - set(ids))):
         raise NyccBenchError(f"predictions: {path} has {len(extra)} ids that are not in this split (e.g. "
                              f"{', '.join(extra[:3])}); predictions of another task, split or fold")
     return [records[i] for i in ids]
@@ -93,7 +112,8 @@ def _count_errors(details: Any) -> int:
 
 def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str = DEFAULT_DATASET,
           split: str | None = None, folds: Sequence[int] | None = None, judge: JudgeSpec | None = None,
-          task_options: Mapping[str, Any] | None = None, last_k_tokens: int | None = None) -> dict[str, Any]:
+          task_options: Mapping[str, Any] | None = None, last_k_tokens: int | None = None,
+          limit: int | None = None) -> dict[str, Any]:
     """Score one task: one predictions file per fold (`folds` lists them; Hessel's folds are averaged)."""
     task = get_task(task_name)
     split = split or task.split
@@ -113,10 +133,13 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     records: list[dict] = []
     fold_ids: list[int] = []
     unprompted: list[Any] = []
+    total = 0
     for path, fold, meta in zip(prediction_files, folds, metas, strict=True):
         check_meta(meta, task, config_name(task, fold), split, dataset, path)
-        built = build_instances(task, dataset, split, fold, values, unprompted)
-        records += _join(task, built, load_predictions(path), str(path))
+        every = build_instances(task, dataset, split, fold, values, unprompted)
+        built = subset(every, limit)
+        total += len(every)
+        records += _join(task, built, load_predictions(path), str(path), limited=limit is not None)
         instances += built
         fold_ids += [fold] * len(built)
     # an unparsed reply is scored as what the task's reading made of it: None (wrong), or Hessel's extracted or
@@ -129,7 +152,10 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     details = SCORERS[task.scorer](task, instances, preds, fold_ids, judge, values, dataset=dataset,
                                    last_k_tokens=last_k_tokens)
     decoding = next((m.get("decoding") for m in metas if m), None)
-    config = task_config(task, values, decoding, folds, split, judge)
+    system_effective = next((m.get("effective") for m in metas if m and "effective" in m), None)
+    subset_note = {"n": len(records), "of": total} if limit is not None and len(records) < total else None
+    config = task_config(task, values, decoding, folds, split, judge, system=system_effective, subset=subset_note,
+                         judge_used=details.get("judge") if isinstance(details.get("judge"), Mapping) else None)
     if "novelty" in task.checks:
         details["novelty"] = novelty_summary(prediction_files, dataset, config["deviations"])
     if unprompted:
@@ -137,6 +163,8 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
         config["deviations"].append(f"{len(unprompted)} dataset rows cannot be prompted (no description) and are "
                                     f"not evaluated: {', '.join(map(str, unprompted[:10]))}{more}.")
     sources = [i.reference["description_source"] for i in instances if "description_source" in i.reference]
+    if sources:  # which descriptions the prompts were actually built from
+        config["effective"]["descriptions"] = {s: sources.count(s) for s in sorted(set(sources))}
     if values.get("description") == "gpt4o" and (other := [s for s in sources if s != "gpt4o"]):
         config["deviations"].append(f"{len(other)} of {len(sources)} contests were prompted with another "
                                     "description (the dataset has no GPT-4o description for them).")
@@ -169,32 +197,54 @@ def novelty_summary(files: Sequence[str | Path], dataset: str, deviations: list[
 
 
 def task_config(task: Task, values: Mapping[str, Any], decoding: Mapping[str, Any] | None, folds: Sequence[int],
-                split: str, judge: JudgeSpec | None) -> dict[str, Any]:
-    """Everything that affects a task's number: its definition, the options, decoding, folds, judge, and every
-    way the run differs from the paper (`deviations`)."""
+                split: str, judge: JudgeSpec | None, *, system: Mapping[str, Any] | None = None,
+                subset: Mapping[str, int] | None = None, judge_used: Mapping[str, Any] | None = None
+                ) -> dict[str, Any]:
+    """Everything that affects a task's number: its definition, the options, decoding, folds, judge, what was
+    actually sent (`effective`) and every way that differs from the paper (`deviations`, computed from
+    `effective` and the task file's `paper:` block, then the judge protocol's own comparison)."""
     described = task.describe()
-    deviations = [*task.deviations, *task.option_deviations(values)]
-    if decoding is not None:
-        changed = {k: v for k, v in decoding.items() if task.decoding.get(k) != v}
-        deviations += [f"Decoding {k}={v!r} instead of the paper's {task.decoding.get(k)!r}."
-                       for k, v in changed.items()]
-    if sorted(folds) != sorted(task.folds):
-        deviations.append(f"Scored on folds {sorted(folds)} of {list(task.folds)}.")
     judge_record: dict[str, Any] = {**dict(task.judge), **(judge.describe() if judge else {"name": None})}
+    if judge_record.get("base_url"):
+        judge_record["base_url"] = redact_url(judge_record["base_url"])
     protocol = values.get("protocol") or task.judge.get("protocol")
+    effective: dict[str, Any] = {"options": dict(values), "folds": sorted(folds), "subset": dict(subset or {}) or None,
+                                 "system": dict(system) if system is not None else None, "judge": None}
+    judge_deviations: list[str] = []
     if task.needs_judge and judge is None:
-        deviations.append("No judge: the judged scores are absent.")
+        judge_deviations.append("No judge: the judged scores are absent.")
     elif judge is not None and not judge.is_llm:
-        deviations.append(f"Judged by the offline judge {judge.name}, not the paper's LLM judge.")
+        judge_deviations.append(f"Judged by the offline judge {judge.name}, not the paper's LLM judge.")
+        effective["judge"] = {"name": judge.name, "backend": judge.backend}
     elif judge is not None and protocol:
         from .judge.protocols.settings import protocol_settings
+        from .judging import protocol_config
 
-        judge_record["protocol"] = protocol
-        judge_record["settings"] = protocol_settings(protocol, judge.config(), rule=values.get("rule"))
-        deviations += judge_record["settings"]["deviations"]
+        n_shots = (judge_used or {}).get("n_shots")
+        settings = protocol_settings(protocol, protocol_config(judge, protocol), rule=values.get("rule"),
+                                     n_shots=n_shots)
+        judge_record["protocol"], judge_record["settings"] = protocol, settings
+        engine = protocol_config(judge, protocol)
+        effective["judge"] = {"name": judge.name, "protocol": protocol, "sent": settings["sampling_sent"],
+                              "endpoint": redact_url(judge.base_url) if judge.base_url else None,
+                              "n_shots": settings["n_shots"], "shots_source": (judge_used or {}).get("shots_source"),
+                              "parse_retries": settings["parse_retries"], "retries": engine.retries,
+                              "timeout_s": engine.timeout_s, "rule": settings["rule"]}
+        judge_deviations += settings["deviations"]
+    deviations = [*task.computed_deviations(effective), *judge_deviations]
+    if "folds" not in task.paper_settings and sorted(folds) != sorted(task.folds):
+        deviations.append(f"Scored on folds {sorted(folds)} of {list(task.folds)}.")
+    covered = {p.at.rpartition(".")[2] for p in task.paper_settings.values() if p.at.startswith("system.request.")}
+    for key, value in ((system or {}).get("request") or {}).items():
+        default = task.decoding.get("max_new_tokens" if key == "max_tokens" else key)
+        if key not in covered and default is not None and value != default:
+            deviations.append(f"Decoding {key}={value!r} instead of the task's {default!r}.")
+    if subset:
+        deviations.append(f"subset: {subset['n']} of {subset['of']} instances (--limit).")
     return {**{k: described[k] for k in ("name", "version", "family", "paper", "follows", "task_file", "kind",
                                          "instances", "parser", "prompts", "prompt_version", "scorer")},
+            "code_version": code_version(task),
             "dataset": {"config": task.config, "split": split, "folds": sorted(folds)},
             "options": dict(values), "decoding": dict(decoding) if decoding is not None else None,
-            "judge": judge_record,
+            "judge": judge_record, "effective": effective,
             "deviations": deviations}

@@ -72,6 +72,32 @@ def ranking_shots(dataset: str, images: bool = False) -> list[Any]:
     return [RankingExample.from_hessel_row(r, image_url=image_url(r["image"])) for r in rows]
 
 
+def zhang_judge_shots(dataset: str, contests: Sequence[int], images: bool = False) -> tuple[dict[int, list], dict]:
+    """The group judge's examples per contest, drawn as upstream draws them (`zhang_shots`) from the dataset's
+    Hessel `ranking` train split, and the record of that draw; zero-shot (recorded) where the data lacks it."""
+    from .judge.protocols.zhang_format import RankingExample
+    from .judge.protocols.zhang_shots import ShotDraw, draw
+
+    try:
+        rows = load_split(dataset, "ranking", "train")
+    except ValueError:
+        log.warning("no Hessel ranking train split in %s: the group judge runs zero-shot", dataset)
+        return {}, ShotDraw({}, f"{dataset}: ranking train", 0, "the dataset has no Hessel ranking train "
+                            "split, so the judge runs zero-shot").describe()
+    pool = (f"{dataset}: Hessel ranking train, fold 0, all {len(rows)} rows in order (upstream's pool is the "
+            "Hub's shard train-00000-of-00002 alone: the same draw when the split is that shard)")
+    drawn = draw(contests, len(rows), pool)
+    if not drawn.rows:
+        log.warning("%s", drawn.zero_shot_reason)
+    wanted = sorted({k for ks in drawn.rows.values() for k in ks})
+    picked = rows.select(wanted) if wanted else []
+    if wanted and not images:
+        picked = picked.remove_columns("image")
+    example = {k: RankingExample.from_hessel_row(r, image_url=image_url(r["image"]) if images else None)
+               for k, r in zip(wanted, picked, strict=True)}
+    return {c: [example[k] for k in ks] for c, ks in drawn.rows.items()}, drawn.describe()
+
+
 def _losses(contests: Sequence[int], protocol: str) -> list[dict[str, Any]]:
     """Both orders of a contest the model gave no caption for, as judgments the model lost (Zhang counts them)."""
     return [{"contest_number": c, "model_position": pos, "verdict": "B" if pos == "A" else "A",
@@ -98,10 +124,12 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
     protocol = options.get("protocol", "overall")
     groups = {g: [i.reference[g] for _, i in answered] for g in HUMAN_GROUPS}
     groups = {g: v for g, v in groups.items() if all(v)}  # a contest too small for #1000 has no such group
-    records = group_judgments(judge, [p for p, _ in answered], groups,
-                              [i.reference["contest_number"] for _, i in answered],
+    contests = [i.reference["contest_number"] for _, i in answered]
+    shots, shot_record = zhang_judge_shots(dataset, contests, images=protocol == "best_pick") if judge.is_llm \
+        else ({}, None)
+    records = group_judgments(judge, [p for p, _ in answered], groups, contests,
                               [i.reference["judge_description"] for _, i in answered], protocol,
-                              ranking_shots(dataset, images=protocol == "best_pick") if judge.is_llm else None,
+                              shots if judge.is_llm else None,
                               [image_url(i.reference["judge_image"]) for _, i in answered], rule=options.get("rule"))
     lost = _losses(missing, protocol) if options.get("missing", "count") == "count" else []
     metric = load_metric(task.judge.get("judged_metric", "group_win_rate"))
@@ -110,7 +138,9 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
                                                        for r in [*records, *lost] if r.get("human_group", g) == g])
                           for g in groups}
     scores["judge"] = {"judge": judge.name, "protocol": protocol, "missing": options.get("missing", "count"),
-                       "rule": next((r.get("rule") for r in records if r.get("rule")), None)}
+                       "rule": next((r.get("rule") for r in records if r.get("rule")), None), "shots": shot_record,
+                       "n_shots": (shot_record or {}).get("n_shots"),
+                       "shots_source": (shot_record or {}).get("pool") if (shot_record or {}).get("n_shots") else None}
     return scores
 
 

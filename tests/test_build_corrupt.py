@@ -109,12 +109,17 @@ def test_corrupt_humorbench_annotations(tmp_path: Path, data: str | bytes, fragm
     ("1,,2.0,A desc,A caption,An element,0.5,0\n", ["row 1", "num_attempts 0 is below 1"]),
     ("1,,2.0,A desc,A caption,An element,0.5,26\n" * 2, ["row 2", "repeats row 1"]),
     ("1,,2.0,A desc,A caption,An element,0.5\n", ["row 1", "7 fields where the header has 8"]),
+    ("3,,2.0,A desc,A caption,An element,0.5,26\n", ["row 1", "idx 3 with this element is not in the annotations"]),
+    ("1,,2.0,A desc,A caption,An element,0.5,30\n4,,2.0,A desc,A caption,A second element,0.4,30\n",
+     ["row 2", "differ from row 1 of the same caption"]),
+    ("4,,2.0,A desc,A caption,A second element,0.5,30\n", ["lack elements 1", "the list is caption-level"]),
 ])
 def test_corrupt_hard_subset(tmp_path: Path, rows: str, fragments: list[str]) -> None:
-    """hard_subset.csv: out-of-range pass rates and attempts, duplicate rows, a truncated row."""
-    _write(tmp_path, "comprehensive_annotations.csv", ANNOTATIONS)
-    _write(tmp_path, "analysis/runs/full_benchmark/hard_subset.csv", HARD_HEADER + rows)
-    _fails(tmp_path, "hard_subset.csv", *fragments)
+    """The paper's hard list: out-of-range rates and attempts, duplicate or unknown rows, a truncated row, and
+    a caption whose elements disagree on its rate or are missing."""
+    _write(tmp_path, "comprehensive_annotations.csv", ANNOTATIONS + "4,,2.0,A desc,A caption,A second element\n")
+    _write(tmp_path, "analysis/paper_hard_subset/hard_subset_with_categories.csv", HARD_HEADER + rows)
+    _fails(tmp_path, "hard_subset_with_categories.csv", *fragments)
 
 
 @pytest.mark.parametrize(("data", "fragments"), [
@@ -166,11 +171,12 @@ def test_failed_rebuild_leaves_previous_output_untouched(tmp_path: Path) -> None
 
 
 def test_rebuild_replaces_data_and_keeps_other_files(tmp_path: Path) -> None:
-    """A successful rebuild swaps data and card, drops stale configs, keeps files it does not own."""
+    """A successful rebuild swaps data and card, keeps the configs it did not build and files it does not own."""
     out, _ = _good_output(tmp_path)
+    others = sorted(p.name for p in (out / "data").iterdir())
     _write(tmp_path, "comprehensive_annotations.csv", ANNOTATIONS)
     build_dataset(tmp_path / "src", out, ["humorbench"], progress=False)
-    assert sorted(p.name for p in (out / "data").iterdir()) == ["humorbench"]
+    assert sorted(p.name for p in (out / "data").iterdir()) == sorted({*others, "humorbench"})
     assert "config_name: humorbench" in (out / "README.md").read_text()
     assert (out / ".gitattributes").exists()
 
@@ -184,7 +190,7 @@ def slow(*args, **kwargs):
     print("wrote a shard", flush=True)
     time.sleep(60)
 writer.pq.write_table = slow
-build_dataset(sys.argv[1], sys.argv[2], progress=False)
+build_dataset(sys.argv[1], sys.argv[2], progress=False, replace=True)
 """
 
 

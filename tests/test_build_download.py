@@ -16,6 +16,7 @@ from urllib.parse import unquote, urlparse
 import datasets
 import pytest
 from huggingface_hub import constants
+from leaderboard_fixture import leaderboard_zip
 
 from nycc_bench.builders.download import GITHUB_SOURCES, HESSEL_REPO, HUB_SOURCES
 from nycc_bench.builders.hessel2023 import features
@@ -39,8 +40,8 @@ def _matching_parquet() -> bytes:
 
 
 # What each fake GitHub repository holds at its pinned commit (a few files outside the patterns too).
-API_REPO, DATA_REPO, GENERATION_REPO, HUMORBENCH_REPO = (s.repo for s in GITHUB_SOURCES)
-REPOS: dict[str, dict[str, bytes]] = {
+API_REPO, DATA_REPO, GENERATION_REPO, HUMORBENCH_REPO, PAPER_HARD = ((s.repo, s.commit) for s in GITHUB_SOURCES)
+REPOS: dict[tuple[str, str], dict[str, bytes]] = {
     DATA_REPO: {"summaries/520_LilUCB.csv": b"rank,caption,mean,precision,votes,not_funny,somewhat_funny,funny\n"
                                             b"0,One caption,2.0,0.1,3,1,1,1\n", "README.md": b"readme"},
     API_REPO: {
@@ -52,9 +53,12 @@ REPOS: dict[str, dict[str, bytes]] = {
     HUMORBENCH_REPO: {
         "comprehensive_annotations.csv": b"idx,cartoonstock_id,contest_number,description,caption,element\n"
                                          b"1,,543.0,A desc,A caption,An element\n",
-        "analysis/runs/full benchmark/hard_subset.csv":
-            b"idx,cartoonstock_id,contest_number,description,caption,element,pass_rate,num_attempts\n"
-            b"1,,543.0,A desc,A caption,An element,0.25,4\n",
+        "analysis/runs/full benchmark/hard_subset.csv": b"a later list, not fetched",
+    },
+    PAPER_HARD: {  # the paper's list, at the older pinned commit, under its upstream name
+        "analysis/runs/full benchmark/hard_subset_with_categories.csv":
+            b"idx,cartoonstock_id,contest_number,description,caption,element,pass_rate,num_attempts,is_wordplay\n"
+            b"1,,543.0,A desc,A caption,An element,0.2,15,False\n",
     },
     GENERATION_REPO: {
         f"examples/generations/{name}": ("0,1,2,3,4,5,6,7,8,9\n" + "".join(
@@ -62,6 +66,9 @@ REPOS: dict[str, dict[str, bytes]] = {
         for name in ("human_top.csv", "human_200.csv", "human_1000.csv", "human_median.csv")
     },
 }
+
+
+ZIPS = {f"{task}_test_set_public.zip": leaderboard_zip(task) for task in ("matching", "ranking")}
 
 
 class FakeUpstream(BaseHTTPRequestHandler):
@@ -101,12 +108,13 @@ class FakeUpstream(BaseHTTPRequestHandler):
             if path.startswith(resolve) and path[len(resolve):] in files:
                 body = files[path[len(resolve):]]  # the ETag names the blob in the cache: one per content
                 return self._send(200, body, {"X-Repo-Commit": sha, "ETag": f'"{hashlib.sha1(body).hexdigest()}"'})
-        for repo, files in REPOS.items():
-            source = next(s for s in GITHUB_SOURCES if s.repo == repo)
-            if path == f"/api/repos/{repo}/git/trees/{source.commit}":
+        if path.startswith("/gcs/") and path[5:] in ZIPS:
+            return self._send(200, ZIPS[path[5:]])
+        for (repo, commit), files in REPOS.items():
+            if path == f"/api/repos/{repo}/git/trees/{commit}":
                 tree = [{"path": p, "type": "blob"} for p in files] + [{"path": "contests", "type": "tree"}]
-                return self._send(200, json.dumps({"sha": source.commit, "tree": tree}).encode())
-            prefix = f"/raw/{repo}/{source.commit}/"
+                return self._send(200, json.dumps({"sha": commit, "tree": tree}).encode())
+            prefix = f"/raw/{repo}/{commit}/"
             if path.startswith(prefix) and path[len(prefix):] in files:
                 return self._send(200, files[path[len(prefix):]])
         return self._send(404)
@@ -123,6 +131,7 @@ def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[s
     base = f"http://127.0.0.1:{server.server_port}"
     monkeypatch.setenv("NYCC_GITHUB_API", f"{base}/api")
     monkeypatch.setenv("NYCC_GITHUB_RAW", f"{base}/raw")
+    monkeypatch.setenv("NYCC_HESSEL_LEADERBOARD_URL", f"{base}/gcs")
     monkeypatch.setenv("HF_HUB_DISABLE_XET", "1")
     monkeypatch.setenv("HF_ENDPOINT", base)
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
@@ -139,16 +148,23 @@ def test_build_from_upstream_downloads_then_reuses_cache(upstream: list[str], tm
     for config in ("matching", "caption_ratings", "caption_generation", "humorbench", "humorbench_hard", "cartoons"):
         assert config in table
     raw = [r for r in upstream if r.startswith("GET /raw/")]
-    assert len(raw) == 9  # the selected files only: no README, no _raw-dashboards copy
-    assert any("full benchmark/hard_subset.csv" in r for r in raw)
+    assert len(raw) == 9  # the selected files only: no README, no _raw-dashboards copy, no later hard list
+    assert any(f"{PAPER_HARD[1]}/analysis/runs/full benchmark/hard_subset_with_categories.csv" in r for r in raw)
+    assert not any(r.endswith("/hard_subset.csv") for r in raw)
     assert not any(r.endswith("/README.md") for r in upstream if "/resolve/" in r)  # allow_patterns honoured
     cached = tmp_path / "hub" / "nycc_bench-github" / "nextml__caption-contest-data-api" / GITHUB_SOURCES[0].commit
     assert (cached / "contests" / "summaries" / "543_summary_KLUCB.csv").read_text() == SUMMARY
     assert not list((tmp_path / "hub").rglob("*.incomplete"))
     assert datasets.load_dataset(str(out), "matching")["test"][0]["label"] == "C"
+    board = datasets.load_dataset(str(out), "ranking_leaderboard")["test"]
+    assert len(board) == 3 and board[0]["caption_choices"] == ["ranking caption 0A", "ranking caption 0B"]
+    assert "label" not in board.column_names and board[0]["image"].size == (8, 8)
+    assert sum(r.startswith("GET /gcs/") for r in upstream) == 2
+    hard = datasets.load_dataset(str(out), "humorbench_hard")["test"]
+    assert hard[0]["element_pass_rates"] == [0.2] and hard[0]["element_num_attempts"] == [15]
     upstream.clear()
     assert main(["build", "--source", "upstream", "--out", str(out), "--quiet"]) == 0
-    assert not [r for r in upstream if r.startswith("GET /raw/") or "/resolve/" in r]
+    assert not [r for r in upstream if r.startswith(("GET /raw/", "GET /gcs/")) or "/resolve/" in r]
 
 
 def test_upstream_errors_are_reported(upstream: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -340,9 +356,13 @@ def test_sources_listed_without_fetching(corpus: list[str]) -> None:
     offline = format_sources(planned_sources())
     assert "nextml/caption-contest-data @ 2fac6c38cff48620911bd340f663060d79c95e1f" in offline
     assert "yguooo/newyorker_caption_ranking @ 6cd125f293b7ab0700d64dc00cab870ecc07421e" in offline
+    assert "ReubenNarad/Humor-Bench @ 6e87dbf1d552ce9440a04dd8c6bae21b0383bc9c" in offline  # the paper's hard list
+    assert "zip http://127.0.0.1" in offline and "/gcs/matching_test_set_public.zip @ URL only" in offline
     assert not corpus
     resolved = planned_sources(resolve=True)
-    files = {s.repo: s.files for s in resolved}
+    files = {(s.repo, s.revision): s.files for s in resolved}
+    assert files[PAPER_HARD] == ("analysis/runs/full benchmark/hard_subset_with_categories.csv",)
     assert files[DATA_REPO] == tuple(sorted(k for k in CORPUS_DATA if k.startswith("summaries/")))
-    assert files[HUB_SOURCES[1].repo] == tuple(sorted(k for k in CORPUS_HUB if not k.startswith("ranking/")))
+    zhang_hub = (HUB_SOURCES[1].repo, HUB_SOURCES[1].revision)
+    assert files[zhang_hub] == tuple(sorted(k for k in CORPUS_HUB if not k.startswith("ranking/")))
     assert not [r for r in corpus if ("/resolve/" in r and r.startswith("GET")) or r.startswith("GET /raw/")]

@@ -21,6 +21,7 @@ EXPECTED_SPLITS = {
        for f in ("", "_1")},
     "caption_ratings": SPLITS3, "preference_pairs": SPLITS3, "caption_generation": {"validation", "test"},
     "humorbench": {"test"}, "humorbench_hard": {"test"},
+    "matching_leaderboard": {"test"}, "ranking_leaderboard": {"test"},
 }
 
 
@@ -109,9 +110,9 @@ def test_humorbench_keys_and_categories(built: Path) -> None:
     ids = [i for r in rows for i in r["element_ids"]]
     assert len(ids) == 31 == len(set(ids)) and "37-2" in ids
     assert any(r["cartoonstock_id"] and r["contest_number"] is None for r in rows)
-    assert sum(h for r in rows for h in r["element_in_hard"]) == 8
+    assert sum(h for r in rows for h in r["element_in_hard"]) == 17
     hard = load_dataset(str(built), "humorbench_hard")["test"]
-    assert sum(len(r["elements"]) for r in hard) == 8
+    assert (len(hard), sum(len(r["elements"]) for r in hard)) == (8, 17)  # caption-level: all of a caption's elements
 
 
 def test_cli_build_prints_summary_table_and_marks_the_sample(tmp_path: Path,

@@ -65,8 +65,11 @@ def test_zhang_sampling_is_sent_and_recorded(server, sample_dataset: str, tmp_pa
                                   "max_new_tokens": 512}
     greedy = evaluate("openai:m", ["caption_generation"], dataset=sample_dataset, out=tmp_path / "greedy",
                       base_url=server.base_url, progress=False, cache_dir=str(tmp_path / "c"), temperature=0.0)
-    assert "Decoding temperature=0.0 instead of the paper's 0.7." in \
+    assert "Sampling temperature is 0; the paper's is 0.7." in \
         greedy.record["tasks"]["caption_generation"]["config"]["deviations"]
+    sent = config["effective"]["system"]["request"]  # recorded from what the system sends
+    assert {k: sent[k] for k in ("temperature", "top_p", "seed", "max_tokens", "repetition_penalty")} == \
+        {k: bodies[0][k] for k in ("temperature", "top_p", "seed", "max_tokens", "repetition_penalty")}
 
 
 def test_a_contest_without_captions_counts_as_lost(server, sample_dataset: str, sample_judges: dict,

@@ -88,7 +88,7 @@ def test_overall_prompt_follows_appendix_b2_in_the_released_codes_characters() -
         {
             "role": "user",
             "content": "For example, the descriptions for the images are Two men on horses. and Soldiers lead "
-            "businessmen. The two captions are A: Cap A1 B: Cap B1",
+            "businessmen The two captions are A: Cap A1 B: Cap B1",  # raw, as upstream joins them
         },
         {"role": "assistant", "content": "The caption that is funnier is B"},
         {
@@ -250,3 +250,33 @@ def test_rubric_loading_and_validation_against_human_labels(tmp_path: Path, monk
     assert metrics["accuracy"] == pytest.approx(n_pass / 500)
     assert metrics["fpr"] == 1.0 and metrics["fnr"] == 0.0 and metrics["n_error"] == 0
 
+
+
+def test_overall_messages_are_upstreams_literal_construction() -> None:
+    """Five shots and the query built as rank_more.py L255-268 builds them, descriptions with and without final
+    periods (and a stray space): the same messages, character for character."""
+    rows = [("A desk.", "A cat types."), ("No period", "also none"), ("Trailing space. ", " lead space"),
+            ("Two men.", "no period"), ("none", "Ends here."), ("The query scene", "is odd.")]
+    shots = [RankingExample(k, d, dud, f"a{k}", f"b{k}", "AB"[k % 2]) for k, (d, dud) in enumerate(rows[:5])]
+    c6a, c6b = ["m1", "m2"], ["h1", "h2"]
+    got = overall.build_messages(rows[5], c6a, c6b, shots)
+    (d1, dud1), (d2, dud2), (d3, dud3), (d4, dud4), (d5, dud5), (d6, dud6) = rows
+    g_a, g_b = "1.\nm1\n2.\nm2", "1.\nh1\n2.\nh2"
+    l1, l2, l3, l4, l5 = (s.label for s in shots)
+    upstream = [
+        {"role": "system", "content": "You are a judge for the new yorker cartoon caption contest."},
+        {"role": "user", "content": "In this task, you will see two description for a cartoon. Then, you will see two captions that were written about the cartoon. Then you will choose which captions is funnier. I am going to give you five examples first and you answer the last example with either A or B"},  # noqa: E501
+        {"role": "user", "content": "For example, the descriptions for the images are " + d1 + " and " + dud1 + " The two captions are A: " + "a0" + " B: " + "b0"},  # noqa: E501
+        {"role": "assistant", "content": "The caption that is funnier is " + l1},
+        {"role": "user", "content": "Another example, the descriptions for the images are " + d2 + " and " + dud2 + " The two captions are A: " + "a1" + " B: " + "b1"},  # noqa: E501
+        {"role": "assistant", "content": "The caption that is funnier is " + l2},
+        {"role": "user", "content": "Another example, the descriptions for the images are " + d3 + " and " + dud3 + " The two captions are A: " + "a2" + " B: " + "b2"},  # noqa: E501
+        {"role": "assistant", "content": "The caption that is funnier is " + l3},
+        {"role": "user", "content": "Another example, the descriptions for the images are " + d4 + " and " + dud4 + " The two captions are A: " + "a3" + " B: " + "b3"},  # noqa: E501
+        {"role": "assistant", "content": "The caption that is funnier is " + l4},
+        {"role": "user", "content": "Another example, the descriptions for the images are " + d5 + " and " + dud5 + " The two captions are A: " + "a4" + " B: " + "b4"},  # noqa: E501
+        {"role": "assistant", "content": "The caption that is funnier is " + l5},
+        {"role": "user", "content": "The descriptions for the images are " + d6 + " and " + dud6 + " The two groups of captions are group A: " + g_a + "\ngroup B: " + g_b},  # noqa: E501
+        {"role": "user", "content": "Choose the group of captions that is funnier. Answer with only one letter A or B, and nothing else."},  # noqa: E501
+    ]
+    assert list(got) == upstream

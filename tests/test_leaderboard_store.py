@@ -259,6 +259,70 @@ def test_hub_store_failures_are_visible(tmp_path: Path) -> None:
                                                                                           "job-002.json"]
 
 
+def test_an_unreadable_result_is_left_out_and_named_and_the_rest_is_shown(tmp_path: Path) -> None:
+    _, app = create_app(Settings(data_dir=tmp_path / "data", dataset=str(tmp_path / "none")), start_worker=False)
+    store = app.store
+    seeded = len(store.results())
+    assert seeded and store.problems() == []
+    (store.root / "results" / "broken.json").write_text('{"schema": "nycc-bench-results/2", "tas')
+    (store.root / "results" / "wrong.json").write_text(json.dumps({"schema": "nope"}))
+    results, error = app.results()
+    assert len(results) == seeded and error is None
+    problems = store.problems()
+    assert [p.split(":")[0] for p in problems] == ["results/broken.json", "results/wrong.json"]
+    banner = app.banner_html(error, results)
+    assert "Left out" in banner and "results/broken.json" in banner and "results/wrong.json" in banner
+    assert "cannot be read" not in banner  # not the store-down banner: the board is shown
+    (store.root / "results" / "broken.json").unlink()
+    (store.root / "results" / "wrong.json").unlink()
+    assert len(app.results()[0]) == seeded and store.problems() == []
+
+
+class FlakyHub(FakeHub):
+    """A Hub that refuses the upload of one request file until told otherwise."""
+
+    def __init__(self, root: Path, refuse: str) -> None:
+        super().__init__(root)
+        self.refuse = refuse
+
+    def upload_file(self, path_or_fileobj: bytes, path_in_repo: str, repo_id: str, **kw: Any) -> None:
+        if self.refuse and path_in_repo.endswith(self.refuse):
+            raise ConnectionError("413 payload too large")
+        super().upload_file(path_or_fileobj, path_in_repo, repo_id, **kw)
+
+
+def test_a_request_that_cannot_be_uploaded_is_retried_reported_and_does_not_block_others(tmp_path: Path) -> None:
+    hub = FlakyHub(tmp_path / "hub", refuse="job-001.json")
+    store = HubStore(tmp_path / "a", "org/requests", "org/results", api=hub)
+    store.add_job(job(1), 10, 1e9)
+    store.add_job(job(2), 10, 1e9)
+    store.add_job(job(3), 10, 1e9)
+    folder = tmp_path / "hub/org/requests/requests"
+    assert sorted(p.name for p in folder.iterdir()) == ["job-002.json", "job-003.json"]  # the others went on
+    health = store.health() or ""
+    assert "1 request(s) not yet saved" in health and "job-001 (413 payload too large)" in health
+    hub.refuse = ""
+    store.claim_job("w")  # the next change retries it
+    assert sorted(p.name for p in folder.iterdir()) == ["job-001.json", "job-002.json", "job-003.json"]
+    assert store.health() is None
+
+
+def test_a_hub_store_starts_whatever_one_request_file_holds(tmp_path: Path) -> None:
+    hub = FakeHub(tmp_path / "hub")
+    store = HubStore(tmp_path / "a", "org/requests", "org/results", api=hub)
+    store.add_job(job(1), 10, 1e9)
+    folder = tmp_path / "hub/org/requests/requests"
+    for name, text in {"bad-json.json": "{", "a-list.json": "[1, 2]", "no-id.json": '{"model": "x"}',
+                       "bad-id.json": json.dumps({**job(9).to_json(), "id": "../../etc"}),
+                       "bad-tasks.json": json.dumps({**job(8).to_json(), "tasks": "matching"})}.items():
+        (folder / name).write_text(text)
+    fresh = HubStore(tmp_path / "b", "org/requests", "org/results", api=hub)
+    assert [j.id for j in fresh.jobs()] == ["job-001"]
+    assert sorted(p.split(":")[0] for p in fresh.problems()) == [
+        "requests/a-list.json", "requests/bad-id.json", "requests/bad-json.json", "requests/bad-tasks.json",
+        "requests/no-id.json"]
+
+
 def test_space_app_builds_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import runpy
 
@@ -268,3 +332,5 @@ def test_space_app_builds_from_the_environment(tmp_path: Path, monkeypatch: pyte
     namespace = runpy.run_path(str(ROOT / "spaces" / "leaderboard" / "app.py"), run_name="space_app")
     assert type(namespace["demo"]).__name__ == "Blocks"
     assert len(LocalStore(tmp_path / "data").results()) == 3  # seeded on first start
+    child = runpy.run_path(str(ROOT / "spaces" / "leaderboard" / "app.py"), run_name="__mp_main__")
+    assert "demo" not in child  # a job's spawn process re-imports the main module: it builds no second app

@@ -82,10 +82,10 @@ def test_one_column_per_metric_sorted_by_value_with_details_in_the_cell() -> Non
                                           "[org/beta](https://huggingface.co/org/beta)",
                                           "[base/random](https://huggingface.co/base/random)"]
     assert list(table.values["Matching"]) == [62.0, 40.0, 20.0] and table.texts.loc[0, "Matching"] == "62.0 ± 7.5"
-    assert list(table.values.columns[:6]) == ["Rank", "Model", "Type", "Params (B)", "Data", "Judge"]
+    assert list(table.values.columns[:6]) == ["Rank", "Model", "Type", "Params", "Data", "Judge"]
     assert not [c for c in table.values.columns if "CI" in c or c.endswith(" n")]
     assert list(table.texts["Rank"]) == ["1", "2", "3"] and table.run_ids == ("a", "b", "c")
-    assert table.texts.loc[0, "Ranking"] == ""  # not run
+    assert table.texts.loc[0, "Ranking"] == "not run"
     detailed = tab_table(frame, "hessel2023", Filters(details=True))
     assert detailed.texts.loc[0, "Matching"] == "62.0 ± 7.5 [55.0, 70.0] n=528"
     value = detailed.component_value()
@@ -161,7 +161,7 @@ def test_settings_from_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> No
         Settings.from_env(data_dir=tmp_path)
 
 
-def test_plots_show_intervals_only_where_there_are_some_on_fitted_axes() -> None:
+def test_plots_show_intervals_only_where_there_are_some_on_shared_axes() -> None:
     from nycc_bench.leaderboard.plots import compare_plot, interval_plot
 
     ead = {"caption_generation": entry("caption_generation", {"average_ead": score(0.9, None, None, 10)})}
@@ -172,8 +172,7 @@ def test_plots_show_intervals_only_where_there_are_some_on_fitted_axes() -> None
     at = {t.get_position()[1]: t.get_text() for t in ax.get_yticklabels()}
     assert [at[y] for y in sorted(at, reverse=True)] == ["org/alpha", "org/beta"]  # best on top
     assert "95% interval" in ax.get_title(loc="left") and len(ax.collections) == 1  # one set of error bars
-    low, high = ax.get_xlim()
-    assert 25 < low < 35 and 70 < high < 80  # fitted to [35, 70], not 0-100
+    assert ax.get_xlim() == (-2.0, 102.0)  # every percentage plot shares the 0-100 axis
     average_ead = next(m for m in METRICS if m.score == "average_ead")
     ead_ax = interval_plot(frame, average_ead).axes[0]
     assert ead_ax.get_title(loc="left") == "Average EAD: score (no interval computed)"
@@ -181,6 +180,9 @@ def test_plots_show_intervals_only_where_there_are_some_on_fitted_axes() -> None
     empty = interval_plot(build_frame([]), METRICS[0])
     assert any("no scored run" in t.get_text() for t in empty.axes[0].texts)
     assert not math.isnan(frame.loc[0, METRICS[0].key])
+    zeros = build_frame([result("z1", "org/z1", 0.0, 0.0, 0.0), result("z2", "org/z2", 0.0, 0.0, 0.0)])
+    flat = interval_plot(zeros, METRICS[0]).axes[0]
+    assert flat.get_title(loc="left") == "Matching (%): all 2 runs score 0.0" and flat.get_xlim() == (-2.0, 102.0)
     wide = build_frame([result("w", "org/wide", 0.5, 0.0, 1.0)])
     assert interval_plot(wide, METRICS[0]).axes[0].get_xlim() == (-2.0, 102.0)  # 0-100 shown whole
     both = compare_plot(frame, ["a", "b"], family_metrics("hessel2023")).axes[0]

@@ -53,13 +53,26 @@ class FakeApi:
             raise FileNotFoundError(f"404 {model_id}")
         return self.models[model_id]
 
+    def get_safetensors_metadata(self, model_id: str, revision: str | None = None) -> Any:
+        """Per-dtype counts of every shard's header, as `HfApi.get_safetensors_metadata` sums them."""
+        shards = self.models[model_id].shards
+        if not shards:
+            raise FileNotFoundError(f"{model_id} is not a safetensors repo")
+        return SimpleNamespace(parameter_count={"BF16": sum(shards)})
+
 
 def info(model_id: str, params: int | None = 7_000_000_000, license_: str | None = "apache-2.0",
          tags: tuple[str, ...] = (), config: dict | None = None, pipeline: str = "text-generation",
-         gated: bool = False) -> Any:
+         gated: bool = False, files: tuple[str, ...] | None = None) -> Any:
+    """A model whose `params` are split over two shards (as `HfApi.model_info` and the safetensors headers say)."""
+    shards = [params // 2, params - params // 2] if params else []
+    if files is None:
+        files = ("config.json", "model.safetensors.index.json", "model-00001-of-00002.safetensors",
+                 "model-00002-of-00002.safetensors") if params else ("config.json", "pytorch_model.bin")
     return SimpleNamespace(id=model_id, sha=COMMIT, private=False, gated=gated, tags=list(tags), config=config or {},
                            card_data={"license": license_} if license_ else None, pipeline_tag=pipeline,
-                           safetensors=SimpleNamespace(total=params) if params else None)
+                           siblings=[SimpleNamespace(rfilename=f) for f in files], shards=shards,
+                           safetensors=SimpleNamespace(total=1))  # the Hub's own summary is not what counts
 
 
 @pytest.fixture
@@ -72,6 +85,9 @@ def api() -> FakeApi:
         "org/custom": info("org/custom", tags=("custom_code",)),
         "org/automap": info("org/automap", config={"auto_map": {"AutoModel": "x.Y"}}),
         "org/pickled": info("org/pickled", params=None),
+        "org/decoy": info("org/decoy", params=1, files=("config.json", "model.safetensors", "pytorch_model.bin")),
+        "org/keras": info("org/keras", files=("config.json", "model.safetensors", "tf_model.h5")),
+        "org/bare": info("org/bare", params=None, files=("config.json", "README.md")),
         "org/gated": info("org/gated", gated=True),
         "org/vlm": info("org/vlm", pipeline="image-text-to-text"),
     })
@@ -86,7 +102,8 @@ def test_submit_resolves_the_revision_to_a_commit(tmp_path: Path, api: FakeApi) 
     job = submit(store, settings(tmp_path), "org/good", "v1.0", ["ranking", "matching"], "alice", api=api)
     assert api.calls == [("org/good", "v1.0")]
     assert job.spec == f"hf:org/good@{COMMIT}" and job.commit == COMMIT and job.revision == "v1.0"
-    assert job.tasks == ["matching", "ranking"] and job.params == 7_000_000_000 and job.user == "alice"
+    assert job.tasks == ["matching", "ranking"] and job.user == "alice"
+    assert job.params == 7_000_000_000  # both shards' headers, not the Hub's summary (1)
     assert job.license == "apache-2.0" and job.status == "PENDING"
     vlm = submit(store, settings(tmp_path), "org/vlm", "", ["matching_from_pixels"], "alice", api=api)
     assert vlm.spec.startswith("vlm:org/vlm@")
@@ -99,7 +116,10 @@ def test_submit_resolves_the_revision_to_a_commit(tmp_path: Path, api: FakeApi) 
     ("org/nolicense", ["matching"], "no license"),
     ("org/custom", ["matching"], "trust_remote_code"),
     ("org/automap", ["matching"], "trust_remote_code"),
-    ("org/pickled", ["matching"], "size is unknown"),
+    ("org/pickled", ["matching"], r"not all safetensors \(pytorch_model.bin\)"),
+    ("org/decoy", ["matching"], r"not all safetensors \(pytorch_model.bin\)"),
+    ("org/keras", ["matching"], r"not all safetensors \(tf_model.h5\)"),
+    ("org/bare", ["matching"], "cannot read the safetensors headers of org/bare"),
     ("org/gated", ["matching"], "private or gated"),
     ("org/missing", ["matching"], "cannot read org/missing on the Hub"),
     ("org/good", ["matching_from_pixels"], "need a vision-language model"),
@@ -113,10 +133,12 @@ def test_refusals(tmp_path: Path, api: FakeApi, model: str, tasks: list[str], me
 
 
 def test_operator_switches(tmp_path: Path, api: FakeApi) -> None:
+    from nycc_bench.leaderboard.submit import concrete_dtype
+
     store = LocalStore(tmp_path)
     loose = settings(tmp_path, allow_remote_code=True, max_params_b=100, allow_api=True)
     job = submit(store, loose, "org/custom", "", ["matching"], "alice", api=api)
-    assert job.options == {"trust_remote_code": True}
+    assert job.options == {"dtype": concrete_dtype("default"), "trust_remote_code": True}
     submit(store, loose, "org/huge", "", ["matching"], "alice", api=api)
     api_job = submit(store, loose, "openai:gpt-4o-mini", "", ["humorbench"], "alice", api=api)
     assert (api_job.spec, api_job.source, api_job.params) == ("openai:gpt-4o-mini", "api", None)
@@ -136,9 +158,26 @@ def test_users_duplicates_and_rate_limit(tmp_path: Path, api: FakeApi) -> None:
     with pytest.raises(Refused, match="rate limit: alice"):
         submit(store, strict, "org/vlm", "", ["matching"], "alice", api=api)
     anonymous = settings(tmp_path, anonymous_user="anonymous", rate_limit=1)
-    assert submit(store, anonymous, "org/vlm", "", ["ranking"], None, api=api).user == "anonymous"
-    with pytest.raises(Refused, match="rate limit: anonymous"):
-        submit(store, anonymous, "org/tagged", "", ["ranking"], None, api=api)
+    with pytest.raises(Refused, match="sign in"):  # no visitor address: no bucket at all, never a shared one
+        submit(store, anonymous, "org/vlm", "", ["ranking"], None, api=api)
+    first = submit(store, anonymous, "org/vlm", "", ["ranking"], None, api=api, visitor="10.0.0.1").user
+    assert first.startswith("anonymous-") and "10.0.0.1" not in first
+    with pytest.raises(Refused, match=f"rate limit: {first}"):
+        submit(store, anonymous, "org/tagged", "", ["ranking"], None, api=api, visitor="10.0.0.1")
+    second = submit(store, anonymous, "org/tagged", "", ["ranking"], None, api=api, visitor="10.0.0.2")
+    assert second.user != first  # another signed-out visitor has a bucket of their own
+
+
+def test_default_precision_is_the_concrete_dtype_for_duplicates(tmp_path: Path, api: FakeApi) -> None:
+    from nycc_bench.leaderboard.submit import concrete_dtype
+
+    store, loose = LocalStore(tmp_path), settings(tmp_path, rate_limit=100)
+    concrete = concrete_dtype("default")
+    assert concrete in ("float32", "bfloat16", "float16")
+    job = submit(store, loose, "org/good", "", ["matching"], "alice", api=api)
+    assert job.options == {"dtype": concrete}
+    with pytest.raises(Refused, match="duplicate"):
+        submit(store, loose, "org/good", "", ["matching"], "bob", dtype=concrete, api=api)
 
 
 def _safetensors(path: Path, shapes: dict[str, list[int]]) -> None:
@@ -156,6 +195,15 @@ def test_local_folders(tmp_path: Path) -> None:
     _safetensors(folder / "model-00001.safetensors", {"a": [10, 20], "b": [5]})
     _safetensors(folder / "model-00002.safetensors", {"c": [3, 3, 3]})
     assert safetensors_params(folder / "model-00002.safetensors") == 27
+    with pytest.raises(Refused, match=r"no \.safetensors weights \(model.safetensors or its index\)"):
+        local_facts(str(folder))  # shards nobody indexes are not what transformers loads
+    index = {"weight_map": {"a": "model-00001.safetensors", "b": "model-00001.safetensors",
+                            "c": "model-00003.safetensors"}}
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index))
+    with pytest.raises(Refused, match="names shards that are not in the folder"):
+        local_facts(str(folder))
+    index["weight_map"]["c"] = "model-00002.safetensors"
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index))
     (folder / "README.md").write_text("---\nlicense: apache-2.0\n---\n# m\n")
     facts = local_facts(str(folder))
     assert (facts.params, facts.license, facts.kind, facts.source) == (232, "apache-2.0", "hf", "local")

@@ -56,30 +56,64 @@ def test_a_task_the_system_cannot_answer_is_skipped_with_its_reason(tmp_path: Pa
     assert result["tasks"]["matching"]["scores"]["accuracy"]["value"] is not None
 
 
-def test_a_failing_task_fails_the_job_with_its_reason_and_keeps_the_rest(tmp_path: Path, dataset: str,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    import nycc_bench.evaluation as evaluation
+def test_a_record_with_a_failure_is_never_published() -> None:
+    from nycc_bench.leaderboard.worker import unpublishable
 
-    real = evaluation._evaluate_task
+    def entry(n_failed: int = 0, value: float | None = 0.5) -> dict:
+        return {"n": 8, "n_failed": n_failed, "scores": {"accuracy": {"value": value}}, "predictions": []}
 
-    def flaky(name: str, *args: object, **kwargs: object) -> object:
-        if name == "ranking":
-            raise RuntimeError("the GPU fell over")
-        return real(name, *args, **kwargs)
+    def resolve(path: str) -> Path:
+        return Path("/nonexistent") / path
 
-    monkeypatch.setattr(evaluation, "_evaluate_task", flaky)
+    assert unpublishable({"tasks": {"matching": entry()}, "errors": {}}, resolve) is None
+    assert unpublishable({"tasks": {"matching": entry(3)}}, resolve) == "matching: 3 of 8 items failed"
+    assert unpublishable({"tasks": {"humorbench": entry(value=None)}}, resolve) == "humorbench: no scores"
+    assert unpublishable({"tasks": {"humorbench": {**entry(), "n_error": 5}}}, resolve) == \
+        "humorbench: 5 judge verdicts failed"
+    assert unpublishable({"tasks": {"matching": {**entry(), "status": "incomplete"}}}, resolve) == \
+        "matching: incomplete"
+    assert unpublishable({"tasks": {"matching": entry()}, "errors": {"ranking": "RuntimeError: boom"}},
+                         resolve) == "ranking: RuntimeError: boom"
+    assert unpublishable({"tasks": {}, "skipped": {"humorbench": "needs a judge"}}, resolve) == \
+        "no task was scored (humorbench: needs a judge)"
+
+
+def test_a_job_that_fails_stores_nothing_and_can_be_resubmitted(tmp_path: Path, dataset: str) -> None:
     store, settings = LocalStore(tmp_path), Settings(data_dir=tmp_path, dataset=dataset)
-    queued(store, "random", ["matching", "ranking"])
-    done = run_worker_once(store, settings)
-    assert done is not None and done.status == FAILED
-    assert "ranking: RuntimeError: the GPU fell over" in (done.reason or "")
-    (result,) = store.results()
-    assert "ranking" in result["errors"] and "ranking" not in result["tasks"]
-    assert result["tasks"]["matching"]["scores"]["accuracy"]["value"] is not None
     queued(store, "nonsense:spec", ["matching"], i=2)
     bad = run_worker_once(store, settings)
     assert bad is not None and bad.status == FAILED and "cannot read 'nonsense:spec'" in (bad.reason or "")
-    assert len(store.results()) == 1  # a job with nothing done stores no result
+    assert store.results() == []  # a job with nothing done stores no result
+    again = Job(id="job-3", model="nonsense:spec", spec="nonsense:spec", source="baseline", tasks=["matching"],
+                user="alice", run_key="k2")
+    assert store.add_job(again, 10, 1e9).status == PENDING  # the duplicate rule ignores the failed job
+
+
+@pytest.mark.parametrize("declared", ["right", "wrong"])
+def test_the_loaded_parameter_count_must_match_the_safetensors_headers(tmp_path: Path, dataset: str,
+                                                                      declared: str) -> None:
+    from tiny_models import save_tiny_llama
+
+    from nycc_bench.leaderboard.validate import local_facts
+
+    folder = save_tiny_llama(tmp_path / "tiny-llama")
+    facts = local_facts(str(folder))
+    params = facts.params if declared == "right" else 1
+    store, settings = LocalStore(tmp_path / "store"), Settings(data_dir=tmp_path / "store", dataset=dataset)
+    job = Job(id="job-1", model="tiny-llama", spec=facts.spec, source="local", tasks=["matching"], user="alice",
+              run_key="k1", params=params, options={"dtype": "float32"})
+    store.add_job(job, 10, 1e9)
+    done = run_worker_once(store, settings)
+    assert done is not None
+    if declared == "wrong":
+        assert done.status == FAILED and done.reason == (f"the loaded model has {facts.params:,} parameters but its "
+                                                         "safetensors weights declare 1; refused (only the checked "
+                                                         "safetensors weights may be loaded)")
+        assert store.results() == []
+    else:
+        assert done.status == FINISHED, done.reason
+        (result,) = store.results()
+        assert result["model"]["parameters"] == facts.params
 
 
 def test_a_job_whose_worker_died_is_resumed_not_lost(tmp_path: Path, dataset: str) -> None:

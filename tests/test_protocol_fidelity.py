@@ -170,14 +170,15 @@ def test_best_pick_counts_only_a_whole_letter_reply(tmp_path: Path) -> None:
     answers = [(r["contest_number"], r["model_position"], r["answer"], r["verdict"]) for r in records]
     assert answers == [
         (1, "A", "A", "A"), (1, "B", "A", "A"),
-        (2, "A", "B", "B"), (2, "B", "B", "B"),
+        (2, "A", None, "B"), (2, "B", None, "A"),  # " B\n" is not "B": upstream compares content == label
         (3, "A", None, "B"), (3, "B", None, "A"),  # reasoning then a letter: not a win, in the denominator
         (4, "A", None, "B"), (4, "B", None, "A"),
     ]
     rate = win_rate(records, n_resamples=100)
-    assert (rate["n_wins"], rate["n_judgments"], rate["n_error"]) == (2, 8, 0)  # 2 wins of 8, as upstream
-    assert sum(r["nonletter"] for r in records) == 4
+    assert (rate["n_wins"], rate["n_judgments"], rate["n_error"]) == (1, 8, 0)  # 1 win of 8, as upstream
+    assert sum(r["nonletter"] for r in records) == 6
     assert server.count() == 8  # a non-letter reply is not asked again
+    assert all("max_tokens" not in r.body for r in server.requests)  # upstream sends none
 
 
 def test_best_pick_former_rule_is_a_named_option(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
 """The README is a contract: every ```bash and ```python block runs as written, in order, in a fresh copy of the
 repository. Offline substitutes only where a download is unavoidable, chosen by environment flags this test sets:
-`NYCC_BENCH_UPSTREAM_DIR` (a mirror of the upstream files: ../shared/data, plus the sample's Hessel parquet, which
-has no real subset here) and `OPENAI_BASE_URL` (a local OpenAI-compatible server). `make` lines are what CI runs
-around this test, and `nycc-bench leaderboard` (a server) is started, probed over HTTP, and stopped."""
+`NYCC_BENCH_UPSTREAM_DIR` (a mirror of the upstream files: ../shared/data, plus the sample's Hessel parquet and
+leaderboard sets, which have no real subset here) and `OPENAI_BASE_URL` (a local OpenAI-compatible server). `make`
+lines are what CI runs around this test, and `nycc-bench leaderboard` (a server) is started, probed over HTTP,
+and stopped."""
 
 from __future__ import annotations
 
@@ -62,6 +63,7 @@ def mirror(target: Path) -> Path:
     for folder in SHARED.iterdir():
         (target / folder.name).symlink_to(folder)
     (target / "newyorker_caption_contest").symlink_to(ROOT / "nycc_bench" / "sample_data" / "newyorker_caption_contest")
+    (target / "hessel_leaderboard").symlink_to(ROOT / "nycc_bench" / "sample_data" / "hessel_leaderboard")  # no zips
     return target
 
 

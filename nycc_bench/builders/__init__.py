@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import hessel2023, humorbench, zhang2024
+from . import hessel2023, humorbench, merge, zhang2024
 from .card import write_card
 from .errors import SourceError
 from .options import BuildOptions
@@ -22,11 +22,12 @@ __all__ = ["ALL_CONFIGS", "BuildOptions", "BuildReport", "SourceError", "build_d
 
 @dataclass
 class BuildReport:
-    """What a build wrote: per config, the rows of each split; and the configs it had no source for."""
+    """What a build wrote: per config, the rows of each split; the configs it had no source for, and those it kept."""
 
     out_dir: Path
     rows: dict[str, dict[str, int]]
     skipped: list[str]
+    kept: list[str] = field(default_factory=list)  # configs already in the output that this build left as they were
 
 
 def check_configs(names: list[str] | None) -> set[str]:
@@ -47,15 +48,30 @@ def _is_sample(root: Path) -> bool:
     return Path(root).resolve() == sample or sample in Path(root).resolve().parents
 
 
+def source_label(roots: list[Path]) -> str:
+    """How the card records a build's source: `sample`, or the folder(s) as absolute paths."""
+    if all(_is_sample(r) for r in roots):
+        return "sample"
+    return " ".join(str(Path(r).resolve()) for r in roots)
+
+
 def build_dataset(source: Path | list[Path], out_dir: Path, configs: list[str] | None = None,
-                  progress: bool = True, options: BuildOptions | None = None) -> BuildReport:
+                  progress: bool = True, options: BuildOptions | None = None, label: str | None = None,
+                  replace: bool = False) -> BuildReport:
     """Discover upstream files below `source` (one folder or several), build the requested configs, write the repo.
 
-    The output's `data/` and card are replaced as a whole, after everything was written to a staging folder:
-    stale shards never survive, and a build that fails or is killed never leaves a complete-looking output.
+    Into an existing output, only the configs built are added or replaced; the others, and the card's record of
+    each one's source, are kept. Replacing a config built from another source (`label`: `sample`, `upstream` or a
+    folder) is refused unless `replace`. Everything is written to a staging folder first and swapped in: stale
+    shards never survive, and a build that fails or is killed never leaves a complete-looking output.
     """
     wanted = check_configs(configs)
     roots = source if isinstance(source, list) else [source]
+    label = label or source_label(roots)
+    out_dir = Path(out_dir)
+    existing = merge.read_existing(out_dir)
+    if configs and not replace:  # refuse before a long build when the clash is known already
+        merge.refuse_conflicts(existing, wanted, label, out_dir)
     sources = discover(*roots)
     built: list[BuiltConfig] = []
     for module in FAMILIES.values():
@@ -64,11 +80,21 @@ def build_dataset(source: Path | list[Path], out_dir: Path, configs: list[str] |
         raise SourceError(roots[0], "no upstream file of any requested config was found",
                           "point --source at a folder holding nextml summaries, Hessel parquet, Zhang human_*.csv "
                           "or HumorBench comprehensive_annotations.csv")
+    names = [b.spec.name for b in built]
+    if not replace:
+        merge.refuse_conflicts(existing, names, label, out_dir)
+    specs = {name: mod.CONFIGS[name] for mod in FAMILIES.values() for name in mod.CONFIGS}
+    kept = [e for e in merge.kept_configs(existing, names) if e.name in specs]
     order = list(ALL_CONFIGS)
-    built.sort(key=lambda b: order.index(b.spec.name))
-    out_dir = Path(out_dir)
     with staged_output(out_dir) as stage:
         infos = {b.spec.name: write_config(stage, b) for b in built}
-        write_card(stage, built, infos, sample=any(_is_sample(r) for r in roots))
-    rows = {b.spec.name: {s: t.num_rows for s, t in b.splits.items()} for b in built}
-    return BuildReport(out_dir, rows, sorted(wanted - set(rows), key=order.index))
+        old = sorted(p.name for p in (out_dir / "data").iterdir() if p.is_dir()) if (out_dir / "data").is_dir() else []
+        merge.link_data(out_dir, stage, [n for n in old if n not in names])  # every folder it did not build stays
+        every = built + [merge.as_built(out_dir, e, specs[e.name]) for e in kept]
+        infos |= {e.name: e.info for e in kept}
+        sources_of = {b.spec.name: label for b in built} | {e.name: e.source for e in kept}
+        every.sort(key=lambda b: order.index(b.spec.name))
+        write_card(stage, every, infos, sources=sources_of)
+    rows = {b.spec.name: {s: t.num_rows for s, t in b.splits.items()} for b in sorted(built, key=lambda b:
+                                                                                       order.index(b.spec.name))}
+    return BuildReport(out_dir, rows, sorted(wanted - set(rows), key=order.index), [e.name for e in kept])

@@ -9,6 +9,7 @@ from huggingface_hub import DatasetCard, DatasetCardData
 
 from .. import __version__
 from ..citations import FAMILIES
+from .merge import RECORD_KEY
 from .sources import ZHANG_HF_REPO
 from .writer import BuiltConfig, data_path
 
@@ -37,6 +38,7 @@ SCORING = """| task (`nycc-bench run --task`) | configs | metric (`evaluate` mod
 | `explanation`, `explanation_from_pixels` | `explanation[_from_pixels][_1.._4]` | `explanation_overlap` | optional |
 | `caption_generation` | `caption_generation` | `group_win_rate` (vs each human group), `ead_diversity` | required |
 | `humorbench` | `humorbench` (`humorbench_hard` flags) | `element_autograder` | required |
+| `*_from_pixels`, `--split leaderboard` | `{matching,ranking}_leaderboard` | none (labels hidden): a submission | — |
 """
 LIMITATIONS = """- Crowd ratings are subjective and come from one population of raters on one site; a caption's mean
   rating depends on which captions the adaptive sampling showed it next to (see `algorithm`).
@@ -44,6 +46,10 @@ LIMITATIONS = """- Crowd ratings are subjective and come from one population of 
   by one or two; `caption_generation` keeps Zhang et al.'s published groups and says whether the rule agrees.
 - HumorBench element categories are LLM-assigned upstream; its "toxic or shocking" category and some
   captions contain offensive or disturbing humor.
+- `humorbench_hard` is the paper's HumorBench-Hard: 100 captions, 164 elements (the paper's "100 unique elements"
+  are these captions), recovered from upstream's history (commit 6e87dbf). The upstream leaderboard's July hard
+  list was element-level and never written to a file; `nycc_bench.builders.hard_subset.hard_subset(runs)`
+  recomputes that rule from graded runs.
 - Hessel explanations were written by one annotator each; BLEU/ROUGE correlate poorly with human judgment.
 """
 
@@ -89,12 +95,17 @@ def _size_category(n_rows: int) -> str:
 
 
 def render_card(built: list[BuiltConfig], infos: dict[str, DatasetInfo], pretty_name: str,
-                repo_id: str = "nycc-bench/newyorker-caption-contest", sample: bool = False) -> DatasetCard:
+                repo_id: str = "nycc-bench/newyorker-caption-contest",
+                sources: dict[str, str] | None = None) -> DatasetCard:
     """Assemble the card from what was written, so sizes and features can never drift from the files.
 
-    `sample` marks a build of the embedded sample (invented content): a `sample-data` tag and a banner, so it
-    is never mistaken for, or published as, the real benchmark.
+    `sources` is each config's source (`sample`, `upstream` or a folder), recorded in the YAML for later builds
+    into the same folder. A config of the embedded sample (invented content) gives a `sample-data` tag and a banner
+    naming those configs, so it is never mistaken for, or published as, the real benchmark.
     """
+    sources = sources or {}
+    sampled = [b.spec.name for b in built if sources.get(b.spec.name) == "sample"]
+    sample = bool(sampled)
     families = [FAMILIES[k] for k in dict.fromkeys(b.spec.family for b in built)]
     largest = max(sum(split.num_examples for split in info.splits.values()) for info in infos.values())
     data = DatasetCardData(
@@ -114,18 +125,23 @@ def render_card(built: list[BuiltConfig], infos: dict[str, DatasetInfo], pretty_
         ],
     )
     DatasetInfosDict(infos).to_dataset_card_data(data)
+    data[RECORD_KEY] = {b.spec.name: {"source": sources.get(b.spec.name, "unknown"), "license": config_license(b)}
+                        for b in built}
     sections = []
     for b in built:
         info = infos[b.spec.name]
         sizes = ", ".join(f"{name} {split.num_examples:,}" for name, split in info.splits.items())
         sections.append(
             f"### `{b.spec.name}`\n\n{b.spec.description}\n\n"
-            f"Source: {FAMILIES[b.spec.family].title}. License: `{config_license(b)}`. Rows: {sizes}.\n\n"
+            f"Source: {FAMILIES[b.spec.family].title}. License: `{config_license(b)}`. Rows: {sizes}. "
+            f"Built from: `{sources.get(b.spec.name, 'unknown')}`.\n\n"
             f"{_feature_lines(info)}\n"
         )
     sources = "\n".join(f"- **{f.title}** — {f.upstream} (license `{f.license}`)" for f in families)
     citations = "\n\n".join(f.bibtex for f in families)
-    banner = ("\n> **Sample data.** This build holds the invented sample that ships with nycc-bench (original "
+    which = "This build holds" if len(sampled) == len(built) else \
+        f"The configs {', '.join(f'`{n}`' for n in sampled)} hold"
+    banner = (f"\n> **Sample data.** {which} the invented sample that ships with nycc-bench (original "
               "content in the upstream formats), not the benchmark. Its figures mean nothing.\n" if sample else "")
     body = f"""
 # {pretty_name}
@@ -186,9 +202,10 @@ Contest entries rated by the crowd through NEXT (nextml, CC BY 4.0).
 
 
 def write_card(out_dir: Path, built: list[BuiltConfig], infos: dict[str, DatasetInfo],
-               pretty_name: str = "New Yorker Caption Contest benchmarks (nycc-bench)", sample: bool = False) -> Path:
+               pretty_name: str = "New Yorker Caption Contest benchmarks (nycc-bench)",
+               sources: dict[str, str] | None = None) -> Path:
     """Write `README.md` next to the data; validation is the Hub's card parser reading it back."""
-    card = render_card(built, infos, pretty_name, sample=sample)
+    card = render_card(built, infos, pretty_name, sources=sources)
     path = Path(out_dir) / "README.md"
     path.write_text(str(card), encoding="utf-8")
     DatasetCard.load(path)  # raises if the YAML does not parse

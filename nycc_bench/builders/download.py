@@ -14,7 +14,14 @@ from huggingface_hub import constants, snapshot_download
 from tqdm.auto import tqdm
 
 from ..errors import NyccBenchError
-from .sources import ZHANG_HF_REPO, ZHANG_HF_REVISION
+from .sources import (
+    PAPER_HARD_COMMIT,
+    PAPER_HARD_FILE,
+    PAPER_HARD_FOLDER,
+    PAPER_HARD_UPSTREAM_PATH,
+    ZHANG_HF_REPO,
+    ZHANG_HF_REVISION,
+)
 
 HESSEL_REPO = "jmhessel/newyorker_caption_contest"
 
@@ -30,6 +37,11 @@ class GitHubSource:
     repo: str
     commit: str
     patterns: tuple[str, ...]
+    store_as: tuple[tuple[str, str], ...] = ()  # (upstream path, local path): files kept under another name
+
+    def local_path(self, path: str) -> str:
+        """Where an upstream file is kept in the cache folder (its upstream path unless `store_as` renames it)."""
+        return dict(self.store_as).get(path, path)
 
 
 @dataclass(frozen=True)
@@ -55,9 +67,61 @@ GITHUB_SOURCES = (
     GitHubSource("yguooo/cartoon-caption-generation", "91231db2029eaa3ce1fa4daaa12518fe021d050f",
                  ("examples/generations/human_*.csv",)),
     GitHubSource("ReubenNarad/Humor-Bench", "cc99276f7cdff9f90d6316a61668e59be6bd1c7a",
-                 ("comprehensive_annotations.csv", "categorized_output_*.csv",
-                  "analysis/runs/full benchmark/hard_subset.csv")),
+                 ("comprehensive_annotations.csv", "categorized_output_*.csv")),
+    # The paper's HumorBench-Hard list survives only in upstream's history: kept where discovery looks for it.
+    GitHubSource("ReubenNarad/Humor-Bench", PAPER_HARD_COMMIT, (PAPER_HARD_UPSTREAM_PATH,),
+                 ((PAPER_HARD_UPSTREAM_PATH, f"analysis/{PAPER_HARD_FOLDER}/{PAPER_HARD_FILE}"),)),
 )
+
+
+@dataclass(frozen=True)
+class ZipSource:
+    """One zip at a fixed URL, unpacked into the cache (Hessel's leaderboard sets). `sha256` None: not pinned by
+    content, because no copy could be reached when the pin was written; the URL is the pin."""
+
+    name: str  # the zip's stem, also the folder it is unpacked into
+    url_path: str  # below `zip_root()`
+    sha256: str | None = None
+
+
+HESSEL_LEADERBOARD_ROOT = "https://storage.googleapis.com/ai2-mosaic-public/projects/nycc"
+ZIP_SOURCES = tuple(ZipSource(f"{task}_test_set_public", f"{task}_test_set_public.zip")
+                    for task in ("matching", "ranking"))
+
+
+def zip_root() -> str:
+    """Where Hessel's leaderboard zips are served; `NYCC_HESSEL_LEADERBOARD_URL` points it elsewhere."""
+    return os.environ.get("NYCC_HESSEL_LEADERBOARD_URL", HESSEL_LEADERBOARD_ROOT).rstrip("/")
+
+
+def fetch_zip(source: ZipSource, client: httpx.Client) -> Path:
+    """Download and unpack one zip into the cache (kept: a second call downloads nothing); a corrupt zip, a
+    digest other than the pinned one, or a member escaping the folder is a `DownloadError`."""
+    import hashlib
+    import io
+    import shutil
+    import zipfile
+
+    folder = cache_root() / "hessel-leaderboard" / source.name
+    if (folder / ".complete").exists():
+        return folder
+    url = f"{zip_root()}/{source.url_path}"
+    data = _get(client, url).content
+    if source.sha256 and hashlib.sha256(data).hexdigest() != source.sha256:
+        raise DownloadError(f"{url}: sha256 {hashlib.sha256(data).hexdigest()} is not the pinned {source.sha256}")
+    partial = folder.with_name(folder.name + ".incomplete")
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            if any(Path(n).is_absolute() or ".." in Path(n).parts for n in archive.namelist()):
+                raise DownloadError(f"{url}: a member path leaves the folder")
+            archive.extractall(partial)
+    except zipfile.BadZipFile as err:
+        raise DownloadError(f"{url}: not a readable zip ({err})") from err
+    (partial / ".complete").write_text(hashlib.sha256(data).hexdigest() + "\n")
+    shutil.rmtree(folder, ignore_errors=True)
+    partial.replace(folder)
+    return folder
 
 
 def github_api() -> str:
@@ -111,7 +175,7 @@ def fetch_github(source: GitHubSource, client: httpx.Client, progress: bool = Tr
     folder = cache_root() / source.repo.replace("/", "__") / source.commit
     paths = github_files(source, client)
     for path in tqdm(paths, desc=source.repo, unit="file", disable=not progress):
-        target = folder / path
+        target = folder / source.local_path(path)
         if target.exists():
             continue
         response = _get(client, f"{github_raw()}/{source.repo}/{source.commit}/{quote(path)}")
@@ -147,6 +211,7 @@ def fetch_upstream(progress: bool = True, include_hessel: bool = True) -> list[P
     folders = [fetch_hub(s) for s in HUB_SOURCES if include_hessel or s.repo != HESSEL_REPO]
     with httpx.Client(timeout=60, follow_redirects=True) as client:
         folders += [fetch_github(s, client, progress) for s in GITHUB_SOURCES]
+        folders += [fetch_zip(s, client) for s in ZIP_SOURCES] if include_hessel else []
     return folders
 
 
@@ -154,7 +219,7 @@ def fetch_upstream(progress: bool = True, include_hessel: bool = True) -> list[P
 class PlannedSource:
     """One pinned source as `nycc-bench sources` lists it: where, which revision, which files."""
 
-    kind: str  # "hub-dataset" or "github"
+    kind: str  # "hub-dataset", "github" or "zip"
     repo: str
     revision: str
     patterns: tuple[str, ...]
@@ -183,6 +248,10 @@ def planned_sources(resolve: bool = False) -> list[PlannedSource]:
         for gh in GITHUB_SOURCES:
             files = tuple(github_files(gh, client)) if resolve else None
             planned.append(PlannedSource("github", gh.repo, gh.commit, gh.patterns, files))
+    for z in ZIP_SOURCES:
+        planned.append(PlannedSource("zip", f"{zip_root()}/{z.url_path}",
+                                     f"sha256 {z.sha256}" if z.sha256 else "URL only (sha256 not pinned)",
+                                     ("instances.json", "*.jpg"), None))
     return planned
 
 

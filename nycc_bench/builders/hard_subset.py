@@ -1,12 +1,14 @@
-"""HumorBench Hard: the elements most often missed, by upstream's rule, over any set of graded runs.
+"""HumorBench Hard by the upstream leaderboard's element-level rule, over any set of graded runs.
 
-Upstream (`ReubenNarad/Humor-Bench`, `reports/main_benchmark_results.py` at cc99276, the `leaderboard_only`
-branch) pools every benchmark run: per (caption, element) it counts the PASS and FAIL verdicts (rows with any
-other verdict, e.g. ERROR, are dropped first), keeps the elements with at least 3 such gradings, sorts them by
-pass rate ascending with a stable sort (ties keep the order in which elements were first seen, run by run, row
-by row) and takes the first 100. The runs behind the published list are not in the upstream repository, so
-this module applies the rule to whatever runs it is given (nycc-bench results, so a leaderboard can recompute
-its own hard subset as models arrive). Pure Python, no heavy imports.
+This is not the paper's list: the paper's HumorBench-Hard (`humorbench_hard`) is caption-level, upstream's
+`hard_subset_with_categories.csv` at 6e87dbf (100 captions, 164 elements). The leaderboard rule
+(`ReubenNarad/Humor-Bench`, `reports/main_benchmark_results.py` at cc99276, the `leaderboard_only` branch) pools
+every benchmark run: per (caption, element) it counts the PASS and FAIL verdicts (rows with any other verdict,
+e.g. ERROR, are dropped first), keeps the elements with at least 3 such gradings, sorts them by pass rate
+ascending with a stable sort (ties keep the order in which elements were first seen, run by run, row by row) and
+takes the first 100. Upstream's July list by this rule was never written to a file, so this module applies the
+rule to whatever runs it is given (nycc-bench results: the leaderboard's "Hard, leaderboard rule").
+Pure Python, no heavy imports.
 """
 
 from __future__ import annotations

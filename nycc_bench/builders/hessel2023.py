@@ -7,6 +7,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from tqdm.auto import tqdm
 
+from . import hessel_leaderboard
 from .csvfile import read_parquet
 from .errors import SourceError
 from .options import BuildOptions
@@ -59,6 +60,7 @@ def _spec(task: str, from_pixels: bool, fold: str) -> ConfigSpec:
 
 
 CONFIGS = {s.name: s for s in (_spec(t, p, f) for t in TASKS for p in (False, True) for f in FOLDS)}
+CONFIGS |= hessel_leaderboard.CONFIGS  # the hidden-label leaderboard sets, from upstream's zips
 
 
 def _validate(spec: ConfigSpec, split: str, table: pa.Table, path: str) -> pa.Table:
@@ -118,4 +120,4 @@ def build(sources: SourceFiles, configs: set[str], progress: bool = True,
             tables = [_validate(spec, split, read_parquet(p), str(p)) for p in shards]
             splits[split] = _validate(spec, split, pa.concat_tables(tables), str(shards[0].parent))
         built.append(BuiltConfig(spec, splits))
-    return built
+    return built + hessel_leaderboard.build(sources, configs, progress, options)

@@ -1,4 +1,4 @@
-"""HumorBench (Narad et al. 2025) configs: `humorbench` and `humorbench_hard`, one row per caption."""
+"""HumorBench (Narad et al. 2025) configs: `humorbench`, `humorbench_hard` (the paper's list); a row per caption."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ import pyarrow as pa
 
 from .csvfile import read_dicts
 from .errors import SourceError
-from .hard_subset import HARD_SIZE, MIN_VALID, StatedRate, hardest
 from .options import BuildOptions
-from .sources import SourceFiles
+from .sources import PAPER_HARD_COMMIT, SourceFiles
 from .writer import BuiltConfig, ConfigSpec
 
 ANNOTATION_COLUMNS = ["idx", "cartoonstock_id", "contest_number", "description", "caption", "element"]
@@ -45,17 +44,19 @@ HUMORBENCH_HARD = ConfigSpec(
                                 "element_num_attempts": datasets.List(datasets.Value("int32")),
                                 "element_hard_ranks": datasets.List(datasets.Value("int32"))}),
     description=(
-        f"HumorBench-Hard as the paper defines it (section 4.4, Table 4): the {HARD_SIZE} elements most often "
-        "missed. Upstream's rule (`reports/main_benchmark_results.py`) pools the PASS/FAIL verdicts of every "
-        f"benchmark run per (caption, element), keeps elements with at least {MIN_VALID} valid gradings, sorts "
-        f"by pass rate ascending (stable) and takes the first {HARD_SIZE}; the runs behind the published list "
-        "are not in the upstream repository, so upstream's final list is not pinned. This config applies the "
-        "same selection to the pass rates of the upstream file that carries them (`hard_subset.csv`, 170 "
-        f"elements, produced by an older caption-level rule): its {HARD_SIZE} lowest `pass_rate` rows, ties in "
-        "file order. Rows are grouped per caption in annotation order; `element_hard_ranks` gives each "
-        "element's 0-based position in the hard list, `element_pass_rates` the file's pass rate and "
-        "`element_num_attempts` its number of runs. `nycc_bench.builders.hard_subset.hard_subset(runs)` "
-        "recomputes the list from any set of graded runs."
+        "HumorBench-Hard as the paper scored it (section 4.4, Tables 4-5): the 100 captions most often missed, "
+        "with all their elements (164). The list is upstream's `analysis/runs/full benchmark/"
+        f"hard_subset_with_categories.csv` at commit {PAPER_HARD_COMMIT[:7]} (July 2025): upstream's "
+        "`reports/main_benchmark_results.py` at that commit pooled, per caption, the PASS/FAIL verdicts of 15 "
+        "benchmark runs, kept captions with at least 3 gradings, took the 100 lowest pass rates and scored a "
+        "model on the hard subset as element accuracy (PASS over PASS+FAIL) over these captions' elements. "
+        "Table 5's example pass rates are this file's. `element_pass_rates` and `element_num_attempts` are the "
+        "file's (per caption: every element of a caption shares them; attempts = 15 runs x elements); "
+        "`element_hard_ranks` is each element's 0-based row in the file (sorted by pass rate). The paper's text "
+        "says \"100 unique elements\", but its numbers come from these 100 captions. The upstream leaderboard's "
+        "July hard list was element-level and was never written to a file; "
+        "`nycc_bench.builders.hard_subset.hard_subset(runs)` applies that element-level rule to any set of "
+        "graded runs (the leaderboard's \"Hard, leaderboard rule\")."
     ),
 )
 CONFIGS = {c.name: c for c in (HUMORBENCH, HUMORBENCH_HARD)}
@@ -134,16 +135,19 @@ def read_elements(sources: SourceFiles) -> list[Element]:
     return elements
 
 
-def read_hard(path: Path | None, elements: list[Element]) -> dict[str, tuple[float, int]]:
-    """element_id -> (pass_rate, num_attempts) for every row of `hard_subset.csv`, in file order, validated.
+def read_hard(path: Path | None, elements: list[Element]) -> dict[str, tuple[float, int, int]]:
+    """element_id -> (pass_rate, num_attempts, row) for every row of the paper's hard list, validated.
 
-    A row naming an element twice, a pass rate outside 0..1 or not finite, or fewer than one attempt is an error.
+    The list is caption-level: all elements of a caption share its pass rate and attempt count, and a listed
+    caption brings all its annotation rows. A row naming an element twice or one not in the annotations, a pass
+    rate outside 0..1, fewer than one attempt, or a caption with differing rates or missing elements is an error.
     """
     if path is None:
         return {}
-    by_key = {(e.idx, e.row["element"]): e.element_id for e in elements}
-    out: dict[str, tuple[float, int]] = {}
+    by_key = {(e.idx, e.row["element"]): e for e in elements}
+    out: dict[str, tuple[float, int, int]] = {}
     first_row: dict[str, int] = {}
+    per_caption: dict[str, tuple[float, int, int]] = {}
     for i, row in enumerate(_read_rows(path, HARD_COLUMNS), start=1):
         key = (_int(path, i, "idx", row["idx"]), row["element"])
         if key not in by_key:
@@ -161,19 +165,22 @@ def read_hard(path: Path | None, elements: list[Element]) -> dict[str, tuple[flo
         if attempts < 1:
             raise SourceError(path, f"num_attempts {attempts} is below 1",
                               "write the number of graded runs (1 or more)", row=i)
-        element_id = by_key[key]
+        element_id = by_key[key].element_id
         if element_id in first_row:
             raise SourceError(path, f"idx {key[0]} with this element repeats row {first_row[element_id]}",
                               "keep one row per element", row=i)
+        caption = row["caption"]
+        seen = per_caption.setdefault(caption, (rate, attempts, i))
+        if seen[:2] != (rate, attempts):
+            raise SourceError(path, f"pass_rate/num_attempts {rate}/{attempts} differ from row {seen[2]} of the "
+                              "same caption", "give every element of a caption the caption's rate", row=i)
         first_row[element_id] = i
-        out[element_id] = (rate, attempts)
+        out[element_id] = (rate, attempts, i - 1)
+    missing = [e.element_id for e in elements if e.row["caption"] in per_caption and e.element_id not in out]
+    if missing:
+        raise SourceError(path, f"listed captions lack elements {', '.join(missing[:5])}",
+                          "list every annotation row of a hard caption (the list is caption-level)")
     return out
-
-
-def select_hard(stated: dict[str, tuple[float, int]], size: int = HARD_SIZE) -> dict[str, tuple[float, int, int]]:
-    """The `size` lowest pass rates of the file (upstream's rule, `hard_subset.hardest`): id -> (rate, n, rank)."""
-    chosen = hardest([StatedRate(eid, rate, n) for eid, (rate, n) in stated.items()], size, MIN_VALID)
-    return {str(r.key): (r.pass_rate, r.valid, rank) for rank, r in enumerate(chosen)}
 
 
 def _caption_rows(elements: list[Element], hard: dict[str, tuple[float, int, int]],
@@ -208,7 +215,7 @@ def build(sources: SourceFiles, configs: set[str], progress: bool = True,
     if sources.humorbench_annotations is None or not (configs & set(CONFIGS)):
         return []
     elements = read_elements(sources)
-    hard = select_hard(read_hard(sources.humorbench_hard, elements))
+    hard = read_hard(sources.humorbench_hard, elements)
     built = []
     for spec, only_hard in ((HUMORBENCH, False), (HUMORBENCH_HARD, True)):
         if spec.name in configs and (hard or not only_hard):

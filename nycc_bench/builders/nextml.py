@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
+import logging
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -15,6 +17,8 @@ import pyarrow.csv as pcsv
 from .csvfile import decode, read_bytes, read_dicts, records_before
 from .errors import SourceError
 from .sources import SummaryFile
+
+log = logging.getLogger("nycc_bench.build")
 
 # Upstream header variants mapped to the project's column names (SPEC.md §2).
 API_COLUMNS = ["rank", "funny", "somewhat_funny", "unfunny", "count", "score", "precision", "contest", "caption"]
@@ -180,6 +184,22 @@ def read_summary(summary: SummaryFile) -> pa.Table:
             first_row.setdefault(target_id, row)
     table = table.append_column("file_contest_number", pa.repeat(pa.scalar(stated, pa.int32()), n))
     return table.select(RATING_COLUMNS)
+
+
+def unique_summaries(summaries: list[SummaryFile]) -> tuple[list[SummaryFile], list[tuple[SummaryFile, SummaryFile]]]:
+    """(the summaries to read, [(duplicate, the file it repeats)]): a file byte-identical to an earlier one,
+    under any name, is one rating run saved twice; it is read once and reported, never counted as a new run."""
+    first: dict[bytes, SummaryFile] = {}
+    duplicates = []
+    # of identical files the first round, then the first path, is the one read (whatever order they were found in)
+    for summary in sorted(summaries, key=lambda s: (s.round, str(s.path))):
+        digest = hashlib.sha256(read_bytes(summary.path)).digest()
+        if (original := first.setdefault(digest, summary)) is not summary:
+            duplicates.append((summary, original))
+            log.warning("%s is byte-identical to %s: read once (the same rating run saved under two names)",
+                        summary.path, original.path)
+    dropped = {id(d) for d, _ in duplicates}
+    return [s for s in summaries if id(s) not in dropped], duplicates
 
 
 def stable_rank(mean: np.ndarray) -> np.ndarray:

@@ -21,6 +21,12 @@ ZHANG_GROUP_FILES = {
     "human_median": "human_median.csv",
 }
 HUMORBENCH_CATEGORY = re.compile(r"^categorized_output_(?P<name>[a-z_]+)\.csv$")
+# The paper's HumorBench-Hard list, as `download` stores it from upstream's pinned history (and ../shared/data
+# keeps it); HEAD's `analysis/runs/full benchmark/` files of the same name are later lists that are not read.
+PAPER_HARD_FOLDER, PAPER_HARD_FILE = "paper_hard_subset", "hard_subset_with_categories.csv"
+PAPER_HARD_COMMIT = "6e87dbf1d552ce9440a04dd8c6bae21b0383bc9c"  # overwritten upstream in 927cefb
+PAPER_HARD_UPSTREAM_PATH = "analysis/runs/full benchmark/hard_subset_with_categories.csv"
+LEADERBOARD_FOLDERS = {"matching_test_set_public": "matching", "ranking_test_set_public": "ranking"}  # Hessel's zips
 GPT4O_SPLITS = ("train", "validation", "test")
 ZHANG_HF_REPO = "yguooo/newyorker_caption_ranking"  # pinned in `download`; named here for the cards
 ZHANG_HF_REVISION = "6cd125f293b7ab0700d64dc00cab870ecc07421e"
@@ -52,9 +58,10 @@ class SourceFiles:
     descriptions: Path | None = None
     zhang_groups: dict[str, Path] = field(default_factory=dict)
     hessel: dict[str, dict[str, list[Path]]] = field(default_factory=dict)  # config -> split -> shards
+    hessel_leaderboard: dict[str, Path] = field(default_factory=dict)  # task -> <task>_test_set_public/instances.json
     humorbench_annotations: Path | None = None
     humorbench_categories: dict[str, Path] = field(default_factory=dict)
-    humorbench_hard: Path | None = None
+    humorbench_hard: Path | None = None  # the paper's list: paper_hard_subset/hard_subset_with_categories.csv
     gpt4o_descriptions: dict[str, Path] = field(default_factory=dict)  # split -> gpt4o_description/<split>.jsonl
     cartoon_images: dict[int, Path] = field(default_factory=dict)  # contest -> cartoons/<n>.jpg (or source/)
 
@@ -123,13 +130,16 @@ def discover(*roots: Path) -> SourceFiles:
             found.zhang_groups[key] = _set_once(found.zhang_groups.get(key), path, name)
         elif m := HESSEL_SHARD.match(name):
             found.hessel.setdefault(parent, {}).setdefault(m["split"], []).append(path)
+        elif name == "instances.json" and parent in LEADERBOARD_FOLDERS:
+            task = LEADERBOARD_FOLDERS[parent]
+            found.hessel_leaderboard[task] = _set_once(found.hessel_leaderboard.get(task), path, f"{parent}/{name}")
         elif name == "comprehensive_annotations.csv":
             found.humorbench_annotations = _set_once(found.humorbench_annotations, path, name)
         elif m := HUMORBENCH_CATEGORY.match(name):
             found.humorbench_categories[m["name"]] = _set_once(
                 found.humorbench_categories.get(m["name"]), path, name)
-        elif name == "hard_subset.csv":
-            found.humorbench_hard = _set_once(found.humorbench_hard, path, name)
+        elif name == PAPER_HARD_FILE and parent == PAPER_HARD_FOLDER:
+            found.humorbench_hard = _set_once(found.humorbench_hard, path, f"{parent}/{name}")
         elif parent == "gpt4o_description" and path.suffix == ".jsonl" and path.stem in GPT4O_SPLITS:
             found.gpt4o_descriptions[path.stem] = _set_once(
                 found.gpt4o_descriptions.get(path.stem), path, f"gpt4o_description/{name}")

@@ -28,7 +28,7 @@ from .cartoons import (
 )
 from .csvfile import read_parquet, read_rows
 from .errors import SourceError
-from .nextml import primary_runs, read_descriptions, read_summary, stable_rank
+from .nextml import primary_runs, read_descriptions, read_summary, stable_rank, unique_summaries
 from .options import BuildOptions
 from .pairs import describe, draw_pairs, in_pair_train
 from .sources import ZHANG_GROUP_FILES, ZHANG_HF_REPO, SourceFiles, SummaryFile
@@ -167,8 +167,9 @@ def read_runs(sources: SourceFiles, progress: bool = True) -> list[Run]:
         return Run(summary, table.take(pa.array(stable_rank(table["mean"].to_numpy()))))
 
     # Arrow parses without the GIL, so files are read in parallel; map() keeps the discovery order.
+    summaries, _ = unique_summaries(sources.summaries)  # a byte-identical copy is one run, read once
     with ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
-        runs = list(tqdm(pool.map(read, sources.summaries), total=len(sources.summaries),
+        runs = list(tqdm(pool.map(read, summaries), total=len(summaries),
                          desc="rating summaries", unit="file", disable=not progress))
     primary = primary_runs((r.summary, r.table) for r in runs)
     for run in runs:

@@ -59,18 +59,20 @@ def parse_explanation(text: str) -> str:
 
 
 def parse_exact_letter(text: str) -> str | None:
-    """Zhang Best Pick (vision form, ``ranking/rank_more.py``): the reply counts only when the whole reply,
-    stripped, is one letter A or B; any other reply (reasoning, "**A**", "A.") is None, a non-letter reply.
+    """Zhang Best Pick (vision form, ``ranking/rank_more.py`` L449 with ``rank.py`` ``compute_accuracy`` L17):
+    the reply counts only when the whole reply, nothing stripped, is one letter A or B (upstream compares
+    ``content == label``); any other reply (reasoning, "**A**", "A.", " B\\n") is None, a non-letter reply.
 
-    >>> parse_exact_letter("A"), parse_exact_letter(" B\\n")
+    >>> parse_exact_letter("A"), parse_exact_letter("B")
     ('A', 'B')
+    >>> parse_exact_letter(" B\\n") is None
+    True
     >>> parse_exact_letter("Group A's best caption is funnier.\\nA") is None
     True
     >>> parse_exact_letter("A.") is None, parse_exact_letter("a") is None, parse_exact_letter("") is None
     (True, True, True)
     """
-    stripped = text.strip()
-    return stripped if stripped in ("A", "B") else None
+    return text if text in ("A", "B") else None
 
 
 def parse_last_char(text: str) -> str | None:

@@ -2,26 +2,32 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from typing import Any
+
 from ..citations import FAMILIES
-from .benchmarks import family_metrics
+from .benchmarks import TASK_FAMILY, family_metrics
+from .table import RANK_RULE, task_judges
 
 TITLE = "NYCC humor leaderboard"
 
 INTRODUCTION = """\
 How well do models understand and write New Yorker cartoon captions? Every score is shown as
-`value ± half its 95% bootstrap interval` (switch on *Details* for the interval and the number of items);
-runs that cannot be told apart share a rank (Chatbot Arena style: rank = 1 + the number of runs whose interval
-lies wholly above). Every row can be reproduced with the `nycc-bench` command shown in its detail, and its
-per-item predictions can be downloaded.
+`value ± half its 95% bootstrap interval` (switch on *Details* for the interval and the number of items).
+On a family tab, runs that cannot be told apart share a rank (Chatbot Arena style: rank = 1 + the number of runs
+whose interval lies wholly above); the overview's rule is stated above its table. Every row can be reproduced
+with the `nycc-bench` command shown in its detail, and its per-item predictions can be downloaded.
 """
 
 OVERVIEW_SUMMARY = "The headline score of every family."
 
 CELLS_HELP = """\
 Cells: `62.5 ± 7.3` is the score and half the width of its 95% interval (no ± where no interval is computed,
-e.g. Average EAD and BLEU); *n/a*: the system cannot answer that task (e.g. a text-only baseline on a
-from-pixels task); *no judge*: the task ran but needs a judge the operator has not configured. Rates are
-percentages. Click a column header to sort by its value.
+e.g. Average EAD and BLEU); an empty cell says why: *not run* (the run did not include that task), *n/a*
+(the system cannot answer it, e.g. a text-only baseline on a from-pixels task), *no judge* (the task ran but
+needs a judge the operator has not configured), *incomplete* (items failed or the task stopped; its number is
+not shown or ranked). Rates are percentages with one decimal, BLEU-4 one decimal, Average EAD three. Click a
+column header to sort by its value.
 """
 
 OFFLINE_NOTE = (
@@ -49,11 +55,10 @@ ABOUT = """\
   (PASS / (PASS + FAIL)).
 
 Rates are percentages; intervals are 95% percentile bootstrap intervals (over items, or over contests and
-captions where items are grouped). Hessel scores are on fold 0 unless the operator runs more folds (then the
-fold mean, as in the paper). Judged scores appear only where a judge scored the run (the *Judge* column names
-it); otherwise the predictions are kept and the cell says *no judge*. The seeded sample rows are judged by the
-offline judges trained on the sample (`nycc-bench reward train`, `train-grader`), so every family shows numbers
-from the first visit.
+captions where items are grouped). Judged scores appear only where a judge scored the run (the *Judge* column
+names it); otherwise the predictions are kept and the cell says *no judge*.
+
+{rows}
 
 ## How a submission runs
 
@@ -74,11 +79,55 @@ the *from pixels* ones.
 """
 
 
+def _folds(folds: tuple[int, ...]) -> str:
+    """`fold 0` / `folds 0 and 1` / `folds 0, 1 and 2`."""
+    if len(folds) == 1:
+        return f"fold {folds[0]}"
+    return f"folds {', '.join(map(str, folds[:-1]))} and {folds[-1]}"
+
+
+def rows_facts(results: list[dict[str, Any]]) -> str:
+    """What the rows shown hold, read from their records: data, Hessel folds, judges (so the page never guesses)."""
+    if not results:
+        return "### What the rows hold\n\nNo run has finished yet."
+    sample = sum(bool(r.get("dataset", {}).get("sample")) for r in results)
+    lines = [f"- **Data**: {sample} of {len(results)} runs are on the embedded *sample* (invented items, a handful "
+             f"per task); {len(results) - sample} on the benchmark dataset."]
+    folds: Counter[tuple[int, ...]] = Counter()
+    for r in results:
+        for task, entry in (r.get("tasks") or {}).items():
+            got = ((entry.get("config") or {}).get("dataset") or {}).get("folds")
+            if TASK_FAMILY.get(task) == "hessel2023" and got:
+                folds[tuple(sorted(int(f) for f in got))] += 1
+    if folds:
+        parts = [f"{_folds(f)} ({n} task result{'s' if n > 1 else ''})" for f, n in sorted(folds.items())]
+        lines.append(f"- **Hessel folds**: scores are the mean over {'; '.join(parts)}. The paper reports the mean "
+                     "over all five folds (0-4); a score over fewer folds is not the paper's number.")
+    judges: dict[str, set[str]] = {}
+    for r in results:
+        for task, label in task_judges(r).items():
+            if task in (r.get("tasks") or {}):
+                judges.setdefault(label, set()).add(task)
+    if judges:
+        offline = any(label.startswith("offline") for label in judges)
+        lines.append("- **Judges**: " + "; ".join(f"{label} for {', '.join(sorted(tasks))}"
+                                                  for label, tasks in sorted(judges.items())) + "."
+                     + (" The offline judges are trained on the sample (`nycc-bench reward train`, `train-grader`), "
+                        "not the papers' LLM judges." if offline else ""))
+    else:
+        lines.append("- **Judges**: no run has a judged score yet.")
+    return "### What the rows hold\n\n" + "\n".join(lines)
+
+
+def about_markdown(results: list[dict[str, Any]]) -> str:
+    """The About tab: how things are measured, what the rows hold (from their records), how submissions run."""
+    return ABOUT.replace("{rows}", rows_facts(results)) + "\n\n" + citations_markdown()
+
+
 def rank_rule(family: str | None) -> str:
     """The sentence under a tab saying how its Rank column is computed."""
     if family is None:
-        return ("**Rank**: by each run's mean rank over the headline columns it has (each column ranked Arena "
-                "style); 1 + the number of runs with a lower mean rank.")
+        return RANK_RULE
     first = family_metrics(family)[0].label
     return (f"**Rank** on {first}, Arena style: 1 + the number of runs whose 95% interval lies wholly above this "
             "run's; runs that cannot be told apart share a rank.")

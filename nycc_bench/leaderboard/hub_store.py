@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..predictions import messages_path
-from .store import Job, LocalStore, StoreUnavailable, check_run_id, run_id
+from .store import Job, LocalStore, StoreUnavailable, check_run_id, one_line, run_id
 
 log = logging.getLogger("nycc_bench.leaderboard")
 
@@ -55,27 +55,42 @@ class HubStore(LocalStore):
         self._load_requests(requests / "requests")
 
     def _load_requests(self, folder: Path) -> None:
-        """Request files into SQLite; a job this working copy already knows keeps its state (it pushed it)."""
-        jobs = [Job.from_json(json.loads(p.read_text(encoding="utf-8"))) for p in sorted(folder.glob("*.json"))]
+        """Request files into SQLite; a job this working copy already knows keeps its state (it pushed it). A
+        file that is not a request is left out and named by `problems()`; the store starts with the rest."""
+        jobs = []
+        for path in sorted(folder.glob("*.json")):
+            try:
+                job = Job.from_json(json.loads(path.read_text(encoding="utf-8")))
+                check_run_id(job.id)
+                if not isinstance(job.tasks, list) or not isinstance(job.options, dict):
+                    raise ValueError("tasks must be a list and options an object")
+                jobs.append(job)
+            except (OSError, ValueError, TypeError, AttributeError) as err:
+                self._left_out[f"requests/{path.name}"] = one_line(err)
+                log.warning("request %s left out: %s", path.name, err)
         with self._write() as db:
             for job in jobs:
                 if db.execute("SELECT 1 FROM jobs WHERE id = ?", (job.id,)).fetchone() is None:
                     self._upsert(db, job)
 
     def _changed(self, jobs: list[Job]) -> None:
+        """Upload the changed request files, and retry those that failed before; one that fails again stays
+        queued for the next change and is reported, and the uploads behind it go on."""
         with self._sync_lock:
             self._unsynced.update({job.id: job for job in jobs})
+            failed = []
             for job_id, job in list(self._unsynced.items()):
                 try:
                     self.api.upload_file(path_or_fileobj=request_bytes(job), path_in_repo=request_path(job),
                                          repo_id=self.requests_repo, repo_type="dataset",
                                          commit_message=f"{job.model}: {job.status}")
                 except Exception as err:  # kept for the next change; shown in the banner meanwhile
-                    self._sync_error = f"request {job_id} not yet saved to {self.requests_repo}: {err}"
-                    log.warning(self._sync_error)
-                    return
+                    failed.append(f"{job_id} ({one_line(err, 120)})")
+                    log.warning("request %s not yet saved to %s: %s", job_id, self.requests_repo, err)
+                    continue
                 del self._unsynced[job_id]
-            self._sync_error = None
+            self._sync_error = (f"{len(failed)} request(s) not yet saved to {self.requests_repo}, retried on the "
+                                f"next change: {'; '.join(failed[:5])}") if failed else None
 
     def save_result(self, result: dict[str, Any]) -> None:
         from huggingface_hub import CommitOperationAdd

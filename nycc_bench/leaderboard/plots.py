@@ -1,7 +1,8 @@
 """The leaderboard's plots: one metric over runs (a forest plot, best on top) and runs compared over metrics.
 
 Error bars are drawn only for scores that have an interval, and a title promises an interval only when one is
-drawn; axes are fitted to the data shown (a percentage axis stays within 0-100).
+drawn. Every percentage plot spans 0-100 %, so the plots of a family (and the comparison) share one axis and read
+alike; other scores are fitted to the data shown. A plot whose values are all equal says so in its title.
 """
 
 from __future__ import annotations
@@ -24,8 +25,14 @@ def _figure(rows: int) -> Any:
     return Figure(figsize=(8, 1.3 + 0.32 * max(rows, 1)), dpi=100)
 
 
+PERCENT_RANGE = (-2.0, 102.0)  # 0-100 % with room for the markers: the shared axis of every percentage plot
+
+
 def _fit(ax: Any, lows: pd.Series, highs: pd.Series, rate: bool) -> None:
-    """An x range around what is drawn, with a margin; percentages stay within [0, 100]."""
+    """Percentages: the shared 0-100 axis; other scores: a range around what is drawn, with a margin."""
+    if rate:
+        ax.set_xlim(*PERCENT_RANGE)
+        return
     low, high = float(lows.min()), float(highs.max())
     span = max((high - low) * 1.16, 10.0 if rate else max(abs(high), abs(low)) * 0.2 or 0.1)
     if rate:
@@ -74,6 +81,10 @@ def interval_plot(frame: pd.DataFrame, metric: Metric) -> Any:
                         fmt="none", ecolor=color, capsize=3)
     what = "score and 95% interval" if has.all() else "score (95% interval where computed)" if has.any() else \
         "score (no interval computed)"
+    flat = (lows.fillna(values) == values).all() and (highs.fillna(values) == values).all()
+    if len(rows) > 1 and values.nunique() == 1 and flat:
+        digits = 1 if metric.rate or metric.score == "bleu" else 3
+        what = f"all {len(rows)} runs score {values.iloc[0]:.{digits}f}"
     ax.set_title(f"{metric.label}{unit}: {what}", fontsize=11, loc="left")
     labels = [f"{n} (sample)" if d == "sample" else n for n, d in zip(rows["name"], rows["Data"], strict=True)]
     ax.set_yticks(y, labels, fontsize=9)
@@ -94,7 +105,8 @@ def compare_plot(frame: pd.DataFrame, run_ids: list[str], metrics: list[Metric])
     rates = [m for m in metrics if m.rate and not rows.empty and rows[m.key].notna().any()]
     fig = _figure(len(rates) * max(len(rows), 1) // 2 + len(rates))
     ax = fig.subplots()
-    ax.set_title("Runs compared (%; 95% interval where computed)", fontsize=11, loc="left")
+    ax.set_title("Runs compared (%, on the shared 0-100 axis; 95% interval where computed)", fontsize=11,
+                 loc="left")
     if rows.empty or not rates:
         return _empty(fig, ax, "choose runs that have scores on this view's metrics")
     step = 0.8 / max(len(rows), 1)

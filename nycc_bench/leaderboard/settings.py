@@ -19,14 +19,18 @@ ENV_HELP = {
     "NYCC_LB_MAX_PARAMS_B": "largest model accepted, in billions of parameters (default 15)",
     "NYCC_LB_RATE_LIMIT": "submissions per user per window (default 5)",
     "NYCC_LB_RATE_WINDOW_H": "rate-limit window in hours (default 24)",
-    "NYCC_LB_ANONYMOUS": "bucket name for submitters who are not signed in; empty: signing in is required",
+    "NYCC_LB_ANONYMOUS": "prefix of the per-visitor buckets of submitters who are not signed in (one bucket per "
+                         "client address); empty: signing in is required (the default on a Space with OAuth)",
     "NYCC_LB_REQUESTS_REPO": "Hub dataset holding the requests (with NYCC_LB_RESULTS_REPO and HF_TOKEN)",
     "NYCC_LB_RESULTS_REPO": "Hub dataset holding results and predictions",
     "NYCC_LB_JUDGES": "judges of the judged tasks, e.g. caption_generation=reward:DIR,humorbench=openai:gpt-4o",
     "NYCC_LB_FOLDS": "Hessel cross-validation folds to run, e.g. 0,1 (default: every fold the dataset has)",
     "NYCC_LB_WORKER": "0: do not start the background worker",
-    "NYCC_LB_HEARTBEAT_TIMEOUT_S": "a RUNNING job silent this long is taken back (default 120: four missed heartbeats)",
+    "NYCC_LB_HEARTBEAT_TIMEOUT_S": "a RUNNING job with no progress (no item answered) this long is taken back "
+                                   "(default 900)",
     "NYCC_LB_MAX_ATTEMPTS": "a job taken back this often is FAILED (default 3)",
+    "NYCC_LB_JOB_TIMEOUT_S": "wall-clock limit of one job; past it the job's process is killed and the job FAILED "
+                             "(default 7200)",
 }
 
 
@@ -59,15 +63,15 @@ class Settings:
     max_params_b: float = 15.0
     rate_limit: int = 5
     rate_window_s: float = 24 * 3600
-    anonymous_user: str | None = "anonymous"
+    anonymous_user: str | None = "anonymous"  # per-visitor bucket prefix; None: sign-in required
     requests_repo: str | None = None
     results_repo: str | None = None
     judges: dict[str, str] = field(default_factory=dict)
     folds: tuple[int, ...] | None = None  # None: every fold the dataset has, as `evaluate` does
     worker: bool = True
-    heartbeat_timeout_s: float = 120.0  # four missed heartbeats: the worker is gone
-    heartbeat_every_s: float = 30.0
+    heartbeat_timeout_s: float = 900.0  # no item answered for this long: the worker is gone
     max_attempts: int = 3
+    job_timeout_s: float = 7200.0  # one job's wall-clock limit (its child process is killed past it)
     poll_s: float = 10.0
     oauth: bool = False  # a Space with `hf_oauth: true` (gradio's LoginButton needs it)
 
@@ -75,6 +79,7 @@ class Settings:
     def from_env(cls, data_dir: str | Path | None = None, dataset: str | None = None, **overrides: object) -> Settings:
         """Settings from the environment; explicit arguments win over it."""
         env = os.environ.get
+        oauth = bool(env("OAUTH_CLIENT_ID")) and bool(env("SPACE_ID"))
         values: dict[str, object] = {
             "data_dir": Path(data_dir or env("NYCC_LB_DATA_DIR") or "leaderboard-data"),
             "dataset": dataset or env("NYCC_LB_DATASET") or DEFAULT_DATASET,
@@ -86,15 +91,16 @@ class Settings:
             "max_params_b": float(env("NYCC_LB_MAX_PARAMS_B", "15")),
             "rate_limit": int(env("NYCC_LB_RATE_LIMIT", "5")),
             "rate_window_s": float(env("NYCC_LB_RATE_WINDOW_H", "24")) * 3600,
-            "anonymous_user": env("NYCC_LB_ANONYMOUS", "anonymous") or None,
+            "anonymous_user": env("NYCC_LB_ANONYMOUS", "" if oauth else "anonymous") or None,
             "requests_repo": env("NYCC_LB_REQUESTS_REPO") or None,
             "results_repo": env("NYCC_LB_RESULTS_REPO") or None,
             "judges": _judges(env("NYCC_LB_JUDGES", "")),
             "folds": tuple(int(f) for f in env("NYCC_LB_FOLDS", "").split(",") if f.strip()) or None,
             "worker": env("NYCC_LB_WORKER", "1") != "0",
-            "heartbeat_timeout_s": float(env("NYCC_LB_HEARTBEAT_TIMEOUT_S", "120")),
+            "heartbeat_timeout_s": float(env("NYCC_LB_HEARTBEAT_TIMEOUT_S", "900")),
             "max_attempts": int(env("NYCC_LB_MAX_ATTEMPTS", "3")),
-            "oauth": bool(env("OAUTH_CLIENT_ID")) and bool(env("SPACE_ID")),
+            "job_timeout_s": float(env("NYCC_LB_JOB_TIMEOUT_S", "7200")),
+            "oauth": oauth,
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]

@@ -90,6 +90,7 @@ class Store(Protocol):
     def resolve(self, relative: str) -> Path: ...
     def seed(self, folder: Path) -> int: ...
     def health(self) -> str | None: ...
+    def problems(self) -> list[str]: ...
 
 
 _COLUMNS = list(Job.__dataclass_fields__)
@@ -102,6 +103,12 @@ CREATE INDEX IF NOT EXISTS jobs_status ON jobs(status, submitted_at);
 CREATE INDEX IF NOT EXISTS jobs_user ON jobs(user, submitted_at);
 CREATE INDEX IF NOT EXISTS jobs_run_key ON jobs(run_key);
 """
+
+
+def one_line(err: BaseException, limit: int = 300) -> str:
+    """An error as one short line (for banners and reasons)."""
+    text = " ".join(str(err).split()) or type(err).__name__
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def run_id(result: dict[str, Any]) -> str:
@@ -146,6 +153,7 @@ class LocalStore:
             raise StoreUnavailable(f"local store {self.root}: {err}") from err
         self._cache: tuple[Any, list[dict[str, Any]]] | None = None
         self._cache_lock = threading.Lock()
+        self._left_out: dict[str, str] = {}  # file -> why it is not shown (an unreadable result, a bad request)
 
     # -- jobs ---------------------------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -295,7 +303,8 @@ class LocalStore:
         write_atomic(self.root / "results" / f"{check_run_id(run_id(result))}.json", dumps(result))
 
     def results(self) -> list[dict[str, Any]]:
-        """Every result, read again only when the folder changed."""
+        """Every readable result, read again only when the folder changed; an unreadable one is left out and
+        named by `problems()`, never hiding the others."""
         folder = self.root / "results"
         try:
             entries = sorted((e.name, e.stat().st_mtime_ns, e.stat().st_size) for e in os.scandir(folder)
@@ -305,11 +314,14 @@ class LocalStore:
         with self._cache_lock:
             if self._cache is None or self._cache[0] != entries:
                 loaded = []
+                for name in list(self._left_out):
+                    if name.startswith("results/"):
+                        del self._left_out[name]
                 for name, _, _ in entries:
                     try:
                         loaded.append(read_results(folder / name))
                     except (OSError, ResultsError) as err:
-                        raise StoreUnavailable(f"result {folder / name} cannot be read: {err}") from err
+                        self._left_out[f"results/{name}"] = one_line(err)
                 self._cache = (entries, loaded)
             return list(self._cache[1])
 
@@ -330,6 +342,10 @@ class LocalStore:
             self.save_result(result)
             n += 1
         return n
+
+    def problems(self) -> list[str]:
+        """The files left out of the board (unreadable results, bad request files), each with why."""
+        return [f"{name}: {why}" for name, why in sorted(self._left_out.items())]
 
     def health(self) -> str | None:
         """None when the store works; else what is wrong, for the banner."""

@@ -16,13 +16,24 @@ from .validate import check_facts, check_revision, check_tasks, resolve_model
 DTYPES = ("default", "bfloat16", "float16", "float32")
 
 
-def user_of(username: str | None, settings: Settings) -> str:
-    """The rate-limit bucket: the signed-in Hugging Face user, else the operator's anonymous bucket."""
+def user_of(username: str | None, settings: Settings, visitor: str | None = None) -> str:
+    """The rate-limit bucket: the signed-in Hugging Face user; else, where the operator allows signed-out
+    submissions, one bucket per visitor (a hash of the client address), never one shared by all."""
     if username:
         return username
-    if settings.anonymous_user:
-        return settings.anonymous_user
+    if settings.anonymous_user and visitor:
+        return f"{settings.anonymous_user}-{hashlib.sha256(visitor.encode()).hexdigest()[:12]}"
     raise Refused("sign in with Hugging Face to submit")
+
+
+def concrete_dtype(dtype: str) -> str:
+    """The dtype a model is loaded in: "default" resolved as the worker resolves it (bfloat16 or float16 on a
+    GPU, float32 on CPU), so "default" and that dtype are one setting for the duplicate rule."""
+    if dtype != "default":
+        return dtype
+    from ..systems.hf import placement
+
+    return str(placement(None, None)[1]).removeprefix("torch.")
 
 
 def new_job_id() -> str:
@@ -41,9 +52,9 @@ MAX_REVISION = 200
 
 
 def submit(store: Store, settings: Settings, model: str, revision: str, tasks: list[str] | None,
-           username: str | None, dtype: str = "default", api: Any = None) -> Job:
+           username: str | None, dtype: str = "default", api: Any = None, visitor: str | None = None) -> Job:
     """Validate a submission and queue it; raises `Refused` with the reason otherwise."""
-    user = user_of(username, settings)
+    user = user_of(username, settings, visitor)
     if len(model) > MAX_MODEL:
         raise Refused(f"model: {len(model)} characters; a Hub id or path has at most {MAX_MODEL}")
     if len(revision or "") > MAX_REVISION:
@@ -54,7 +65,7 @@ def submit(store: Store, settings: Settings, model: str, revision: str, tasks: l
         raise Refused(f"precision: one of {', '.join(DTYPES)}")
     facts = resolve_model(model, check_revision(revision or ""), settings, api)
     check_facts(facts, chosen, settings)
-    options: dict[str, Any] = {} if dtype == "default" or facts.source == "api" else {"dtype": dtype}
+    options: dict[str, Any] = {} if facts.source == "api" else {"dtype": concrete_dtype(dtype)}
     if facts.remote_code:
         options["trust_remote_code"] = True
     name = Path(facts.name).name if facts.source == "local" else facts.name

@@ -6,8 +6,8 @@ value; the details switch adds the 95% interval and the item count to the same c
 - a family tab ranks on its first metric, Chatbot Arena style: 1 + the number of runs whose 95% interval lies
   wholly above this run's, so runs that cannot be told apart share a rank (a score without an interval counts
   as the interval [value, value]);
-- the overview ranks on the mean of those per-metric ranks over the headline columns a run has (HELM's
-  aggregate of per-scenario standings): 1 + the number of runs with a lower mean rank.
+- the overview ranks only on the headline columns every run shown has a score in (`RANK_RULE`): a run gains
+  nothing by skipping a task, and a run that beats another on every shared column always ranks above it.
 """
 
 from __future__ import annotations
@@ -30,9 +30,18 @@ SIZES = [("< 1B", 0.0, 1.0), ("1-3B", 1.0, 3.0), ("3-7B", 3.0, 7.0), ("7-15B", 7
          ("35B+", 35.0, math.inf)]
 UNKNOWN_SIZE = "unknown"
 SETTINGS = ("from description", "from pixels")
-INFO_COLUMNS = ["Model", "Type", "Params (B)", "Data", "Judge"]
+INFO_COLUMNS = ["Model", "Type", "Params", "Data", "Judge"]
 OFFLINE_JUDGES = {"reward": "offline reward model", "embedding": "offline embedding grader"}
-NOT_RUN, CANNOT, NO_JUDGE = "", "n/a", "no judge"  # cell texts where there is no number, and why
+NOT_RUN, CANNOT, NO_JUDGE, INCOMPLETE = "not run", "n/a", "no judge", "incomplete"  # why a cell has no number
+OVERVIEW_DETAIL_COLUMNS = ("Type", "Data")  # shown on the overview only with Details (the width of 1400 px)
+MAX_OVERVIEW_METRICS = 8  # the overview fits a 1400 px window; every other metric lives on its family tab
+RANK_RULE = ("**Rank** (overview): only the headline columns that *every* run shown has a score in are ranked on "
+             "(the *ranked columns*, listed under the table). In each, a run's column rank is 1 + the number of "
+             "runs with a better score; a run's Rank is 1 + the number of runs with a lower mean column rank, so "
+             "ties share a rank. Skipping a task never helps (a skipped column is not ranked on for anyone), and "
+             "a run that beats another on every shared column always ranks above it, baselines included. When no "
+             "column is shared by every run, the ranked columns are the one most runs have and every column all of "
+             "those runs have; a run without a score in all of them is listed unranked (—), below.")
 
 
 @dataclass(frozen=True)
@@ -54,6 +63,7 @@ class Table:
     values: pd.DataFrame
     texts: pd.DataFrame
     run_ids: tuple[str, ...] = ()  # the run of each row, in order
+    ranked: tuple[str, ...] = ()  # the overview's ranked columns (labels), see RANK_RULE
 
     @property
     def empty(self) -> bool:
@@ -78,13 +88,33 @@ def size_bucket(params: int | None) -> str:
     return next(label for label, low, high in SIZES if low <= billions < high)
 
 
+def digits(metric: Metric) -> int:
+    """Decimals a metric is shown with, the same in every cell: percentages and BLEU one, other scores three."""
+    return 1 if metric.rate or metric.score == "bleu" else 3
+
+
 def _scale(metric: Metric, x: float | None) -> float | None:
-    return None if x is None else round(x * 100 if metric.rate else x, 1 if metric.rate else 3)
+    return None if x is None else round(x * 100 if metric.rate else x, digits(metric))
 
 
-def fmt(x: float) -> str:
-    """A display-scale number: one decimal for percentages and large values, three below 1.5."""
-    return f"{x:.1f}" if abs(x) >= 1.5 or x == 0 else f"{x:.3f}"
+def fmt(x: float, places: int = 1) -> str:
+    """A display-scale number with the metric's fixed number of decimals."""
+    return f"{x:.{places}f}"
+
+
+def params_text(params: int | float | None) -> str:
+    """A parameter count as people say it: `44K`, `1.2M`, `7.2B` (empty when unknown)."""
+    if params is None or pd.isna(params):
+        return ""
+    for unit, size in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if params >= size:
+            return f"{params / size:.{0 if params / size >= 100 else 1}f}{unit}".replace(".0" + unit, unit)
+    return f"{int(params)}"
+
+
+def failed_task(entry: dict[str, Any]) -> bool:
+    """Whether a task entry is incomplete (marked so, or items failed): its numbers are not shown or ranked."""
+    return entry.get("status") == "incomplete" or bool(entry.get("n_failed"))
 
 
 def model_link(name: str, url: str | None) -> str:
@@ -114,8 +144,12 @@ def task_judges(result: dict[str, Any]) -> dict[str, str]:
 def _cell_state(metric: Metric, result: dict[str, Any]) -> str:
     """Why a cell has no number: the task was not run, the system cannot answer it, or no judge scored it."""
     tasks = result.get("tasks", {})
+    if metric.task in (result.get("errors") or {}) or (metric.task in tasks and failed_task(tasks[metric.task])):
+        return INCOMPLETE
     if metric.task in tasks:
-        return NO_JUDGE if metric.judged else NOT_RUN
+        if metric.judged:
+            return NO_JUDGE
+        return INCOMPLETE if not tasks[metric.task].get("scores") else CANNOT
     if metric.task in (result.get("skipped") or {}):
         return NO_JUDGE if "judge" in str(result["skipped"][metric.task]).lower() else CANNOT
     return NOT_RUN
@@ -132,14 +166,14 @@ def build_frame(results: list[dict[str, Any]]) -> pd.DataFrame:
         row: dict[str, Any] = {
             "run_id": run_id(result), "name": model.get("name") or model.get("spec") or "?",
             "Type": TYPES.get(model.get("type", "open"), "Open weights"),
-            "Params (B)": float(f"{params / 1e9:.3g}") if params else None, "size": size_bucket(params),
+            "Params": params / 1e9 if params else None, "size": size_bucket(params),
             "Data": "sample" if result.get("dataset", {}).get("sample") else "benchmark",
             "created_at": str(result.get("created_at") or ""), "judges": judges,
         }
         row["Model"] = model_link(row["name"], model.get("url"))
         for metric in METRICS:
             entry = tasks.get(metric.task) or {}
-            value, low, high, n = metric.extract(entry.get("scores"))
+            value, low, high, n = metric.extract(None if failed_task(entry) else entry.get("scores"))
             row[metric.key] = _scale(metric, value)
             row[metric.key + "|low"], row[metric.key + "|high"] = _scale(metric, low), _scale(metric, high)
             row[metric.key + "|n"] = n
@@ -159,11 +193,38 @@ def arena_rank(values: pd.Series, lows: pd.Series, highs: pd.Series, higher_is_b
     return pd.Series(ranks, index=values.index, dtype="Float64")
 
 
+def value_rank(values: pd.Series, higher_is_better: bool = True) -> pd.Series:
+    """1 + how many runs have a strictly better value (ties share a rank); NaN where no value."""
+    x = values.astype(float).to_numpy(dtype=float)
+    better = (lambda v: x > v) if higher_is_better else (lambda v: x < v)
+    return pd.Series([1 + int(better(v).sum()) if not math.isnan(v) else math.nan for v in x], index=values.index,
+                     dtype="Float64")
+
+
+def ranked_metrics(rows: pd.DataFrame, metrics: list[Metric]) -> list[Metric]:
+    """The overview's ranked columns (see `RANK_RULE`): those every row has a value for; when there are none, the
+    column most rows have (the first on a tie) and every other column all of those rows have."""
+    if rows.empty:
+        return []
+    shared = [m for m in metrics if rows[m.key].notna().all()]
+    if shared:
+        return shared
+    counts = [int(rows[m.key].notna().sum()) for m in metrics]
+    if not counts or max(counts) < 2:
+        return []
+    anchor = metrics[counts.index(max(counts))]
+    having = rows[rows[anchor.key].notna()]
+    return [m for m in metrics if having[m.key].notna().all()]
+
+
 def mean_rank(rows: pd.DataFrame, metrics: list[Metric]) -> pd.Series:
-    """Each run's mean Arena rank over the metrics it has a value for (NaN when none)."""
-    ranks = pd.concat([arena_rank(rows[m.key], rows[m.key + "|low"], rows[m.key + "|high"], m.higher_is_better)
-                       for m in metrics], axis=1)
-    return ranks.astype(float).mean(axis=1, skipna=True)
+    """Each ranked run's mean column rank over the ranked columns; NaN for a run without a score in all of them."""
+    shared = ranked_metrics(rows, metrics)
+    if not shared:
+        return pd.Series(math.nan, index=rows.index, dtype=float)
+    ranked = rows[rows[[m.key for m in shared]].notna().all(axis=1)]
+    ranks = pd.concat([value_rank(ranked[m.key], m.higher_is_better) for m in shared], axis=1)
+    return ranks.astype(float).mean(axis=1).reindex(rows.index)
 
 
 def overall_rank(means: pd.Series) -> pd.Series:
@@ -197,17 +258,17 @@ def filter_rows(frame: pd.DataFrame, filters: Filters) -> pd.DataFrame:
     return frame[mask]
 
 
-def score_text(value: Any, low: Any, high: Any, n: Any, details: bool, state: str = "") -> str:
+def score_text(value: Any, low: Any, high: Any, n: Any, details: bool, state: str = "", places: int = 1) -> str:
     """`62.5 ± 7.3`, with details `62.5 ± 7.3 [55.1, 69.8] n=528`; the reason there is none otherwise."""
     if value is None or pd.isna(value):
-        return state
-    text = fmt(float(value))
+        return state or NOT_RUN
+    text = fmt(float(value), places)
     interval = pd.notna(low) and pd.notna(high)
     if interval and float(high) > float(low):
-        text += f" ± {fmt((float(high) - float(low)) / 2)}"
+        text += f" ± {fmt((float(high) - float(low)) / 2, places)}"
     if details:
         if interval:
-            text += f" [{fmt(float(low))}, {fmt(float(high))}]"
+            text += f" [{fmt(float(low), places)}, {fmt(float(high), places)}]"
         if pd.notna(n):
             text += f" n={int(n)}"
     return text
@@ -223,8 +284,11 @@ def _judge_text(judges: dict[str, str], metrics: list[Metric]) -> str:
 def tab_table(frame: pd.DataFrame, family: str | None, filters: Filters) -> Table:
     """The table one tab shows: ranked (see the module docstring), filtered, one column per metric."""
     metrics = visible_metrics(family, filters)
+    if family is None:
+        metrics = metrics[:MAX_OVERVIEW_METRICS]
     judged = any(m.judged for m in metrics)
-    info = [c for c in INFO_COLUMNS if c != "Judge" or judged]
+    info = [c for c in INFO_COLUMNS if (c != "Judge" or judged)
+            and (family is not None or filters.details or c not in OVERVIEW_DETAIL_COLUMNS)]
     columns = ["Rank", *info, *(m.label for m in metrics)]
     rows = filter_rows(frame, filters)
     if rows.empty or not metrics:
@@ -242,18 +306,20 @@ def tab_table(frame: pd.DataFrame, family: str | None, filters: Filters) -> Tabl
     else:
         rows["mean rank"] = mean_rank(rows, metrics)
         rows["Rank"] = overall_rank(rows["mean rank"])
-        rows = rows.sort_values(["Rank", "name"], na_position="last")
+        rows["coverage"] = rows[[m.key for m in metrics]].notna().sum(axis=1)
+        rows = rows.sort_values(["Rank", "coverage", "name"], ascending=[True, False, True], na_position="last")
     rows["Judge"] = [_judge_text(j, metrics) for j in rows["judges"]]
     values = rows[["Rank", *info]].copy()
     texts = values.astype(object).where(values.notna(), "").astype(str)
     texts["Rank"] = [str(int(r)) if pd.notna(r) else "—" for r in rows["Rank"]]
-    texts["Params (B)"] = [f"{p:g}" if pd.notna(p) else "" for p in rows["Params (B)"]]
+    texts["Params"] = [params_text(p * 1e9 if pd.notna(p) else None) for p in rows["Params"]]
     for m in metrics:
         values[m.label] = rows[m.key].astype(float)
-        texts[m.label] = [score_text(v, lo, hi, n, filters.details, s) for v, lo, hi, n, s in zip(
+        texts[m.label] = [score_text(v, lo, hi, n, filters.details, s, digits(m)) for v, lo, hi, n, s in zip(
             rows[m.key], rows[m.key + "|low"], rows[m.key + "|high"], rows[m.key + "|n"], rows[m.key + "|state"],
             strict=True)]
-    return Table(values.reset_index(drop=True), texts.reset_index(drop=True), tuple(rows["run_id"]))
+    ranked = tuple(m.label for m in ranked_metrics(rows, metrics)) if family is None else ()
+    return Table(values.reset_index(drop=True), texts.reset_index(drop=True), tuple(rows["run_id"]), ranked)
 
 
 def datatypes(columns: list[str]) -> list[str]:

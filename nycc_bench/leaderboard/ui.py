@@ -5,6 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import html
 import logging
+import shutil
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
@@ -49,6 +52,8 @@ CSS = """
   text-align: left; border-bottom: 1px solid #ddd;}
 .nycc-command {white-space: pre-wrap; font-size: 0.85em;}
 .nycc-choices {list-style: none; padding-left: 0.5em;}
+#table-overview th, #table-overview th * {word-break: normal !important; overflow-wrap: normal !important;}
+#table-overview td, #table-overview th {padding-left: 4px !important; padding-right: 4px !important;}
 """
 QUEUE_COLUMNS = ["Job", "Model", "Tasks", "Status", "Details", "Submitted (UTC)", "User"]
 
@@ -76,6 +81,8 @@ class App:
         self.predictions = Predictions()
         self._frame: tuple[tuple[int, ...], pd.DataFrame] | None = None
         self._exports: tuple[tuple[int, ...], list[str]] | None = None
+        # what pages link to (exports, predictions JSONL) is copied here; the store itself is never served
+        self.public = Path(tempfile.mkdtemp(prefix="nycc-lb-public-"))
 
     def results(self) -> tuple[list[dict[str, Any]], str | None]:
         """Every result and the store's problem, if any (then no result: never stale or sample rows instead)."""
@@ -98,7 +105,7 @@ class App:
             return None
         key = tuple(id(r) for r in results)
         if self._exports is None or self._exports[0] != key:
-            self._exports = (key, write_exports(results, self.settings.data_dir / "exports"))
+            self._exports = (key, write_exports(results, self.public / "exports"))
         return self._exports[1]
 
     def banner_html(self, error: str | None, results: list[dict[str, Any]]) -> str:
@@ -106,6 +113,10 @@ class App:
         if error:
             parts.append(banner("error", f"<b>The results store cannot be read:</b> {e(error)}. No results are "
                                          "shown until the operator fixes it."))
+        if self.store is not None and (left_out := self.store.problems()):
+            parts.append(banner("note", "<b>Left out</b> (the rest of the board is shown): "
+                                        + "; ".join(e(p) for p in left_out[:10])
+                                        + (f"; and {len(left_out) - 10} more" if len(left_out) > 10 else "")))
         if self.settings.sample_data:
             parts.append(banner("note", about.SAMPLE_DATASET_NOTE))
         elif any(r.get("dataset", {}).get("sample") for r in results):
@@ -122,8 +133,10 @@ class App:
                           bool(show_sample), bool(details))
         out: list[Any] = [self.banner_html(error, results)]
         kept = filter_rows(frame, filters)
+        ranked: tuple[str, ...] = ()
         for (family, _, _), label in zip(VIEWS, metric_labels, strict=True):
             table = tab_table(frame, family, filters)
+            ranked = table.ranked if family is None else ranked
             out.append(gr.Dataframe(value=table.component_value(), datatype=datatypes(list(table.values.columns))))
             metric = next((m for m in family_metrics(family) if m.label == label), family_metrics(family)[0])
             out.append(interval_plot(kept, metric))
@@ -131,6 +144,8 @@ class App:
         out.append(gr.Dropdown(choices=choices))
         out.append(self.exports(results))
         out.append(gr.Dropdown(choices=choices))
+        out.append(ranked_note(ranked, not kept.empty))
+        out.append(about.about_markdown(results))
         return out
 
     def plot(self, view: int, search: str, types: list[str], sizes: list[str], show_sample: bool,
@@ -160,7 +175,20 @@ class App:
         result = next((r for r in results if store_run_id(r) == run_id), None)
         if result is None or self.store is None:
             return "<p><i>Choose a run: its scores, the command that reproduces it, its predictions.</i></p>", None
-        return detail_html(result), prediction_files(result, self.store.resolve) or None
+        return detail_html(result), self.published(prediction_files(result, self.store.resolve)) or None
+
+    def published(self, files: list[str]) -> list[str]:
+        """Copies of a run's predictions JSONL files in the public folder (the only files a page links to)."""
+        out = []
+        for name in files:
+            path = Path(name)
+            if path.suffix != ".jsonl" or self.store is None:
+                continue
+            target = self.public / path.relative_to(self.store.root.resolve())
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+            out.append(str(target))
+        return out
 
     # -- browse ------------------------------------------------------------------------------------------------
     def contest_choices(self) -> tuple[list[tuple[str, int]], str | None]:
@@ -198,34 +226,46 @@ class App:
         return queue_table(self.store.jobs(limit=200)) if self.store else queue_table([])
 
     def submit(self, model: str, revision: str, tasks: list[str], dtype: str,
-               profile: gr.OAuthProfile | None) -> tuple[str, pd.DataFrame]:
+               profile: gr.OAuthProfile | None, request: gr.Request | None = None) -> tuple[str, pd.DataFrame]:
         """Queue a submission, or say why not (escaped: the reason may quote what was typed)."""
         if self.store is None:
             return banner("error", "The store is unavailable; submissions are closed."), self.queue()
+        client = getattr(request, "client", None)
         try:
             job = submit(self.store, self.settings, model or "", revision or "", tasks, getattr(profile, "username",
                                                                                                    None), dtype,
-                         api=self.hub_api)
+                         api=self.hub_api, visitor=getattr(client, "host", None))
         except Refused as err:
             return banner("error", f"<b>Not queued.</b> {e(str(err))}"), self.queue()
         return banner("ok", f"Queued <b>{e(job.model)}</b> as job <code>{e(job.id)}</code> ({job.status}): "
                             f"{e(', '.join(job.tasks))}."), self.queue()
 
 
-def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any]]:
-    """The per-view tables, plots and metric pickers, inside the leaderboard's sub-tabs."""
-    tables, plots, pickers = [], [], []
+def ranked_note(ranked: tuple[str, ...], any_rows: bool) -> str:
+    """The line under the overview naming its ranked columns (or saying none is shared)."""
+    if not any_rows:
+        return ""
+    if not ranked:
+        return "*Ranked columns*: none — no headline column has a score for every run shown, so nothing is ranked."
+    return f"*Ranked columns* (every run shown has a score in them): {', '.join(ranked)}."
+
+
+def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any], Any]:
+    """The per-view tables, plots and metric pickers, inside the leaderboard's sub-tabs; the overview's note."""
+    tables, plots, pickers, note = [], [], [], None
     for family, key, title in VIEWS:
         with gr.Tab(title, id=f"view-{key}", elem_id=f"view-{key}"):
             summary = next((f.summary for f in FAMILIES if f.key == family), about.OVERVIEW_SUMMARY)
             gr.Markdown(f"{summary} {about.rank_rule(family)}", elem_id=f"summary-{key}")
             tables.append(gr.Dataframe(value=pd.DataFrame(), interactive=False, pinned_columns=2, max_height=520,
-                                       wrap=False, elem_id=f"table-{key}", label=f"{title} results",
+                                       wrap=family is None, elem_id=f"table-{key}", label=f"{title} results",
                                        show_label=False, buttons=["fullscreen", "copy"]))
+            if family is None:
+                note = gr.Markdown(elem_id="ranked-overview")
             labels = [m.label for m in family_metrics(family)]
             pickers.append(gr.Dropdown(labels, value=labels[0], label="Plot", elem_id=f"plot-metric-{key}"))
             plots.append(gr.Plot(label="Score by run", format="png", elem_id=f"plot-{key}"))
-    return tables, plots, pickers
+    return tables, plots, pickers, note
 
 
 def build(app: App) -> gr.Blocks:
@@ -250,7 +290,7 @@ def build(app: App) -> gr.Blocks:
                                              value=[s[0] for s in SIZES] + [UNKNOWN_SIZE], label="Size (parameters)")
                     settings = gr.CheckboxGroup(list(SETTINGS), value=list(SETTINGS), label="Setting")
                 with gr.Tabs():
-                    tables, plots, pickers = _tab_views(app)
+                    tables, plots, pickers, note = _tab_views(app)
                 gr.Markdown(about.CELLS_HELP)
                 downloads = gr.File(label="Download the whole table (CSV, JSON: every run and metric, with "
                                           "intervals and n)", file_count="multiple", interactive=False, height=150,
@@ -297,11 +337,11 @@ def build(app: App) -> gr.Blocks:
                 queue = gr.Dataframe(value=app.queue(), interactive=False, wrap=True, elem_id="queue",
                                      show_label=False)
             with gr.Tab("About", id="about"):
-                gr.Markdown(about.ABOUT + "\n\n" + about.citations_markdown())
+                about_box = gr.Markdown(about.about_markdown(app.results()[0]), elem_id="about")
 
         filters = [search, show_sample, details, types, sizes, settings]
         view_outputs = [banner_box, *[x for pair in zip(tables, plots, strict=True) for x in pair], run, downloads,
-                        compared]
+                        compared, note, about_box]
 
         def refresh(search: str, show_sample: bool, details: bool, types: list[str], sizes: list[str],
                     settings: list[str], *labels: str) -> list[Any]:
@@ -328,6 +368,8 @@ def build(app: App) -> gr.Blocks:
 
 
 def launch_options(settings: Settings) -> dict[str, Any]:
-    """What `launch` needs: styles, the store folder for downloads, and a cap on uploads."""
-    return {"css": CSS, "allowed_paths": [str(settings.data_dir)], "max_file_size": "5mb"}
+    """What `launch` needs: styles, a cap on uploads, and the file route closed to the store (its database,
+    WAL, sidecars and dotfiles); pages link only to the copies `App` makes in its public folder."""
+    return {"css": CSS, "allowed_paths": [], "blocked_paths": [str(settings.data_dir.resolve())],
+            "max_file_size": "5mb"}
 

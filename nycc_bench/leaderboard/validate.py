@@ -1,9 +1,10 @@
 """Checks on what a submitter typed and on the model it names, before anything is queued.
 
 Model ids are checked by shape first (no paths, no URLs, no markup), then the model itself: it exists at the
-revision (resolved to a commit), its weights are safetensors (pickled weights can run code when loaded), its
-size is known and under the operator's maximum, it has a license, and it needs no `trust_remote_code` unless
-the operator allows it. Every refusal is a `Refused` whose message says what to change.
+revision (resolved to a commit), its weights are all safetensors (pickled weights can run code when loaded,
+and any other weight file could be loaded instead of the checked ones), its size is counted from the
+safetensors headers of every shard and is under the operator's maximum, it has a license, and it needs no
+`trust_remote_code` unless the operator allows it. Every refusal is a `Refused` whose message says what to change.
 """
 
 from __future__ import annotations
@@ -105,21 +106,73 @@ def _card_license(readme: Path) -> str | None:
     return match.group(1) if match else None
 
 
+PICKLED_WEIGHTS = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle", ".h5", ".hdf5", ".msgpack", ".joblib",
+                   ".npy", ".npz", ".gguf", ".onnx", ".ot", ".tflite", ".mlmodel", ".keras", ".pb")
+"""Weight files other than safetensors: pickles run code when loaded, and any of them could be loaded instead of
+the safetensors weights that were checked and counted."""
+INDEX = "model.safetensors.index.json"
+
+
+def unsafe_weights(names: list[str]) -> list[str]:
+    """The file names among `names` that hold weights in a format other than safetensors."""
+    return sorted(n for n in names if n.lower().endswith(PICKLED_WEIGHTS))
+
+
+def _refuse_unsafe(names: list[str]) -> None:
+    if bad := unsafe_weights(names):
+        shown = ", ".join(bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")
+        raise Refused(f"model: its weights are not all safetensors ({shown}); remove every pickled or other "
+                      "weight file and publish safetensors only")
+
+
+def local_weight_files(folder: Path) -> list[Path]:
+    """The safetensors files transformers loads from a folder: the shards of its index, else model.safetensors."""
+    index = folder / INDEX
+    if index.is_file():
+        try:
+            shards = sorted(set(json.loads(index.read_text(encoding="utf-8"))["weight_map"].values()))
+        except (ValueError, KeyError, TypeError, AttributeError) as err:
+            raise Refused(f"model: {INDEX} cannot be read ({type(err).__name__}); fix or remove it") from None
+        paths = [(folder / s).resolve() for s in shards]
+        if missing := [s for s, p in zip(shards, paths, strict=True)
+                       if not p.is_relative_to(folder) or not p.is_file()]:
+            raise Refused(f"model: {INDEX} names shards that are not in the folder ({', '.join(missing[:3])})")
+        return paths
+    if not (folder / "model.safetensors").is_file():
+        raise Refused("model: the folder has no .safetensors weights (model.safetensors or its index); "
+                      "pickled weights can run code when loaded")
+    return [folder / "model.safetensors"]
+
+
 def local_facts(text: str) -> ModelFacts:
-    """A local model folder (operators' and tests' submissions): config, safetensors weights, license."""
+    """A local model folder (operators' and tests' submissions): config, safetensors weights only (counted from
+    every shard's header), license."""
     from ..llm.backends.transformers_backend import local_fingerprint
 
     folder = Path(text).expanduser().resolve()
     if not (folder / "config.json").is_file():
         raise Refused(f"model: {_shown(text)} is not a model folder (no config.json)")
-    weights = sorted(folder.glob("*.safetensors"))
-    if not weights:
-        raise Refused("model: the folder has no .safetensors weights (pickled weights can run code when loaded)")
+    _refuse_unsafe([p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                    if p.is_file() and ".git" not in p.relative_to(folder).parts])
+    weights = local_weight_files(folder)
     config = json.loads((folder / "config.json").read_text())
     license_ = _card_license(folder / "README.md") or ("see LICENSE" if (folder / "LICENSE").is_file() else None)
     return ModelFacts(source="local", name=str(folder), kind="vlm" if "vision_config" in config else "hf",
                       commit=local_fingerprint(str(folder)), params=sum(map(safetensors_params, weights)),
                       license=license_, remote_code="auto_map" in config)
+
+
+def hub_params(api: Any, model_id: str, commit: str | None) -> int:
+    """Parameters of a Hub model from the safetensors headers of every weight shard (Hub metadata, no download)."""
+    try:
+        meta = api.get_safetensors_metadata(model_id, revision=commit)
+    except Exception as err:  # not a safetensors repo, a header too large, the Hub unreachable: all refusals
+        raise Refused(f"model: cannot read the safetensors headers of {model_id} ({type(err).__name__}); publish "
+                      "the weights as safetensors (model.safetensors or a sharded index)") from err
+    counts = getattr(meta, "parameter_count", None) or {}
+    if not counts:
+        raise Refused(f"model: the safetensors weights of {model_id} declare no parameters")
+    return int(sum(counts.values()))
 
 
 def hub_facts(model_id: str, revision: str | None, api: Any) -> ModelFacts:
@@ -138,10 +191,13 @@ def hub_facts(model_id: str, revision: str | None, api: Any) -> ModelFacts:
     license_ = (card.get("license") if card is not None else None) or next(
         (t.split(":", 1)[1] for t in tags if t.startswith("license:")), None)
     config = getattr(info, "config", None) or {}
-    safetensors = getattr(info, "safetensors", None)
+    siblings = getattr(info, "siblings", None)
+    if siblings is None:
+        raise Refused(f"model: the Hub did not list the files of {model_id}; try again")
+    _refuse_unsafe([s.rfilename for s in siblings])
     kind = "vlm" if getattr(info, "pipeline_tag", None) in VLM_PIPELINES else "hf"
     return ModelFacts(source="hub", name=info.id or model_id, kind=kind, revision=revision, commit=info.sha,
-                      params=getattr(safetensors, "total", None), license=license_,
+                      params=hub_params(api, info.id or model_id, info.sha), license=license_,
                       remote_code="custom_code" in tags or "auto_map" in config)
 
 

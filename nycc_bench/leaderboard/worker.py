@@ -1,25 +1,41 @@
 """The evaluation worker: claims the oldest PENDING job, runs and scores its tasks, stores the result.
 
 `run_worker_once` does one job (tests drive it); `Worker` is the app's background thread that loops on it.
-While a job runs, a heartbeat thread keeps `heartbeat_at` fresh; a job whose worker died (no heartbeat for
-`heartbeat_timeout_s`) is put back to PENDING by `Store.recover`, and its already written predictions are
-resumed, not redone. On ZeroGPU Spaces the model work runs inside `spaces.GPU`; elsewhere on CUDA or CPU.
+Each job runs in a child process (`multiprocessing` spawn) that the worker kills when it passes its wall-clock
+limit (`NYCC_LB_JOB_TIMEOUT_S`); the child's exit frees its GPU memory. The heartbeat comes from progress: the
+child reports every batch of items answered and the worker passes it on, so a job that hangs stops beating
+and a dead worker's job is put back to PENDING by `Store.recover` (its written predictions are resumed).
+
+A job is published only when it is whole: a task that errored, an item that failed, a task with no scores or
+a record marked incomplete ends the job FAILED with the reason, and nothing of it reaches the table (the
+duplicate rule ignores FAILED jobs, so the same model can be submitted again). On ZeroGPU Spaces the job runs
+in this process inside `spaces.GPU`, whose own duration limit applies.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import multiprocessing
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from ..urls import redact_urls_in
 from .settings import Settings
 from .store import FAILED, FINISHED, Job, Store
 
 log = logging.getLogger("nycc_bench.leaderboard")
 WORKER_ID = f"{socket.gethostname()}-{os.getpid()}"
+BEAT_EVERY_S = 5.0  # item progress is passed on as a heartbeat at most this often
+
+
+class JobFailed(RuntimeError):
+    """A job that cannot be published; the message is the reason the queue shows."""
 
 
 def on_gpu(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -33,10 +49,12 @@ def on_gpu(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-def model_record(job: Job) -> dict[str, Any]:
-    """What the leaderboard knows of a submitted model beyond what the system reports (no user, no secret)."""
+def model_record(job: Job, loaded: int | None = None) -> dict[str, Any]:
+    """What the leaderboard knows of a submitted model beyond what the system reports (no user, no secret);
+    `parameters` is the count of the model as loaded when there is one."""
     return {"name": job.model, "source": job.source, "revision": job.revision, "commit": job.commit,
-            "parameters": job.params, "license": job.license, "type": "api" if job.source == "api" else "open",
+            "parameters": loaded if loaded is not None else job.params, "license": job.license,
+            "type": "api" if job.source == "api" else "open",
             "url": f"https://huggingface.co/{job.model}" if job.source == "hub" else None}
 
 
@@ -47,35 +65,146 @@ def store_paths(result: dict[str, Any], run: str) -> dict[str, Any]:
     return result
 
 
-def evaluate_job(job: Job, store: Store, settings: Settings, progress: Callable[[str], None],
+def check_loaded(job: Job, system: Any) -> int | None:
+    """The loaded model's parameter count; `JobFailed` when it differs from the safetensors headers counted at
+    submission (the weights loaded are not the ones that were checked)."""
+    loaded = (system.describe() or {}).get("parameters") if hasattr(system, "describe") else None
+    if job.source in ("hub", "local") and job.params is not None and loaded is not None and loaded != job.params:
+        raise JobFailed(f"the loaded model has {loaded:,} parameters but its safetensors weights declare "
+                        f"{job.params:,}; refused (only the checked safetensors weights may be loaded)")
+    return loaded
+
+
+def with_progress(system: Any, beat: Callable[[int], None]) -> Any:
+    """`system` whose `choose`/`generate` report each answered batch's size to `beat` (the heartbeat)."""
+    for name in ("choose", "generate"):
+        method = getattr(system, name)
+
+        def answered(task: Any, instances: list[Any], _method: Callable[..., Any] = method) -> Any:
+            outputs = _method(task, instances)
+            beat(len(instances))
+            return outputs
+
+        setattr(system, name, answered)
+    return system
+
+
+def evaluate_job(job: Job, out: Path, settings: Settings, progress: Callable[[str | None], None],
                  system: Any = None) -> dict[str, Any]:
     """Every task of a job through `nycc_bench.evaluate` (the same path as the CLI, the cards and the seed); a
-    task that fails is recorded in `errors` and the others still run."""
+    task that fails is recorded in `errors` and the others still run. `progress(text)` is called per task,
+    `progress(None)` per batch of items answered."""
     from ..evaluation import evaluate
+    from ..systems import make_system
 
     base_url = settings.api_base_url if job.source == "api" else None
-    result = evaluate(system or job.spec, job.tasks, dataset=settings.dataset, judge=dict(settings.judges),
-                      folds=list(settings.folds) if settings.folds else None, out=store.predictions_dir(job.id),
-                      base_url=base_url, progress=False, raise_errors=False, model=model_record(job),
+    loaded = None
+    if system is None:
+        progress("loading the model")
+        system = make_system(job.spec, settings.dataset, base_url=base_url, **job.options)
+        loaded = check_loaded(job, system)
+    system = with_progress(system, lambda n: progress(None))
+    result = evaluate(system, job.tasks, dataset=settings.dataset, judge=dict(settings.judges),
+                      folds=list(settings.folds) if settings.folds else None, out=out,
+                      progress=False, raise_errors=False, model=model_record(job, loaded),
                       extra={"run_id": job.id, "options": job.options},
-                      on_task=lambda task, i, n: progress(f"{task} ({i}/{n})"), **job.options)
+                      on_task=lambda task, i, n: progress(f"{task} ({i}/{n})"))
     return store_paths(result.record, job.id)
 
 
 _evaluate_on_gpu = on_gpu(evaluate_job)  # ZeroGPU wants its functions wrapped at import time
 
 
-class _Heartbeat(threading.Thread):
-    """Refreshes a running job's heartbeat until stopped."""
+def _first_error(files: list[Path]) -> str | None:
+    """The error of the first failed item in predictions files (what the queue shows as the reason)."""
+    for path in files:
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if record.get("status") == "failed":
+                return str(record.get("error") or "no reply")
+    return None
 
-    def __init__(self, store: Store, job: Job, every_s: float) -> None:
-        super().__init__(daemon=True, name=f"heartbeat-{job.id}")
-        self.store, self.job, self.every_s = store, job, every_s
-        self.stopped = threading.Event()
 
-    def run(self) -> None:
-        while not self.stopped.wait(self.every_s):
-            self.store.heartbeat(self.job.id, WORKER_ID)
+def unpublishable(result: dict[str, Any], resolve: Callable[[str], Path]) -> str | None:
+    """Why a record must not be published (a task errored, incomplete, with failed items or judge verdicts, or
+    without a score; nothing scored at all), or None when it is whole."""
+    reasons = [f"{task}: {error}" for task, error in (result.get("errors") or {}).items()]
+    for task, entry in (result.get("tasks") or {}).items():
+        n, failed = entry.get("n") or 0, entry.get("n_failed") or 0
+        if failed:
+            error = _first_error([resolve(p) for p in entry.get("predictions", [])])
+            reasons.append(f"{task}: {failed} of {n} items failed"
+                           + (f": {error}" if error else ""))
+        elif errored := entry.get("n_error") or 0:  # the judge failed on some items (down, unusable replies)
+            reasons.append(f"{task}: {errored} judge verdicts failed")
+        elif entry.get("status") == "incomplete":
+            reasons.append(f"{task}: incomplete")
+        elif not any(s.get("value") is not None for s in (entry.get("scores") or {}).values()):
+            reasons.append(f"{task}: no scores")
+    if not reasons and not result.get("tasks"):
+        skipped = "; ".join(f"{t}: {why}" for t, why in (result.get("skipped") or {}).items())
+        reasons.append("no task was scored" + (f" ({skipped})" if skipped else ""))
+    return redact_urls_in("; ".join(reasons))[:1000] or None
+
+
+def _child(job: Job, out: str, settings: Settings, conn: Any) -> None:
+    """The child process: run the job, send progress, then the record or the one-line reason it failed."""
+    logging.basicConfig(level=logging.WARNING)
+    last = [0.0]
+
+    def progress(text: str | None) -> None:
+        if text is not None or time.monotonic() - last[0] >= BEAT_EVERY_S:
+            last[0] = time.monotonic()
+            conn.send(("progress", text))
+
+    try:
+        conn.send(("result", evaluate_job(job, Path(out), settings, progress)))
+    except Exception as err:  # any failure of the job is its reason, shown in the queue
+        log.exception("job %s failed", job.id)
+        conn.send(("error", f"{type(err).__name__}: {err}" if not isinstance(err, JobFailed) else str(err)))
+    finally:
+        conn.close()
+
+
+def run_in_child(job: Job, store: Store, settings: Settings) -> dict[str, Any]:
+    """Run `job` in a child process under the wall-clock limit; its record, or `JobFailed` with the reason."""
+    ctx = multiprocessing.get_context("spawn")
+    receive, send = ctx.Pipe(duplex=False)
+    out = store.predictions_dir(job.id)
+    child = ctx.Process(target=_child, args=(job, str(out), settings, send), name=f"nycc-job-{job.id}")
+    child.start()
+    send.close()
+    limit = settings.job_timeout_s
+    deadline = time.monotonic() + limit
+    try:
+        while (left := deadline - time.monotonic()) > 0:
+            if not receive.poll(min(left, 1.0)):
+                continue
+            try:
+                kind, payload = receive.recv()
+            except EOFError:  # the child exited without a word: killed (out of memory) or crashed
+                child.join(timeout=10)
+                raise JobFailed(f"the job's process exited with code {child.exitcode} before it finished") from None
+            if kind == "progress":
+                store.heartbeat(job.id, WORKER_ID, payload)
+            elif kind == "result":
+                return payload
+            else:
+                raise JobFailed(payload)
+        raise JobFailed(f"timed out after {limit:g} s")
+    finally:
+        receive.close()
+        child.join(timeout=5)
+        if child.is_alive():
+            child.kill()
+            child.join(timeout=30)
 
 
 def run_worker_once(store: Store, settings: Settings) -> Job | None:
@@ -84,20 +213,22 @@ def run_worker_once(store: Store, settings: Settings) -> Job | None:
     job = store.claim_job(WORKER_ID)
     if job is None:
         return None
-    beat = _Heartbeat(store, job, settings.heartbeat_every_s)
-    beat.start()
     try:
-        result = _evaluate_on_gpu(job, store, settings, lambda p: store.heartbeat(job.id, WORKER_ID, p))
-        failed = dict(result.get("errors") or {})
-        if len(failed) < len(job.tasks):
-            store.save_result(result)
-        reason = "; ".join(f"{t}: {e}" for t, e in failed.items()) or None
-        store.finish_job(job.id, WORKER_ID, FAILED if failed else FINISHED, reason)
+        if os.environ.get("SPACES_ZERO_GPU"):
+            result = _evaluate_on_gpu(job, store.predictions_dir(job.id), settings,
+                                      lambda p: store.heartbeat(job.id, WORKER_ID, p))
+        else:
+            result = run_in_child(job, store, settings)
+        if reason := unpublishable(result, store.resolve):
+            raise JobFailed(reason)
+        store.save_result(result)
+        store.finish_job(job.id, WORKER_ID, FINISHED)
+    except JobFailed as err:
+        log.warning("job %s of %s failed: %s", job.id, job.model, err)
+        store.finish_job(job.id, WORKER_ID, FAILED, redact_urls_in(str(err))[:1000])
     except Exception as err:  # the store itself failed: the job stays visible as FAILED with why
         log.exception("job %s failed", job.id)
-        store.finish_job(job.id, WORKER_ID, FAILED, f"{type(err).__name__}: {err}"[:500])
-    finally:
-        beat.stopped.set()
+        store.finish_job(job.id, WORKER_ID, FAILED, redact_urls_in(f"{type(err).__name__}: {err}")[:500])
     return store.get_job(job.id)
 
 

@@ -23,6 +23,8 @@ concurrent writers wait instead of failing, and a killed run loses nothing alrea
 
 from __future__ import annotations
 
+import errno
+import functools
 import hashlib
 import ipaddress
 import json
@@ -32,12 +34,15 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from .chat import ChatRequest, Completion
+from .errors import CacheError
+
+T = TypeVar("T")
 
 CACHE_FILE = "judge_cache.sqlite3"
 KEY_SCHEMA = 2  # bump when the key's composition changes, so old rows are never misread (2: normalised endpoint)
@@ -105,9 +110,36 @@ def owner_gone(owner: str) -> bool:
     return False
 
 
+def cache_problem(path: Path, err: BaseException) -> CacheError:
+    """A one-line error naming the cache file and the fix: a damaged file is deleted, a full disk freed."""
+    text = " ".join(str(err).split())
+    if (isinstance(err, OSError) and err.errno == errno.ENOSPC) or "disk is full" in text or "SQLITE_FULL" in text:
+        return CacheError(f"judge cache: cannot write {path}: the disk is full; free space on {path.parent} (or set "
+                          "NYCC_BENCH_CACHE to a folder on another disk) and run again; nothing was written half")
+    if isinstance(err, OSError) or (isinstance(err, sqlite3.OperationalError) and "malformed" not in text):
+        return CacheError(f"judge cache: cannot use {path} ({text}); make {path.parent} writable or set "
+                          "NYCC_BENCH_CACHE to another folder")
+    return CacheError(f"judge cache: {path} is damaged ({text}); delete {path} (and {path.name}-wal, "
+                      f"{path.name}-shm beside it) to start a new cache")
+
+
+def _guarded(method: Callable[..., T]) -> Callable[..., T]:
+    """Turn SQLite and file-system failures of a cache method into a one-line `CacheError`."""
+    @functools.wraps(method)
+    def wrapper(self: JudgeCache, *args: Any, **kwargs: Any) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        except (sqlite3.DatabaseError, OSError, ValueError, KeyError, TypeError) as err:
+            if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
+                raise  # a busy database is waited on by SQLite, not a damaged one
+            raise cache_problem(self.path, err) from None
+    return wrapper
+
+
 class JudgeCache:
     """Key → completion store in ``<directory>/judge_cache.sqlite3``, with in-flight claims (module docstring)."""
 
+    @_guarded
     def __init__(self, directory: str | Path, claim_ttl_s: float = CLAIM_TTL_S) -> None:
         self.path = Path(directory).expanduser() / CACHE_FILE
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -128,12 +160,14 @@ class JudgeCache:
             "CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL)"
         )
 
+    @_guarded
     def get(self, key: str) -> Completion | None:
         """The cached completion, or None."""
         with self._lock:
             row = self._db.execute("SELECT completion FROM completions WHERE key = ?", (key,)).fetchone()
         return None if row is None else Completion.from_dict(json.loads(row[0]))
 
+    @_guarded
     def put(self, key: str, completion: Completion, model: str, prompt_version: str, owner: str | None = None) -> None:
         """Store one completion and drop ``owner``'s claim on it, in one committed transaction."""
         blob = json.dumps(completion.to_dict(), ensure_ascii=False)
@@ -145,6 +179,7 @@ class JudgeCache:
             if owner is not None:
                 self._db.execute("DELETE FROM claims WHERE key = ? AND owner = ?", (key, owner))
 
+    @_guarded
     def claim(self, key: str, owner: str) -> bool:
         """Take the in-flight claim on ``key`` for ``owner``; False while another live owner holds it."""
         now = time.time()
@@ -157,11 +192,13 @@ class JudgeCache:
             )
         return True
 
+    @_guarded
     def release(self, key: str, owner: str) -> None:
         """Drop ``owner``'s claim on ``key`` (no-op if it holds none)."""
         with self._lock:
             self._db.execute("DELETE FROM claims WHERE key = ? AND owner = ?", (key, owner))
 
+    @_guarded
     def refresh_claims(self, owner: str) -> None:
         """Push back the expiry of every claim ``owner`` holds (the owner's heartbeat)."""
         with self._lock:
@@ -169,6 +206,7 @@ class JudgeCache:
                 "UPDATE claims SET expires = ? WHERE owner = ?", (time.time() + self.claim_ttl_s, owner)
             )
 
+    @_guarded
     def cached_keys(self, keys: Iterable[str]) -> set[str]:
         """The subset of ``keys`` present."""
         wanted = list(dict.fromkeys(keys))
@@ -184,6 +222,7 @@ class JudgeCache:
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
 
+    @_guarded
     def __len__(self) -> int:
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM completions").fetchone()[0])

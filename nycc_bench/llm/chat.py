@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +61,7 @@ class Completion:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     finish_reason: str | None = None
+    replaced: int = 0  # characters that could not be encoded (invalid UTF-8, lone surrogates), now U+FFFD
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form stored in the cache."""
@@ -70,6 +72,7 @@ class Completion:
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "finish_reason": self.finish_reason,
+            "replaced": self.replaced,
         }
 
     @classmethod
@@ -83,4 +86,37 @@ class Completion:
             prompt_tokens=int(data.get("prompt_tokens") or 0),
             completion_tokens=int(data.get("completion_tokens") or 0),
             finish_reason=data.get("finish_reason"),
+            replaced=int(data.get("replaced") or 0),
         )
+
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
+
+
+def clean_text(text: str) -> tuple[str, int]:
+    r"""``text`` with every lone surrogate (which no UTF-8 file or SQLite text can hold) replaced by U+FFFD, and
+    how many were replaced.
+
+    >>> clean_text("ok\ud800!")
+    ('ok\ufffd!', 1)
+    """
+    return LONE_SURROGATE.subn(REPLACEMENT, text)
+
+
+def decode_utf8(data: bytes) -> tuple[str, int]:
+    r"""``data`` decoded as UTF-8 with each invalid byte sequence replaced by U+FFFD, and how many were.
+
+    >>> decode_utf8(b"caf\xc3\xa9 \xff!")
+    ('café \ufffd!', 1)
+    """
+    parts: list[str] = []
+    count = start = 0
+    while True:
+        try:
+            parts.append(data[start:].decode("utf-8"))
+            return "".join(parts), count
+        except UnicodeDecodeError as err:
+            parts.append(data[start:start + err.start].decode("utf-8") + REPLACEMENT)
+            count += 1
+            start += err.end

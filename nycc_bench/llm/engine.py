@@ -16,6 +16,8 @@ claimed instead of paying for it again (see :mod:`nycc_bench.llm.cache`).
 
 Failures, from the backend's typed errors (:mod:`nycc_bench.llm.errors`):
 
+* an endpoint that cannot be connected to before its first reply is tried twice, quickly, then the run stops
+  (:class:`FatalJudgeError` naming the host); a missing key for api.openai.com stops it before any request;
 * a transient failure (timeout, connection error, truncated body, 408/409/429/5xx) is retried ``retries``
   times with tenacity — jittered exponential backoff from ``retry_backoff_s``, or the server's
   ``retry-after`` capped at ``max_retry_wait_s`` — and then recorded as ERROR with the (key-redacted) reason;
@@ -54,7 +56,7 @@ from .backends import Backend, Session, make_backend
 from .cache import JudgeCache, cache_key, new_owner
 from .chat import UNSET_MAX_TOKENS, ChatRequest, Completion
 from .config import JudgeConfig
-from .errors import FatalJudgeError, MalformedReply, RequestFailed, TransientError
+from .errors import FatalJudgeError, MalformedReply, RequestFailed, TransientError, Unreachable
 from .pricing import cost_usd, estimate_prompt_tokens
 from .sync import run_sync
 
@@ -66,6 +68,8 @@ CLAIM_POLL_S = 0.1
 """How often a run waiting on another run's claim looks for the answer."""
 BACKOFF_MAX_S = 30.0
 """The longest backoff between retries when the server names no wait."""
+UNREACHABLE_WAIT_S = 0.25
+"""The wait before asking an endpoint that could not be connected to once more (then the backend gives up)."""
 
 
 @dataclass(frozen=True)
@@ -99,13 +103,14 @@ class RunStats:
     n_failed: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    n_replaced: int = 0  # characters of replies that could not be encoded, replaced by U+FFFD
     cost_usd: float | None = 0.0
     wall_s: float = 0.0
 
     def add(self, other: RunStats) -> None:
         """Accumulate another run into this one."""
         for name in ("n_jobs", "n_unique", "n_cached", "n_shared", "n_calls", "n_unusable", "n_requests",
-                     "n_failed", "prompt_tokens", "completion_tokens", "wall_s"):
+                     "n_failed", "prompt_tokens", "completion_tokens", "n_replaced", "wall_s"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         if self.cost_usd is None or other.cost_usd is None:
             self.cost_usd = None
@@ -125,11 +130,13 @@ class RunStats:
         """
         cost = "unknown (model not in price table)" if self.cost_usd is None else f"${self.cost_usd:.4f}"
         shared = f" ({self.n_shared} from a concurrent run)" if self.n_shared else ""
+        replaced = (f"; {self.n_replaced} characters that could not be encoded (invalid UTF-8, lone surrogates) "
+                    "replaced by U+FFFD" if self.n_replaced else "")
         return (
             f"{self.n_jobs} jobs ({self.n_unique} unique): {self.n_cached} cached{shared}, "
             f"{self.n_calls} calls made ({self.n_unusable} unusable, {self.n_requests} requests sent), "
             f"{self.n_failed} failed; tokens in {self.prompt_tokens}, out {self.completion_tokens}; "
-            f"cost {cost}; {self.wall_s:.1f} s"
+            f"cost {cost}; {self.wall_s:.1f} s{replaced}"
         )
 
 
@@ -370,6 +377,9 @@ class JudgeEngine:
         stats.n_calls += 1
         stats.prompt_tokens += completion.prompt_tokens
         stats.completion_tokens += completion.completion_tokens
+        if completion.replaced:
+            stats.n_replaced += completion.replaced
+            log.warning("a reply held %d characters that cannot be encoded; replaced by U+FFFD", completion.replaced)
         if not accepted(_safe_parse(job, completion)):
             stats.n_unusable += 1
             return Outcome(completion, error="unparseable reply", received=True)
@@ -379,6 +389,8 @@ class JudgeEngine:
         """Seconds before the next attempt: the server's ``retry-after`` (capped), else jittered backoff."""
         cap = self.config.max_retry_wait_s
         exc = state.outcome.exception() if state.outcome is not None else None
+        if isinstance(exc, Unreachable):  # nothing to wait out: the backend declares it fatal on the next failure
+            return min(UNREACHABLE_WAIT_S, cap)
         asked = getattr(exc, "retry_after", None)
         if asked is not None:
             if asked > cap:

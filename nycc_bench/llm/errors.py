@@ -38,6 +38,11 @@ class TransientError(RequestFailed):
         self.retry_after = retry_after
 
 
+class Unreachable(TransientError):
+    """The endpoint could not be connected to before it ever answered (refused, unknown host): retried once,
+    quickly, then the run stops with :class:`FatalJudgeError` naming the host (only 429/5xx wait long)."""
+
+
 class MalformedReply(JudgeError):
     """A 200 reply whose body cannot be used (invalid JSON, ``choices: [null]``, bad ``usage``…).
 
@@ -51,3 +56,7 @@ class MalformedReply(JudgeError):
         self.raw = raw
         self.prompt_tokens = prompt_tokens
         self.completion_tokens = completion_tokens
+
+
+class CacheError(FatalJudgeError):
+    """The judge cache cannot be used (a damaged file, a full disk); the message names the file and the fix."""

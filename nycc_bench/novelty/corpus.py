@@ -40,8 +40,10 @@ def config_files(dataset: str | Path) -> dict[str, list[Path]]:
         except (ValueError, FileNotFoundError) as e:
             if config == GENERATION:
                 continue
-            raise NyccBenchError(f"dataset: {root} has no {config} config ({str(e).splitlines()[0]}); build it with "
-                                 f"`nycc-bench build --configs {config}`") from None
+            from ..building import build_command
+
+            raise NyccBenchError(f"dataset: {root} has no {config} config ({str(e).splitlines()[0]}); add it with "
+                                 f"`{build_command(root, config)}`") from None
         out[config] = sorted(Path(f) for files in data_files.values() for f in files)
     return out
 

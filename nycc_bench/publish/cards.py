@@ -118,7 +118,7 @@ def task_results(data: dict[str, Any]) -> list[dict[str, Any]]:
                     "n_unparsed": entry["n_unparsed"], "n_failed": entry["n_failed"],
                     "metric": config.get("scorer", {}).get("metric", task.metric),
                     "prompt_version": config.get("prompt_version"), "judge": config.get("judge", {}).get("name"),
-                    "deviations": config.get("deviations", [])})
+                    "deviations": config.get("deviations", []), "status": entry.get("status", "complete")})
     return out
 
 
@@ -178,8 +178,11 @@ def _table(data: dict[str, Any]) -> str:
             ci = f"{_fmt(row.ci_low)} – {_fmt(row.ci_high)}" if row.ci_low is not None else "–"
             unparsed = f" ({result['n_unparsed']} unparsed)" if result["n_unparsed"] else ""
             unparsed += f" ({result['n_failed']} failed)" if result["n_failed"] else ""
+            value = _fmt(row.value)
+            if result["status"] == "incomplete":
+                value = f"{value} — incomplete ({result['n_failed']} failed)"
             lines.append(f"| {task_title(task)} | {configs} ({result['split']}) | {row.label} (`{row.metric_type}`) "
-                         f"| {_fmt(row.value)} | {ci} | {row.n if row.n is not None else result['n']}{unparsed} |")
+                         f"| {value} | {ci} | {row.n if row.n is not None else result['n']}{unparsed} |")
     return "\n".join(lines)
 
 

@@ -6,10 +6,12 @@ import fnmatch
 import os
 import re
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import cache
 from pathlib import Path
+from typing import Any
 
+from ..urls import has_credentials
 from . import PublishError
 
 # Never staged, whatever the allow-list says: matched against every component of a path.
@@ -106,17 +108,63 @@ def secrets_from_env(extra: Iterable[str | None] = ()) -> list[str]:
     return sorted({v for v in values if len(v) >= 12})
 
 
+def _strings(value: Any) -> Iterator[str]:
+    """Every string inside a parquet cell (lists and structs walked)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _strings(v)
+
+
+def _line_findings(where: str, text: str, known: list[str]) -> list[str]:
+    """What one line or cell looks like it holds: a token, a URL with a password, a known secret."""
+    found = [f"{where}: looks like {what}" for what, pattern in SECRET_PATTERNS.items() if pattern.search(text)]
+    if has_credentials(text):
+        found.append(f"{where}: holds a URL with a user and password (redact it: nycc_bench.urls.redact_url)")
+    if any(k in text for k in known):
+        found.append(f"{where}: holds a secret from this environment (a token or API key)")
+    return found
+
+
+def _parquet_findings(path: Path, known: list[str]) -> list[str]:
+    """The secret scan over every string of every column of a parquet file, decompressed (any codec)."""
+    import pyarrow.parquet as pq
+
+    try:
+        parquet = pq.ParquetFile(path)
+    except Exception as err:  # not readable as parquet: refuse rather than publish unseen bytes
+        return [f"{path}: cannot be read as parquet to scan it ({type(err).__name__}: {err})"]
+    findings: list[str] = []
+    for group in range(parquet.num_row_groups):
+        table = parquet.read_row_group(group)
+        for name in table.column_names:
+            for row, value in enumerate(table.column(name).to_pylist()):
+                for text in _strings(value):
+                    findings += _line_findings(f"{path}: column {name}, row group {group} row {row}", text, known)
+                    if len(findings) >= 20:
+                        return findings
+    return findings
+
+
 def scan_secrets(folder: Path, known: Iterable[str] = ()) -> list[str]:
-    """Findings as `path:line: what` (never the value): token-like strings in text files, known secrets anywhere."""
+    """Findings as `path:line: what` (never the value): token-like strings and URLs with a password in text
+    files and in every parquet column (decompressed), known secrets anywhere."""
+    known = [k for k in known if k]
     known_bytes = [k.encode() for k in known]
     findings = []
     for rel in walk(folder)[0]:
         data = (folder / rel).read_bytes()
         if any(k in data for k in known_bytes):
             findings.append(f"{folder / rel}: holds a secret from this environment (a token or API key)")
+        if rel.endswith(".parquet"):
+            findings += _parquet_findings(folder / rel, known)
+            continue
         if b"\0" in data[:8192]:
-            continue  # binary (parquet, images): only the exact known values are searched
+            continue  # other binary files (images): only the exact known values are searched
         for lineno, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
-            findings += [f"{folder / rel}:{lineno}: looks like {what}"
-                         for what, pattern in SECRET_PATTERNS.items() if pattern.search(line)]
+            findings += _line_findings(f"{folder / rel}:{lineno}", line, [])
     return findings

@@ -39,6 +39,7 @@ NEXTML_DIR = ROOT / "nextml_caption_contest_data" / "summaries"
 ZHANG_DIR = ROOT / "zhang_cartoon_caption_generation" / "examples" / "generations"
 HESSEL_DIR = ROOT / "newyorker_caption_contest"
 HB_DIR = ROOT / "humorbench_reubennarad"
+LB_DIR = ROOT / "hessel_leaderboard"
 
 # Zhang et al. 2024 held-out contests in the row order of human_*.csv (zhang SOURCE.md).
 ZHANG_ORDER: tuple[int, ...] = (
@@ -418,10 +419,16 @@ def make_humorbench() -> None:
                 int(rng.choice([19, 83, 147, 211]))] for r in rows]
         write_csv(HB_DIR / f"categorized_output_{name.replace(' ', '_')}.csv",
                   ["idx", name, "prompt_tokens", "completion_tokens"], cat)
-    hard = sorted(([*r[:6], HUMORBENCH_HARD[r[5]][0] / HUMORBENCH_HARD[r[5]][1], HUMORBENCH_HARD[r[5]][1]]
-                   for r in rows if r[5] in HUMORBENCH_HARD), key=lambda r: r[6])
-    write_csv(HB_DIR / "analysis" / "runs" / "full_benchmark" / "hard_subset.csv",
-              [*head, "pass_rate", "num_attempts"], hard)
+    # The paper's hard list is caption-level: every element of a hard caption, sharing the caption's pass rate
+    # over 15 runs (attempts = 15 x elements), sorted by pass rate, in upstream's paper_hard_subset layout.
+    hard_captions = {r[4] for r in rows if r[5] in HUMORBENCH_HARD}
+    per_caption = {c: [r for r in rows if r[4] == c] for c in hard_captions}
+    rate = {c: (sum(HUMORBENCH_HARD.get(r[5], (0, 0))[0] for r in rs), 15 * len(rs)) for c, rs in per_caption.items()}
+    hard = sorted(([*r[:6], rate[r[4]][0] / rate[r[4]][1], rate[r[4]][1], *(str(f in r[6]) for f in "wct")]
+                   for r in rows if r[4] in hard_captions), key=lambda r: r[6])
+    write_csv(HB_DIR / "analysis" / "paper_hard_subset" / "hard_subset_with_categories.csv",
+              [*head, "pass_rate", "num_attempts", "is_wordplay", "is_cultural_reference", "is_toxic_or_shocking"],
+              hard)
     nycc = [r for r in rows if r[2]][:20]
     rubric = [[r[0], int(float(r[2])), *r[3:6], RUBRIC_EXPLANATIONS[r[7]], "gpt-4o", "openai",
                "FAIL" if "F" in r[6] else "PASS"] for r in nycc]
@@ -430,10 +437,39 @@ def make_humorbench() -> None:
                "explainer_model", "explainer_family", "label"], rubric)
 
 
+def make_leaderboard() -> None:
+    """Hessel's leaderboard sets as `unzip <task>_test_set_public.zip` lays them out (3 instances each, no labels),
+    and raw GPT-4V-style replies for the matching set (upstream's `query_cache` records)."""
+    import json
+
+    carts = HESSEL_CARTOONS[:3]
+    replies = []
+    for task, n_choices in (("matching", 5), ("ranking", 2)):
+        folder = LB_DIR / f"{task}_test_set_public"
+        folder.mkdir(parents=True, exist_ok=True)
+        instances = []
+        for k, cart in enumerate(carts):
+            image = hashlib.md5(f"leaderboard {task} {cart['contest']}".encode()).hexdigest() + ".jpg"
+            buf = io.BytesIO()
+            Image.open(io.BytesIO(cartoon_png(cart["contest"]))).save(buf, format="JPEG", quality=85)
+            (folder / image).write_bytes(buf.getvalue())
+            others = [c["winners"][0][0] for c in HESSEL_CARTOONS if c is not cart][:n_choices - 1]
+            choices = [*others[:k % n_choices], cart["winners"][0][0], *others[k % n_choices:]]
+            iid = hashlib.md5(f"leaderboard instance {task} {cart['contest']}".encode()).hexdigest()
+            instances.append({"choices": dict(zip("ABCDE", choices, strict=False)), "image": image,
+                              "instance_id": iid})
+            if task == "matching":
+                replies.append({"instance_id": iid, "response": f"The scene fits one caption best.\n\n"
+                                f"Answer: {'ABCDE'[k % n_choices]}"})
+        (folder / "instances.json").write_text(json.dumps(instances, indent=1) + "\n", encoding="utf-8")
+    (LB_DIR / "gpt4v_matching_leaderboard_responses.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in replies), encoding="utf-8")
+
+
 def main() -> None:
     """Regenerate every sample file from scratch."""
     datasets.disable_progress_bars()
-    for sub in (API_DIR.parent, NEXTML_DIR.parent, ZHANG_DIR.parents[1], HESSEL_DIR, HB_DIR):
+    for sub in (API_DIR.parent, NEXTML_DIR.parent, ZHANG_DIR.parents[1], HESSEL_DIR, HB_DIR, LB_DIR):
         if sub.exists():
             shutil.rmtree(sub)
     groups = make_summaries()
@@ -441,6 +477,7 @@ def main() -> None:
     make_zhang(groups)
     make_hessel()
     make_humorbench()
+    make_leaderboard()
 
 
 if __name__ == "__main__":

@@ -33,7 +33,8 @@ def element_scores(
     - `stderr` = sqrt(p(1 − p) / n) over graded elements: the paper's "±1 standard error across elements".
     - `ci_low`, `ci_high`: percentile bootstrap over captions (a caption's elements stay together).
     - `caption_all_pass`: share of captions whose graded elements all PASS; `caption_mean_pass`: mean over
-      captions of their pass rate; both over the `n_captions` captions with at least one graded row.
+      captions of their pass rate; both over the `n_captions` captions with at least one graded row;
+      `caption_all_pass_ci_low`, `caption_all_pass_ci_high`: the all-pass share's own bootstrap interval.
     - `categories` (one list per row, possibly empty, of "wordplay", "cultural reference", "toxic or
       shocking") adds `category_scores`: per category `accuracy`, `n` (graded rows), `ci_low`, `ci_high`.
     - `hard` (one bool per row) adds `hard_accuracy`, `n_hard` (graded rows), `hard_ci_low`, `hard_ci_high`.
@@ -67,6 +68,9 @@ def element_scores(
     result["n_captions"] = int(seen.sum())
     result["caption_all_pass"] = float(np.mean(caption_pass[seen] == caption_graded[seen])) if seen.any() else None
     result["caption_mean_pass"] = float(np.mean(caption_pass[seen] / caption_graded[seen])) if seen.any() else None
+    all_pass = (caption_pass[seen] == caption_graded[seen]).astype(np.float64)
+    result["caption_all_pass_ci_low"], result["caption_all_pass_ci_high"] = bootstrap_ci(
+        all_pass, np.ones_like(all_pass), **boot)  # its own interval: captions resampled, all-pass share recomputed
 
     if categories is not None:
         tags = check_categories(categories, len(verdicts), "verdicts")

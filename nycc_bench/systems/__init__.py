@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+import importlib
+
 from ..errors import NyccBenchError
 from .base import DECODING_KEYS, Output, System, SystemCannotAnswer
 
@@ -23,13 +26,55 @@ SPECS = {
 }
 
 
+GENERATING = ("openai", "hf", "vlm")
+"""System kinds that send decoding settings (the others take none)."""
+
+
+def check_options(owner: str, options: dict[str, object], accepted: list[str]) -> None:
+    """One line naming an option `owner` does not take, and the names it does take."""
+    if unknown := sorted(set(options) - set(accepted)):
+        near = difflib.get_close_matches(unknown[0], accepted, n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise NyccBenchError(f"system-option: {owner} takes no option {unknown[0]!r}{hint}; it takes: "
+                             f"{', '.join(accepted) or 'none'}")
+
+
 def make_system(spec: str, dataset: str, base_url: str | None = None, **options: object) -> System:
     """Build a system from its spec; decoding options (temperature, top_p, ...) override every task's defaults
-    and are recorded as deviations."""
+    and are recorded as deviations. An option the system does not take is refused in one line."""
+    kind = spec.partition(":")[0]
+    if kind not in GENERATING:
+        check_options(kind, options, _accepted(kind))
     decoding = {k: options.pop(k) for k in DECODING_KEYS if k in options}
+    if kind in ("openai", "hf", "vlm", "clip"):
+        check_options(kind, options, _accepted(kind))
     system = _make(spec, dataset, base_url, **options)
     system.decoding_overrides = decoding
     return system
+
+
+def _accepted(kind: str) -> list[str]:
+    """The options a system kind's constructor takes (beyond its spec), decoding keys for generating kinds."""
+    import inspect
+
+    if kind in ("hf", "vlm", "clip"):
+        from .hf import SYSTEMS
+
+        module, name = SYSTEMS[kind]
+        cls = getattr(importlib.import_module(f".{module}", __package__), name)
+        skip = ("self", "ref")
+    elif kind == "openai":
+        from .api import OpenAISystem as cls
+
+        skip = ("self", "model", "base_url")
+    elif kind == "sbert":
+        from .baselines import SbertSystem as cls
+
+        skip = ("self", "model", "dataset")
+    else:
+        return []
+    names = [p for p in inspect.signature(cls.__init__).parameters if p not in skip]
+    return names + (list(DECODING_KEYS) if kind in GENERATING else [])
 
 
 def _make(spec: str, dataset: str, base_url: str | None = None, **options: object) -> System:
@@ -48,7 +93,7 @@ def _make(spec: str, dataset: str, base_url: str | None = None, **options: objec
     if kind == "sbert" and arg:
         from .baselines import SbertSystem
 
-        return SbertSystem(arg, dataset)
+        return SbertSystem(arg, dataset, **options)  # type: ignore[arg-type]
     if kind == "openai" and arg:
         from .api import OpenAISystem
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import io
+import os
 from dataclasses import replace
 from typing import Any
 
@@ -15,6 +16,7 @@ from ..judge import build_generation_jobs
 from ..llm import JudgeConfig, run_jobs
 from ..tasks import Task
 from ..tasks.instances import Instance
+from ..urls import redact_url
 from .base import Output, System
 
 
@@ -85,6 +87,23 @@ class OpenAISystem(System):
         return [Output(raw=r["text"]) if not r.get("error") and r.get("text") is not None
                 else Output(raw=None, error=str(r.get("error") or "no reply")) for r in records]
 
+    def endpoint(self) -> str:
+        """The endpoint called, without user, password or token (`scheme://host:port/path`)."""
+        from ..llm.backends.openai_backend import OPENAI_BASE_URL
+
+        return str(redact_url(self.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL))
+
+    def effective(self, task: Task) -> dict[str, Any]:
+        config = self.config(task)
+        sent: dict[str, Any] = {"model": self.model, "n": 1}
+        if config.temperature is not None:
+            sent["temperature"] = float(config.temperature)
+        if config.max_tokens is not None:
+            sent["max_tokens"] = int(config.max_tokens)
+        sent.update(config.extra_body)
+        return {"request": sent, "answer_by": "generation", "endpoint": self.endpoint(),
+                "retries": config.retries, "timeout_s": config.timeout_s}
+
     def describe(self) -> dict[str, Any]:
-        return {"spec": self.spec, "model": self.model, "base_url": self.base_url,
-                "source": "api", "revision": None}
+        return {"spec": self.spec, "model": self.model, "base_url": redact_url(self.base_url),
+                "endpoint": self.endpoint(), "source": "api", "revision": None}

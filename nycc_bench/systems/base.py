@@ -52,3 +52,9 @@ class System(ABC):
     def describe(self) -> dict[str, Any]:
         """What to record next to the predictions so a result can be traced to the exact system."""
         return {"spec": self.spec}
+
+    def effective(self, task: Task) -> dict[str, Any]:
+        """What this system actually sends or does for `task` (recorded as `config.effective.system`): the
+        request or `generate` parameters (`request`), how letters are chosen (`answer_by`), the endpoint (no
+        credentials), retries. Empty: it sends no request (baselines)."""
+        return {}

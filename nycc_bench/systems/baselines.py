@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -85,15 +86,25 @@ class SbertSystem(System):
     """
 
     def __init__(self, model: str, dataset: str, batch_size: int = 64) -> None:
+        from ..scoring.sbert import resolve_model_path
+        from .hub_check import check_hub_model
+
         self.spec, self.model_name, self.dataset, self.batch_size = f"sbert:{model}", model, dataset, batch_size
+        self._path = str(resolve_model_path(model))
+        hub_id = self._path if "/" in self._path else f"sentence-transformers/{self._path}"  # a bare name's repo
+        # checked now, before the heavy imports: an unknown or unreachable model fails in seconds, in one line
+        self._local_only = not Path(self._path).is_dir() and check_hub_model(self.spec, hub_id)
 
     @cached_property
     def model(self) -> Any:  # sentence_transformers is imported lazily: it is an optional extra
         from sentence_transformers import SentenceTransformer
 
-        from ..scoring.sbert import resolve_model_path
+        from .hub_check import load_error
 
-        return SentenceTransformer(str(resolve_model_path(self.model_name)), device="cpu")
+        try:
+            return SentenceTransformer(self._path, device="cpu", local_files_only=self._local_only)
+        except (OSError, ValueError) as err:
+            raise load_error(self.spec, self._path, err) from None
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         return self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,

@@ -59,6 +59,9 @@ class ClipSystem(System):
         raise SystemCannotAnswer(f"system: clip answers multiple-choice tasks (matching/ranking from pixels), "
                                  f"not {task.name}")
 
+    def effective(self, task: Task) -> dict[str, Any]:
+        return {"answer_by": "image-caption similarity"}
+
     def describe(self) -> dict[str, Any]:
         return {**provenance(self.ref, self.revision), **placed(self.model), "mc_mode": "similarity",
                 "prompt": CAPTION_PROMPT, "batch_size": self.batch_size}

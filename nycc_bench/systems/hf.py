@@ -108,14 +108,40 @@ def placement(device: str | None, dtype: str | None) -> tuple[str, Any]:
     return device_map, dtype if dtype == "auto" else getattr(torch, dtype)
 
 
+REMOTE_CODE_ENV = "NYCC_LB_ALLOW_REMOTE_CODE"
+
+
+def safe_loading(what: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Loader arguments that never run a repo's code unasked: model weights from safetensors only (a pickled
+    `.bin` can run code when loaded), `trust_remote_code` only when the operator set NYCC_LB_ALLOW_REMOTE_CODE."""
+    if kwargs.get("trust_remote_code") and os.environ.get(REMOTE_CODE_ENV, "").strip().lower() not in (
+            "1", "true", "yes", "on"):
+        raise ValueError(f"system: trust_remote_code runs the model repo's own Python code; set {REMOTE_CODE_ENV}=1 "
+                         "to allow it, or use a model transformers supports natively")
+    return {**kwargs, "use_safetensors": True} if what == "model" else kwargs
+
+
 def load(ref: ModelRef, what: str, loader: Callable[..., Any], revision: str | None, **kwargs: Any) -> Any:
-    """`loader.from_pretrained`, with any failure (missing files, unknown id, offline) named by the spec."""
+    """`loader.from_pretrained` (safely: `safe_loading`), with any failure (missing files, unknown id, offline)
+    one line naming the spec.
+
+    A Hub id is checked first with one quick request (`hub_check`): an unknown id or an unreachable Hub fails in
+    seconds instead of after the loaders' retries, and a cached model loads from the cache when offline.
+    """
+    from ..errors import NyccBenchError
+    from .hub_check import check_hub_model
+
+    kwargs = safe_loading(what, kwargs)
+    if not ref.local and check_hub_model(ref.spec, ref.name, revision):
+        kwargs = {**kwargs, "local_files_only": True}
     try:
         return loader(ref.name, revision=revision, **kwargs)
     except (OSError, ValueError, KeyError) as err:
         source = f"folder {ref.name}" if ref.local else f"Hub id {ref.name!r}" + (
             f" at revision {ref.revision!r}" if ref.revision else "")
-        raise ValueError(f"system: cannot load the {what} of {ref.spec!r} from {source}: {err}") from err
+        reason = " ".join(str(err).split())[:300]
+        raise NyccBenchError(f"system: cannot load the {what} of {ref.spec!r} from {source}: {reason}; check the "
+                             "id, or HF_ENDPOINT / HF_HUB_OFFLINE") from None
 
 
 def placed(model: Any) -> dict[str, Any]:
@@ -159,6 +185,20 @@ def generation_config(model: Any, tokenizer: Any, decoding: dict[str, Any], comp
     return GenerationConfig(max_new_tokens=max_new_tokens(decoding), **sampling, **cache,
                             repetition_penalty=float(decoding.get("repetition_penalty") or 1.0),
                             eos_token_id=eos, pad_token_id=pad)
+
+
+def sent_settings(decoding: dict[str, Any]) -> dict[str, Any]:
+    """The `generate` parameters `generation_config` sets from `decoding`, in the request vocabulary of the
+    record (temperature 0 is greedy; top_p and the repetition penalty only when they change anything)."""
+    temperature = float(decoding.get("temperature") or 0.0)
+    sent: dict[str, Any] = {"temperature": temperature, "max_tokens": max_new_tokens(decoding), "n": 1}
+    if temperature > 0:
+        sent["seed"] = decoding.get("seed", 0)
+        if float(decoding.get("top_p") or 1.0) != 1.0:
+            sent["top_p"] = float(decoding["top_p"])
+    if float(decoding.get("repetition_penalty") or 1.0) != 1.0:
+        sent["repetition_penalty"] = float(decoding["repetition_penalty"])
+    return sent
 
 
 def max_new_tokens(decoding: dict[str, Any]) -> int:

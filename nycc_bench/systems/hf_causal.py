@@ -47,6 +47,7 @@ from .hf import (
     resolve,
     runner_chunk,
     seed_batch,
+    sent_settings,
 )
 
 ANSWER_PREFIX = "Answer:"
@@ -248,6 +249,11 @@ class CausalLMSystem(System):
         lengths = torch.where(ended.any(-1), ended.int().argmax(-1) + 1, new.shape[1])
         self.generated_tokens += int(lengths.sum())
         return self.tokenizer.batch_decode(new, skip_special_tokens=True)
+
+    def effective(self, task: Task) -> dict[str, Any]:
+        if task.kind == "choice" and self.mc_mode != "generate":
+            return {"answer_by": "log-likelihood of each letter"}
+        return {"request": sent_settings(self.decoding(task)), "answer_by": "generation"}
 
     def describe(self) -> dict[str, Any]:
         scoring = f"sum log p(' <letter>' | prompt + {ANSWER_PREFIX!r})" if self.mc_mode == "loglikelihood" \

@@ -14,7 +14,17 @@ from typing import Any
 from ..tasks import Task
 from ..tasks.instances import Instance
 from .base import Output, System
-from .hf import ModelRef, generation_config, load, placed, placement, provenance, resolve, seed_batch
+from .hf import (
+    ModelRef,
+    generation_config,
+    load,
+    placed,
+    placement,
+    provenance,
+    resolve,
+    seed_batch,
+    sent_settings,
+)
 
 
 def hf_messages(inst: Instance, with_image: bool) -> list[dict[str, Any]]:
@@ -70,6 +80,9 @@ class VisionLanguageSystem(System):
             out = self.model.generate(**enc, generation_config=config)
         texts = self.processor.batch_decode(out[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)
         return [Output(raw=t) for t in texts]
+
+    def effective(self, task: Task) -> dict[str, Any]:
+        return {"request": sent_settings(self.decoding(task)), "answer_by": "generation"}
 
     def describe(self) -> dict[str, Any]:
         return {**provenance(self.ref, self.revision), **placed(self.model), "mc_mode": "generate",

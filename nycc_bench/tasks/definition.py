@@ -10,6 +10,7 @@ paper and upstream file it follows. `base: other_task` reuses another file and c
 from __future__ import annotations
 
 import copy
+import difflib
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -36,18 +37,106 @@ class Score:
     headline: bool = False  # shown on the leaderboard's overview
     judged: bool = False  # needs a judge
     higher_is_better: bool | None = None  # None: the task's direction
+    range: tuple[float | None, float | None] | None = None  # None: [0, 1] for a rate, else unbounded
+
+    @property
+    def bounds(self) -> tuple[float | None, float | None]:
+        """The values this score can take: [0, 1] for a rate unless the task file says otherwise."""
+        if self.range is not None:
+            return (self.range[0], self.range[1])
+        return (0.0, 1.0) if self.rate else (None, None)
+
+
+OPTION_TYPES: dict[str, tuple[type, ...]] = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,)}
 
 
 @dataclass(frozen=True)
 class TaskOption:
-    """A named setting that may deviate from the paper: its default, allowed values and what a change means."""
+    """A named setting: its type, default and (optionally) the only values it takes; how a value differs from
+    the paper is the `paper:` block's business, computed per run."""
 
     name: str
     default: Any
     values: tuple[Any, ...]
     help: str
-    deviation: str  # one sentence, shown when a non-default value is chosen; "{value}" is filled in
     stage: str = "run"  # "run": changes the predictions; "score": only how they are scored
+    type: str | None = None  # int, float, str or bool; None: any of `values`
+    nullable: bool = True  # whether null is a value
+
+    def check(self, value: Any, owner: str) -> Any:
+        """`value` if this option takes it, else a one-line error naming the option and what it takes."""
+        if value is None and self.nullable and (not self.values or None in self.values):
+            return value
+        if self.values and value not in self.values:
+            raise NyccBenchError(f"task-option: {owner}.{self.name} must be one of "
+                                 f"{', '.join(map(str, self.values))}, got {value!r}")
+        if self.type is not None:
+            ok = isinstance(value, OPTION_TYPES[self.type]) and not (self.type != "bool" and isinstance(value, bool))
+            if not ok:
+                raise NyccBenchError(f"task-option: {owner}.{self.name} must be {_article(self.type)}, got {value!r}")
+            if self.type in ("int", "float") and value < 0:
+                raise NyccBenchError(f"task-option: {owner}.{self.name} must be ≥ 0, got {value!r}")
+        return value
+
+
+def _article(kind: str) -> str:
+    """'an int', 'a str' (for error messages)."""
+    return {"int": "a whole number", "float": "a number", "str": "a string", "bool": "true or false"}[kind]
+
+
+@dataclass(frozen=True)
+class PaperSetting:
+    """One setting as the paper (or its code) ran it: where the run's value sits in `config.effective`, the
+    paper's value (or values), the source, and the sentence a different value gives."""
+
+    name: str
+    at: str  # dotted path into the effective settings
+    values: tuple[Any, ...]  # one or more accepted values
+    source: str
+    deviation: str  # "{value}" (the run's) and "{paper}" (the paper's) are filled in
+    when: str | None = None  # a path that must be set in the effective settings for this setting to apply
+
+    def differs(self, effective: Mapping[str, Any]) -> str | None:
+        """The deviation sentence when the run's value is not the paper's; None when it is, or when the run
+        has no such setting (e.g. no request is sent by a baseline)."""
+        if self.when and not _lookup(effective, self.when):
+            return None
+        parent, _, key = self.at.rpartition(".")
+        holder = _lookup(effective, parent) if parent else effective
+        if not isinstance(holder, Mapping):
+            return None
+        value = holder.get(key)
+        if _same_any(value, self.values):
+            return None
+        return self.deviation.format(value=_say(value), paper=" or ".join(_say(v) for v in self.values))
+
+
+def _lookup(data: Any, path: str) -> Any:
+    for part in path.split("."):
+        if not isinstance(data, Mapping) or part not in data:
+            return None
+        data = data[part]
+    return data
+
+
+def _same_any(value: Any, values: tuple[Any, ...]) -> bool:
+    """Whether `value` is one of `values` (1 and 1.0 are the same; lists compare sorted)."""
+    def norm(v: Any) -> Any:
+        if isinstance(v, list | tuple):
+            return sorted(norm(x) for x in v)
+        return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else v
+    return any(norm(value) == norm(v) for v in values)
+
+
+def _say(value: Any) -> str:
+    """A value as a sentence shows it."""
+    if value is None:
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return f"{value:g}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(map(_say, value)) + "]"
+    return str(value)
 
 
 @dataclass(frozen=True)
@@ -79,9 +168,10 @@ class Task:
     letters: str = ""
     from_pixels: bool = False
     higher_is_better: bool = True
-    deviations: tuple[str, ...] = ()
+    deviations: tuple[str, ...] = ()  # what cannot be computed from the effective settings (each tested true)
     checks: tuple[str, ...] = ()  # extra analyses of the predictions (e.g. "novelty": copies of human captions)
     source: str = ""  # the task file, relative to the tasks folder
+    paper_settings: Mapping[str, PaperSetting] = field(default_factory=dict)
 
     @property
     def has_folds(self) -> bool:
@@ -110,29 +200,29 @@ class Task:
         if unknown := sorted(set(chosen) - set(self.options)):
             known = ", ".join(self.options) or "none"
             raise NyccBenchError(f"task-option: {self.name} has no option {unknown[0]!r} (options: {known})")
-        values = {}
-        for name, option in self.options.items():
-            value = chosen.get(name, option.default)
-            if option.values and value not in option.values:
-                raise NyccBenchError(f"task-option: {self.name}.{name} must be one of "
-                                     f"{', '.join(map(str, option.values))}, got {value!r}")
-            values[name] = value
-        return values
+        return {name: option.check(chosen.get(name, option.default), self.name)
+                for name, option in self.options.items()}
 
     def run_options(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """The options that change the predictions (recorded beside them and checked on resume)."""
         return {n: v for n, v in values.items() if self.options[n].stage == "run"}
 
-    def option_deviations(self, values: Mapping[str, Any]) -> list[str]:
-        """One sentence per option set away from the paper's default."""
-        return [o.deviation.format(value=values[n]) for n, o in self.options.items()
-                if n in values and values[n] != o.default and o.deviation]
+    def computed_deviations(self, effective: Mapping[str, Any]) -> list[str]:
+        """One sentence per setting of `effective` that is not the paper's, then the hand-written ones."""
+        found = [d for s in self.paper_settings.values() if (d := s.differs(effective))]
+        return [*found, *self.deviations]
+
+    def default_effective(self) -> dict[str, Any]:
+        """The effective settings of a default run, as far as the task alone decides them (`tasks show`)."""
+        return {"options": {n: o.default for n, o in self.options.items()}, "folds": list(self.folds)}
 
     def describe(self) -> dict[str, Any]:
         """The whole definition as plain data: what `nycc-bench tasks show` prints and results record."""
         return {
             "name": self.name, "version": self.version, "family": self.family, "summary": self.summary,
             "paper": self.paper, "follows": self.follows, "task_file": self.source,
+            "paper_settings": {n: {"at": p.at, "values": list(p.values), "source": p.source}
+                               for n, p in self.paper_settings.items()},
             "dataset": {"config": self.config, "split": self.split, "folds": list(self.folds)},
             "kind": self.kind, "letters": self.letters, "from_pixels": self.from_pixels,
             "instances": self.instances, "parser": self.parser,
@@ -142,8 +232,8 @@ class Task:
             "scorer": {"name": self.scorer, "metric": self.metric, "arguments": dict(self.arguments),
                        "options": dict(self.metric_options)},
             "judge": dict(self.judge), "decoding": dict(self.decoding),
-            "options": {n: {"default": o.default, "values": list(o.values), "stage": o.stage, "help": o.help}
-                        for n, o in self.options.items()},
+            "options": {n: {"default": o.default, "values": list(o.values), "type": o.type, "stage": o.stage,
+                            "help": o.help} for n, o in self.options.items()},
             "scores": [s.key for s in self.scores], "higher_is_better": self.higher_is_better,
             "checks": list(self.checks),
             "deviations": list(self.deviations),
@@ -164,10 +254,89 @@ def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
 REQUIRED = ("name", "family", "version", "summary", "paper", "follows", "dataset", "kind", "instances", "parser",
             "scorer", "prompts", "decoding", "scores")
 
+SCHEMA: dict[str, tuple[str, ...]] = {
+    "": ("base", "name", "order", "family", "version", "summary", "paper", "follows", "dataset", "kind", "letters",
+         "from_pixels", "instances", "parser", "prompts", "scorer", "judge", "decoding", "options", "scores",
+         "deviations", "checks", "higher_is_better"),
+    "dataset": ("config", "split", "folds"),
+    "scorer": ("name", "metric", "arguments", "options"),
+    "judge": ("required", "protocol", "judged_metric"),
+    "decoding": ("temperature", "top_p", "repetition_penalty", "seed", "max_new_tokens"),
+    "options.*": ("default", "values", "help", "stage", "type", "nullable"),
+    "scores.*": ("key", "label", "path", "low", "high", "n", "rate", "headline", "judged", "higher_is_better",
+                 "range"),
+    "paper": ("id", "settings"),
+    "paper.settings.*": ("at", "value", "values", "source", "deviation", "when"),
+}
+"""Every key a task file may have, by where it sits (`*`: each entry of a mapping or list)."""
+
+
+def _refuse_unknown(data: Any, allowed: tuple[str, ...], where: str, at: str) -> None:
+    """One line naming the file, the unknown key and the nearest known key."""
+    if not isinstance(data, Mapping):
+        raise NyccBenchError(f"{where}: {at or 'the file'} must be a mapping of keys, got {type(data).__name__}")
+    for key in data:
+        if key not in allowed:
+            near = difflib.get_close_matches(str(key), allowed, n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else f"; known keys: {', '.join(allowed)}"
+            raise NyccBenchError(f"{where}: unknown key {(at + '.' if at else '') + str(key)!r}{hint}")
+
+
+def check_schema(raw: Mapping[str, Any], where: str) -> None:
+    """Refuse any key a task file cannot have (a typo such as `optons:` would otherwise be dropped silently)."""
+    _refuse_unknown(raw, SCHEMA[""], where, "")
+    for section in ("dataset", "scorer", "judge", "decoding"):
+        if section in raw:
+            _refuse_unknown(raw[section], SCHEMA[section], where, section)
+    for name, option in (raw.get("options") or {}).items():
+        _refuse_unknown(option, SCHEMA["options.*"], where, f"options.{name}")
+        if option.get("type") not in (None, *OPTION_TYPES):
+            raise NyccBenchError(f"{where}: options.{name}.type must be one of {', '.join(OPTION_TYPES)}")
+    for k, score in enumerate(raw.get("scores") or ()):
+        _refuse_unknown(score, SCHEMA["scores.*"], where, f"scores[{k}]")
+    paper = raw.get("paper")
+    if isinstance(paper, Mapping):
+        _refuse_unknown(paper, SCHEMA["paper"], where, "paper")
+        for name, setting in (paper.get("settings") or {}).items():
+            _refuse_unknown(setting, SCHEMA["paper.settings.*"], where, f"paper.settings.{name}")
+            if ("value" in setting) == ("values" in setting):
+                raise NyccBenchError(f"{where}: paper.settings.{name} needs exactly one of value or values")
+            for key in ("at", "source", "deviation"):
+                if not isinstance(setting.get(key), str) or not setting[key]:
+                    raise NyccBenchError(f"{where}: paper.settings.{name} lacks {key}")
+
+
+def _paper(raw: Any, where: str) -> tuple[str, dict[str, PaperSetting]]:
+    """(the paper's citation key, its settings) from `paper: key` or `paper: {id, settings}`."""
+    if isinstance(raw, str):
+        return raw, {}
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("id"), str):
+        raise NyccBenchError(f"{where}: paper must be a citation key or {{id: key, settings: ...}}")
+    settings = {n: PaperSetting(n, s["at"], tuple(s["values"]) if "values" in s else (s["value"],), s["source"],
+                                s["deviation"], s.get("when")) for n, s in (raw.get("settings") or {}).items()}
+    return raw["id"], settings
+
+
+def _option(name: str, raw: Mapping[str, Any], where: str) -> TaskOption:
+    """A typed option whose default it takes itself."""
+    if "default" not in raw:
+        raise NyccBenchError(f"{where}: options.{name} lacks default")
+    option = TaskOption(name, raw["default"], tuple(raw.get("values", ())), raw.get("help", ""),
+                        raw.get("stage", "run"), raw.get("type"), bool(raw.get("nullable", True)))
+    if option.stage not in ("run", "score"):
+        raise NyccBenchError(f"{where}: options.{name}.stage must be run or score, got {option.stage!r}")
+    try:
+        option.check(option.default, where)
+    except NyccBenchError as err:
+        raise NyccBenchError(f"{where}: options.{name}.default {option.default!r} is not a value the option "
+                             f"takes ({str(err).split(': ', 1)[1]})") from None
+    return option
+
 
 def build_task(raw: Mapping[str, Any], root: Path, source: str) -> Task:
-    """A `Task` from a task file's merged content; every missing or wrong key is named."""
+    """A `Task` from a task file's merged content; every missing, unknown or wrong key is named."""
     where = f"task file {source}"
+    check_schema(raw, where)
     if missing := [k for k in REQUIRED if k not in raw]:
         raise NyccBenchError(f"{where}: lacks {', '.join(missing)}; copy the keys of an existing task file")
     if raw["family"] not in FAMILIES:
@@ -181,20 +350,34 @@ def build_task(raw: Mapping[str, Any], root: Path, source: str) -> Task:
             raise NyccBenchError(f"{where}: prompt file {rel} ({role}) does not exist; add it beside the task")
         prompts[role], files[role] = path.read_text(encoding="utf-8"), rel
     scorer = raw["scorer"]
-    options = {n: TaskOption(n, o["default"], tuple(o.get("values", ())), o.get("help", ""), o["deviation"],
-                             o.get("stage", "run"))
-               for n, o in (raw.get("options") or {}).items()}
+    options = {n: _option(n, o, where) for n, o in (raw.get("options") or {}).items()}
+    scores = []
+    for k, s in enumerate(raw["scores"]):
+        if not all(isinstance(s.get(key), str) for key in ("key", "label", "path")):
+            raise NyccBenchError(f"{where}: scores[{k}] needs key, label and path")
+        scores.append(Score(**{**s, **({"range": tuple(s["range"])} if s.get("range") else {})}))
+    if len({s.key for s in scores}) != len(scores):
+        raise NyccBenchError(f"{where}: two scores share a key; each score key once")
+    owners: dict[str, str] = {}
+    for score in scores:
+        parent = score.path.rpartition(".")[0]
+        for bound in (score.low, score.high):
+            if bound:
+                full = f"{parent}.{bound}" if parent else bound
+                if owners.setdefault(full, score.key) != score.key:
+                    raise NyccBenchError(f"{where}: scores {score.key} would borrow the interval {full!r} of "
+                                         f"{owners[full]}; give it its own low/high keys, or null")
+    paper, paper_settings = _paper(raw["paper"], where)
     dataset = raw["dataset"]
     return Task(
         name=raw["name"], family=raw["family"], version=int(raw["version"]), summary=raw["summary"],
-        paper=raw["paper"], follows=raw["follows"], config=dataset["config"], split=dataset.get("split", "test"),
+        paper=paper, follows=raw["follows"], config=dataset["config"], split=dataset.get("split", "test"),
         folds=tuple(dataset.get("folds") or (0,)), kind=raw["kind"], instances=raw["instances"],
         parser=raw["parser"], scorer=scorer["name"], metric=scorer["metric"],
         arguments=dict(scorer.get("arguments") or {}), metric_options=dict(scorer.get("options") or {}),
         prompts=prompts, prompt_files=files, judge=dict(raw.get("judge") or {"required": False}),
-        decoding=dict(raw["decoding"]), scores=tuple(Score(**s) for s in raw["scores"]), options=options,
+        decoding=dict(raw["decoding"]), scores=tuple(scores), options=options,
         letters=raw.get("letters", ""), from_pixels=bool(raw.get("from_pixels", False)),
         higher_is_better=bool(raw.get("higher_is_better", True)), deviations=tuple(raw.get("deviations") or ()),
-        checks=tuple(raw.get("checks") or ()),
-        source=source,
+        checks=tuple(raw.get("checks") or ()), source=source, paper_settings=paper_settings,
     )

@@ -61,8 +61,10 @@ def load_split(dataset: str, config: str, split: str) -> Any:
         if not files:
             have = sorted({f.name.split("-")[0] for f in folder.glob("*.parquet")})
             if not have:
-                raise NyccBenchError(f"dataset: {dataset} has no config {config!r}; build it with `nycc-bench build "
-                                     f"--out {dataset}` (with --configs {config})")
+                from ..building import build_command
+
+                raise NyccBenchError(f"dataset: {dataset} has no config {config!r}; add it with "
+                                     f"`{build_command(dataset, config)}`")
             raise NyccBenchError(f"split: config {config!r} has no split {split!r}; it has {', '.join(have)}")
         return datasets.load_dataset("parquet", data_files={split: files}, split=split)
     try:
@@ -70,10 +72,26 @@ def load_split(dataset: str, config: str, split: str) -> Any:
     except (FileNotFoundError, ValueError, ConnectionError) as err:
         reason = str(err).splitlines()[0][:200] if str(err) else type(err).__name__
         raise NyccBenchError(f"dataset: cannot load config {config!r} from {dataset!r} ({reason}); build it with "
-                             f"`nycc-bench build --out DIR` and pass --dataset DIR") from None
+                             f"`nycc-bench build --source upstream --out DIR --configs {config}` and pass --dataset DIR"
+                             ) from None
     if split not in splits:
         raise NyccBenchError(f"split: config {config!r} has no split {split!r}; it has {', '.join(splits)}")
     return splits[split]
+
+
+LEADERBOARD_SPLIT = "leaderboard"
+
+
+def leaderboard_config(task: Task, fold: int = 0) -> str:
+    """The config of a task's Hessel leaderboard set (`--split leaderboard`): images and captions, no labels, no
+    descriptions, as upstream ships it; only the from-pixels matching and ranking tasks can be prompted from it."""
+    base = task.config.removesuffix("_from_pixels")
+    if task.instances != "hessel" or base not in ("matching", "ranking") or fold:
+        raise NyccBenchError(f"split: leaderboard sets exist for matching and ranking (fold 0), not {task.name}")
+    if not task.from_pixels:
+        raise NyccBenchError(f"split: the leaderboard sets give the cartoon image and captions only (no description, "
+                             f"as upstream ships them); run {base}_from_pixels instead of {task.name}")
+    return f"{base}_leaderboard"
 
 
 def stable_seed(*parts: object) -> int:
@@ -194,7 +212,7 @@ def _hessel(task: Task, rows: Any, split_rows: Callable[[str], Any], options: Ma
         choices = row["caption_choices"]
         common = {"instance_id": row["instance_id"], "choices": choices if isinstance(choices, list) else [choices],
                   "letters": task.letters,
-                  "reference": {"label": row["label"], "winner_source": row.get("winner_source"),
+                  "reference": {"label": row.get("label"), "winner_source": row.get("winner_source"),
                                 "description": _description(row),
                                 "caption": choices if isinstance(choices, str) else None}}
         if task.from_pixels:  # the system sees the image only, so no description for similarity baselines
@@ -224,18 +242,32 @@ def _generation_user(task: Task, row: Mapping[str, Any], source: str) -> tuple[s
     return None, None
 
 
+def _caption_gen_user(task: Task, row: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """The user turn of Zhang's API generation script (`generation/caption_gen.py` L33-48): Hessel's annotations,
+    the entities as the last path segment of each Wikipedia URL joined by ", "; None without Hessel's description."""
+    if not row.get("image_description"):
+        return None, None
+    entities = ", ".join(e.split("/")[-1] for e in row.get("entities") or [])
+    return task.prompts["caption_gen_user"].format(
+        description=row["image_description"], uncanny=row.get("image_uncanny_description") or "",
+        location=row.get("image_location") or "", entities=entities), "hessel"
+
+
 def _zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], Any],
                       options: Mapping[str, Any]) -> list[Instance]:
     """Zhang caption generation: one instance per held-out contest; contests that cannot be prompted are left
     out with a warning (they still count as lost when scored, see the scorer)."""
     out, skipped = [], []
+    caption_gen = options.get("prompt") == "caption_gen"
     for row in rows:
-        user, source = _generation_user(task, row, options.get("description", "gpt4o"))
+        user, source = (_caption_gen_user(task, row) if caption_gen
+                        else _generation_user(task, row, options.get("description", "gpt4o")))
         if user is None:
             skipped.append(row["contest_number"])
             continue
         out.append(Instance(
-            instance_id=str(row["contest_number"]), system=task.prompts["system"], user=user,
+            instance_id=str(row["contest_number"]), user=user,
+            system=task.prompts["caption_gen_system" if caption_gen else "system"],
             context=_description(row),
             reference={"contest_number": row["contest_number"], **{g: row[g] for g in HUMAN_GROUPS},
                        "description_source": source,
@@ -279,6 +311,8 @@ def build_instances(task: Task, dataset: str = DEFAULT_DATASET, split: str | Non
     cannot be prompted are appended to `unprompted` (and recorded by the scorer as a deviation)."""
     split = split or task.split
     config = config_name(task, fold)
+    if split == LEADERBOARD_SPLIT:  # Hessel's hidden-label sets: their own configs, one split
+        config, split = leaderboard_config(task, fold), "test"
     values = task.option_values(options)
     rows = load_split(dataset, config, split)
     skipped: list[Any] = []
@@ -291,4 +325,10 @@ def build_instances(task: Task, dataset: str = DEFAULT_DATASET, split: str | Non
         unprompted.extend(skipped)
     if not out:
         raise NyccBenchError(f"dataset: no {task.name} instance in split {split!r} of {dataset} can be prompted")
+    seen: set[str] = set()
+    for inst in out:
+        if inst.instance_id in seen:
+            raise NyccBenchError(f"dataset: instance id {inst.instance_id!r} occurs twice in {config}/{split} of "
+                                 f"{dataset}; each {task.name} row needs its own id (rebuild the dataset)")
+        seen.add(inst.instance_id)
     return out

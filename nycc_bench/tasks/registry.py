@@ -43,6 +43,9 @@ def _resolved(name: str, seen: tuple[str, ...] = ()) -> dict[str, Any]:
     return merged
 
 
+GROUPS = {"all": None, "hessel": "hessel2023", "zhang": "zhang2024", "humorbench": "humorbench"}
+
+
 @cache
 def all_tasks() -> dict[str, Task]:
     """Every task by name: by family (papers' order), then each file's `order`."""
@@ -54,7 +57,13 @@ def all_tasks() -> dict[str, Task]:
 
 
 def list_tasks(family: str | None = None) -> list[str]:
-    """Task names (of one family)."""
+    """Task names of a family key (`hessel2023`) or a CLI group name (`all`, `hessel`, `zhang`, `humorbench`);
+    None: every task. An unknown name is an error, never an empty list."""
+    family = GROUPS.get(family, family) if family is not None else None
+    known = {t.family for t in all_tasks().values()}
+    if family is not None and family not in known:
+        names = ", ".join([*GROUPS, *sorted(known)])
+        raise NyccBenchError(f"family: unknown family or group {family!r}; one of {names}")
     return [n for n, t in all_tasks().items() if family in (None, t.family)]
 
 
@@ -68,7 +77,6 @@ def get_task(name: str) -> Task:
     raise NyccBenchError(f"task: unknown task {name!r}.{hint} Known: {', '.join(tasks)} (`nycc-bench tasks`)")
 
 
-GROUPS = {"all": None, "hessel": "hessel2023", "zhang": "zhang2024", "humorbench": "humorbench"}
 
 
 def resolve_tasks(names: str | list[str]) -> list[str]:

@@ -39,7 +39,7 @@ PROMPT_VERSION = "zhang2024-best-pick-v2"
 KNOWN_VERSIONS: tuple[str, ...] = (PROMPT_VERSION, "zhang2024-best-pick-v1")
 PAPER_MODEL = "gpt-4o"  # rank_more.py: the paper's Best Pick evaluator, with the cartoon image
 DEFAULT_TEMPERATURE = 0.0
-DEFAULT_MAX_TOKENS = 1024
+DEFAULT_MAX_TOKENS = None  # upstream sends none (rank_more.py L360-445); the provider's default cap applies
 RULES: tuple[str, ...] = ("exact_letter", "last_char", "last_letter")
 EXPECTED_OUTPUT_TOKENS = 300
 

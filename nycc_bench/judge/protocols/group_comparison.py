@@ -13,8 +13,9 @@ Entry points::
 ``human_groups`` maps a group name (e.g. ``"top10"``, ``"#200-209"``) to its per-contest groups (a bare list
 is named ``"human"``). ``descriptions[i]`` is ``(canny, uncanny)`` or one text; ``images[i]`` a URL or
 ``data:`` URL switches Best Pick to its vision form. ``shots`` are :class:`RankingExample` s (Hessel ranking
-train data); each contest gets ``n_shots`` of them drawn with ``random.Random(f"{seed}:{contest}")`` from
-those of other contests, the same for both orders and every human group. ``shots=None`` is zero-shot.
+train data): a mapping contest -> its examples, already drawn (upstream's draw: :mod:`.zhang_shots`), or a pool
+from which each contest gets ``n_shots`` drawn with ``random.Random(f"{seed}:{contest}")`` from those of other
+contests; either way the same for both orders and every human group. ``shots=None`` is zero-shot.
 ``config`` is a :class:`JudgeConfig` or a :class:`JudgeEngine` (reused, its ``last_stats`` kept). ``rule``
 names how a reply is read (:mod:`.overall`: ``zhang_top2`` by default; :mod:`.best_pick`: ``exact_letter``
 for the vision form, ``last_char`` for the text form, by default: upstream's rules).
@@ -71,7 +72,7 @@ def build_group_jobs(
     descriptions: Sequence[Description] | None,
     protocol: str,
     config: JudgeConfig | JudgeEngine,
-    shots: Sequence[RankingExample] | None = None,
+    shots: Sequence[RankingExample] | Mapping[int, Sequence[RankingExample]] | None = None,
     *,
     images: Sequence[str | None] | None = None,
     n_shots: int = 5,
@@ -102,9 +103,12 @@ def build_group_jobs(
     else:
         best_pick.check_rule(rule, vision=True)  # an unknown name fails before any job is built
         top_logprobs = 0
-    contest_shots = {
-        int(c): (draw_shots(shots, int(c), n_shots, seed) if shots else []) for c in contest_numbers
-    }
+    if isinstance(shots, Mapping):  # drawn per contest by the caller (upstream's draw)
+        contest_shots = {int(c): list(shots.get(int(c), ())) for c in contest_numbers}
+    else:
+        contest_shots = {
+            int(c): (draw_shots(shots, int(c), n_shots, seed) if shots else []) for c in contest_numbers
+        }
     jobs: list[Job] = []
     for name, groups in named.items():
         for i, contest in enumerate(contest_numbers):
@@ -161,7 +165,7 @@ def judge_groups(
     descriptions: Sequence[Description] | None,
     protocol: str,
     config: JudgeConfig | JudgeEngine,
-    shots: Sequence[RankingExample] | None = None,
+    shots: Sequence[RankingExample] | Mapping[int, Sequence[RankingExample]] | None = None,
     *,
     images: Sequence[str | None] | None = None,
     n_shots: int = 5,
@@ -198,7 +202,7 @@ def judge_reliability(
     descriptions: Sequence[Description] | None,
     protocol: str,
     config: JudgeConfig | JudgeEngine,
-    shots: Sequence[RankingExample] | None = None,
+    shots: Sequence[RankingExample] | Mapping[int, Sequence[RankingExample]] | None = None,
     *,
     images: Sequence[str | None] | None = None,
     n_shots: int = 5,

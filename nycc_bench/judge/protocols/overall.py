@@ -5,8 +5,8 @@ released code (``ranking/rank.py``, ``ranking/rank_more.py``, github.com/yguooo/
 differ in a character, the code wins, since it produced the published numbers (version
 ``zhang2024-overall-v2``): the task statement ends "...with either A or B" with no full stop; shots 2–5 open
 with "Another example,"; captions of a group are numbered ``"1.\\n<caption>\\n2.\\n..."``; the two groups
-are separated by a newline; the descriptions are joined as ``"<canny> and <uncanny>"`` with a full stop added
-only when the uncanny description lacks one. ``zhang2024-overall-v1`` (the paper's full stop) can be pinned.
+are separated by a newline; the descriptions are joined raw as ``"<canny> and <uncanny>"`` (nothing stripped
+or added, ``rank_more.py`` L257-267). ``zhang2024-overall-v1`` (the paper's full stop) can be pinned.
 The zero-shot variant (no shots given) drops the sentence announcing the examples. Prompts reproduced from
 the paper and the code as facts of the protocol (the released code is Apache-2.0).
 

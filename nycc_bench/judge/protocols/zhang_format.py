@@ -45,33 +45,21 @@ class RankingExample:
         )
 
 
-def end_sentence(text: str) -> str:
-    """``text`` stripped, with a full stop added unless it already ends a sentence.
-
-    Hessel's descriptions end with a period and the released code joins them with no extra one; the paper
-    shows one: adding it only when missing gives the same text for both.
-
-    >>> end_sentence("A knight rides a horse.")
-    'A knight rides a horse.'
-    >>> end_sentence("a hilly path ")
-    'a hilly path.'
-    """
-    text = text.strip()
-    return text if text.endswith((".", "!", "?", '"', "'", "”", "’")) else text + "."
-
-
 def format_descriptions(description: Description) -> str:
-    """``"<canny> and <uncanny>."`` (or the one text), as the prompts insert it.
+    """``"<canny> and <uncanny>"`` (or the one text) exactly as upstream concatenates them, nothing stripped or
+    added (``ranking/rank_more.py`` L257-267: ``"... are " + d + " and " + dud + " The two ..."``).
 
     >>> format_descriptions(("Two men ride horses.", "Businessmen follow soldiers."))
     'Two men ride horses. and Businessmen follow soldiers.'
+    >>> format_descriptions(("A shark in a pool ", "no period"))
+    'A shark in a pool  and no period'
     >>> format_descriptions("A shark in a pool")
-    'A shark in a pool.'
+    'A shark in a pool'
     """
     if isinstance(description, str):
-        return end_sentence(description)
+        return description
     canny, uncanny = description
-    return f"{canny.strip()} and {end_sentence(uncanny)}"
+    return canny + " and " + uncanny
 
 
 def format_group(captions: Sequence[str]) -> str:

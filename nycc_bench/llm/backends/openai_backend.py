@@ -7,8 +7,11 @@ typed for the engine, which retries with tenacity (see :mod:`nycc_bench.llm.engi
   this session already had a 200 from the endpoint (then the key works and the refusal is retried);
 * 404 → :class:`FatalJudgeError` (unknown model or wrong base URL); 400 → :class:`RequestFailed`, or
   :class:`LogprobsUnavailableError` when it is about log-probabilities;
-* 408/409/429/5xx, timeouts, connection errors, truncated bodies → :class:`TransientError` (with the
-  server's ``retry-after``/``retry-after-ms`` in seconds);
+* 408/409/429/5xx, timeouts, truncated bodies, connection errors after a first reply → :class:`TransientError`
+  (with the server's ``retry-after``/``retry-after-ms`` in seconds);
+* no key for api.openai.com → :class:`FatalJudgeError` before the first request, naming the variable;
+* a connection that fails before any reply (refused, unknown host) → :class:`Unreachable` once (the engine
+  retries it quickly), then :class:`FatalJudgeError` naming the host: a dead endpoint costs seconds, not minutes;
 * a 200 whose body cannot be used → :class:`MalformedReply` (see :mod:`.openai_reply`).
 
 ``timeout_s`` bounds a whole attempt, connect to last byte, so a reply that drips in byte by byte is cut off
@@ -25,15 +28,21 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
+from ...urls import redact_url, redact_urls_in
 from ..cache import endpoint_identity
 from ..chat import ChatRequest, Completion
 from ..config import JudgeConfig
 from ..credentials import KEY_ENV_VARS, LOCAL_PLACEHOLDER_KEY, redact, resolve_api_key
-from ..errors import FatalJudgeError, LogprobsUnavailableError, RequestFailed, TransientError
+from ..errors import FatalJudgeError, LogprobsUnavailableError, RequestFailed, TransientError, Unreachable
 from .openai_reply import parse_chat_reply
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
+KEYED_HOSTS = frozenset({"api.openai.com"})
+"""Hosts that refuse every request without a key; local servers accept any token, so only these are checked."""
+UNREACHABLE_ATTEMPTS = 2
+"""Connection failures before any reply after which the endpoint is declared unreachable."""
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 SERVER_MESSAGE_CHARS = 200
 """How much of a server's error message goes into an error (on one line, key-redacted)."""
@@ -70,7 +79,7 @@ class OpenAIBackend:
             await session.aclose()
 
     def __repr__(self) -> str:
-        return f"OpenAIBackend(model={self._config.model!r}, base_url={self._base_url!r})"
+        return f"OpenAIBackend(model={self._config.model!r}, base_url={redact_url(self._base_url)!r})"
 
 
 class _OpenAISession:
@@ -79,15 +88,23 @@ class _OpenAISession:
     def __init__(self, config: JudgeConfig, base_url: str) -> None:
         self._config = config
         self._base_url = base_url
+        self._shown = redact_url(base_url)  # what messages name: never the URL's user or password
         self._secret = resolve_api_key(config.api_key_env)
         self._client: Any = None
         self._answered = False  # a 200 arrived: the key works, so a later 401 is the server's hiccup
+        self._unreachable = 0  # connection failures before any reply
 
     def __repr__(self) -> str:
-        return f"_OpenAISession(model={self._config.model!r}, base_url={self._base_url!r})"
+        return f"_OpenAISession(model={self._config.model!r}, base_url={redact_url(self._base_url)!r})"
 
     def _open(self) -> Any:
         if self._client is None:
+            if self._secret is None and urlsplit(self._base_url).hostname in KEYED_HOSTS:
+                names = ((self._config.api_key_env,) if self._config.api_key_env else ()) + KEY_ENV_VARS
+                variables = " or ".join(dict.fromkeys(reversed(names)))
+                raise FatalJudgeError(f"{variables} is not set: {redact_url(self._base_url)} needs an API key for "
+                                      f"model {self._config.model}; export OPENAI_API_KEY=... (or pass --base-url for "
+                                      "a local OpenAI-compatible server) and run again")
             from openai import AsyncOpenAI
 
             self._client = AsyncOpenAI(
@@ -133,14 +150,14 @@ class _OpenAISession:
         except TimeoutError:
             failure = TransientError(
                 f"timed out after {time.monotonic() - started:.1f} s (timeout_s={self._config.timeout_s:g}) "
-                f"waiting for {self._base_url}"
+                f"waiting for {self._shown}"
             )
         except openai.APITimeoutError:
-            failure = TransientError(f"timed out (timeout_s={self._config.timeout_s:g}) waiting for {self._base_url}")
+            failure = TransientError(f"timed out (timeout_s={self._config.timeout_s:g}) waiting for {self._shown}")
         except openai.APIConnectionError as exc:
             cause = exc.__cause__
             detail = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
-            failure = TransientError(self._one_line(f"connection error from {self._base_url}: {detail}"))
+            failure = self._connection_failure(detail)
         except openai.APIStatusError as exc:
             failure = self._status_failure(exc, request)
         except openai.OpenAIError as exc:
@@ -150,6 +167,19 @@ class _OpenAISession:
             raise failure
         self._answered = True
         return parse_chat_reply(body, request, self._redact, self._no_logprobs)
+
+    def _connection_failure(self, detail: str) -> Exception:
+        """Transient after a first reply; before one, `Unreachable`, then fatal naming the host."""
+        if self._answered:
+            return TransientError(self._one_line(f"connection error from {self._shown}: {detail}"))
+        self._unreachable += 1
+        if self._unreachable < UNREACHABLE_ATTEMPTS:
+            return Unreachable(self._one_line(f"cannot connect to {redact_url(self._base_url)}: {detail}"))
+        parts = urlsplit(self._base_url)
+        host = f"{parts.hostname}:{parts.port}" if parts.port else parts.hostname
+        return FatalJudgeError(self._one_line(
+            f"cannot connect to {host} ({detail}; {self._unreachable} attempts to {redact_url(self._base_url)}); "
+            "check the network, or --base-url / OPENAI_BASE_URL for a local server"))
 
     def _status_failure(self, exc: Any, request: ChatRequest) -> Exception:
         status = int(exc.status_code)
@@ -176,7 +206,7 @@ class _OpenAISession:
         said = self._server_says(exc)
         problem = "the API key was refused" if self._secret else f"no API key is set (looked in {variables})"
         return (
-            f"judge endpoint {self._base_url} answered HTTP {status} for model {self._config.model}: {problem}"
+            f"judge endpoint {self._shown} answered HTTP {status} for model {self._config.model}: {problem}"
             f"{f' ({said})' if said else ''}; set {variables} to a valid key for this endpoint and run again"
         )
 
@@ -190,17 +220,17 @@ class _OpenAISession:
     def _describe(self, exc: Exception) -> str:
         status = getattr(exc, "status_code", None)
         prefix = f"{type(exc).__name__}" + (f" (HTTP {status})" if status else "")
-        return self._one_line(f"{prefix} from {self._base_url}, model {self._config.model}: {exc}")
+        return self._one_line(f"{prefix} from {self._shown}, model {self._config.model}: {exc}")
 
     def _one_line(self, text: str) -> str:
-        return " ".join(self._redact(text).split())
+        return " ".join(redact_urls_in(self._redact(text)).split())
 
     def _redact(self, text: str) -> str:
         return redact(text, self._secret)
 
     def _no_logprobs(self, detail: str) -> str:
         return (
-            f"The endpoint {self._base_url} (model {self._config.model}) did not return log-probabilities "
+            f"The endpoint {self._shown} (model {self._config.model}) did not return log-probabilities "
             f"although the request asked for logprobs=True, top_logprobs>0 ({detail}). This protocol reads "
             "its answer from them and will not guess: use an endpoint that returns chat logprobs "
             "(OpenAI chat models, vLLM, TGI), the transformers backend, or the best_pick protocol."

@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ..chat import ChatRequest, Completion
+from ..chat import ChatRequest, Completion, clean_text, decode_utf8
 from ..errors import LogprobsUnavailableError, MalformedReply
 
 RAW_EXCERPT_CHARS = 300
@@ -30,14 +30,19 @@ def parse_chat_reply(
     ``redact`` scrubs the API key from any excerpt kept; ``no_logprobs`` words the fatal missing-logprobs error.
     """
     raw = redact(body[:RAW_EXCERPT_CHARS].decode("utf-8", errors="replace"))
+    replaced = 0
     try:
         text_body = body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise MalformedReply(f"body is not UTF-8 ({exc.reason} at byte {exc.start})", raw) from None
+    except UnicodeDecodeError as exc:  # invalid bytes inside the JSON strings are replaced and counted
+        not_utf8 = f"body is not UTF-8 ({exc.reason} at byte {exc.start})"
+        text_body, replaced = decode_utf8(body)
+    else:
+        not_utf8 = None
     try:
         payload = json.loads(text_body)
     except json.JSONDecodeError as exc:
-        raise MalformedReply(f"invalid JSON ({exc.msg} at char {exc.pos} of {len(text_body)})", raw) from None
+        reason = not_utf8 or f"invalid JSON ({exc.msg} at char {exc.pos} of {len(text_body)})"
+        raise MalformedReply(reason, raw) from None
     if not isinstance(payload, dict):
         raise MalformedReply(f"body is JSON {type(payload).__name__}, not an object", raw)
     prompt_tokens, completion_tokens, usage_problem = _usage(payload.get("usage"))
@@ -65,8 +70,15 @@ def parse_chat_reply(
         raise malformed(usage_problem)
     finish = choice.get("finish_reason")
     top = _top_logprobs(choice.get("logprobs"), malformed, no_logprobs) if request.top_logprobs else None
+    content, lone = clean_text(content)  # a lone surrogate ("\ud800" in the JSON) cannot be written anywhere
+    replaced += lone
+    if top is not None:
+        cleaned = [(clean_text(token), logprob) for token, logprob in top]
+        replaced += sum(n for (_, n), _ in cleaned)
+        top = tuple((token, logprob) for (token, _), logprob in cleaned)
     return Completion(
         text=content,
+        replaced=replaced,
         top_logprobs=top,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,

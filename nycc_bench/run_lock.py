@@ -1,0 +1,72 @@
+"""One writer per run folder: `run_lock(out)` holds an OS file lock on `<out>/.lock` for a whole run.
+
+Two processes started into the same `--out` would interleave their predictions in one file; the second one
+stops at once with one line naming the folder and the pid that holds it. The lock is `filelock`'s (fcntl on
+POSIX, msvcrt on Windows), so it is released when the holder exits, even if it is killed.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from filelock import FileLock, Timeout
+
+from .errors import NyccBenchError
+
+LOCK_NAME = ".lock"
+OWNER_NAME = ".lock.owner"
+T = TypeVar("T")
+
+
+class RunFolderBusy(NyccBenchError):
+    """Another process is writing into this run folder."""
+
+
+def holder(out: Path) -> str:
+    """The pid recorded by the process that holds the folder's lock ('unknown' when it cannot be read)."""
+    try:
+        return (out / OWNER_NAME).read_text(encoding="utf-8").strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+@contextmanager
+def run_lock(out: str | Path) -> Iterator[Path]:
+    """Hold `<out>/.lock` for the duration (refusing at once, with the holder's pid, when it is taken)."""
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise NyccBenchError(f"out: cannot create {out} ({err.strerror}); pass a writable --out") from None
+    lock = FileLock(out / LOCK_NAME, blocking=False, thread_local=False)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise RunFolderBusy(f"out: {out} is in use by another run (pid {holder(out)}); wait for it to finish or "
+                            "pass another --out") from None
+    try:
+        (out / OWNER_NAME).write_text(str(os.getpid()), encoding="utf-8")
+        yield out
+    finally:
+        (out / OWNER_NAME).unlink(missing_ok=True)
+        lock.release()
+
+
+def locks_out(fn: Callable[..., T]) -> Callable[..., T]:
+    """Decorate a function taking an `out` folder so that it runs holding that folder's lock."""
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> T:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        with run_lock(bound.arguments["out"]):
+            return fn(*args, **kwargs)
+
+    return wrapper

@@ -1,0 +1,59 @@
+"""Zhang's group judge gets the five examples upstream gave it: pandas' sample(n=600, random_state=42) over
+Hessel's ranking train data, rows 6i..6i+4 for the i-th contest (ranking/rank_more.py L113, L200-237)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import datasets
+import pandas as pd
+import pytest
+
+from nycc_bench.builders import build_dataset
+from nycc_bench.builders.hessel2023 import features
+from nycc_bench.judge.protocols.zhang_shots import draw
+from nycc_bench.scorers import zhang_judge_shots
+
+CONTESTS = [896, 512, 640, 777, 903, 555]  # any order: upstream walks them ascending
+
+
+def _ranking_rows(n: int) -> list[dict]:
+    """Rows of Hessel's `ranking` config (upstream columns), distinct texts, descriptions with and without periods."""
+    return [{"image": None, "contest_number": 500 + k % 97, "image_location": f"place {k}",
+             "image_description": f"Scene {k}" + ("." if k % 3 else ""), "image_uncanny_description": f"odd {k}",
+             "entities": [], "questions": [], "caption_choices": [f"left {k}", f"right {k}"],
+             "from_description": f"scene {k}", "winner_source": "crowd_winner", "label": "AB"[k % 2],
+             "n_tokens_label": 1, "instance_id": f"id{k:04d}"} for k in range(n)]
+
+
+@pytest.fixture
+def shard(tmp_path: Path) -> Path:
+    """A source folder with one ranking train shard in the Hub's layout, built into a dataset."""
+    source = tmp_path / "src" / "ranking" / "newyorker_caption_contest-train-00000-of-00002.parquet"
+    source.parent.mkdir(parents=True)
+    datasets.Dataset.from_list(_ranking_rows(650), features=features("ranking", False)).to_parquet(str(source))
+    return source
+
+
+def test_draw_is_upstreams_pandas_sample(shard: Path, tmp_path: Path) -> None:
+    """Each contest's examples equal what upstream's code reads from the same shard with pandas."""
+    build_dataset(tmp_path / "src", tmp_path / "ds", ["ranking"], progress=False)
+    shots, record = zhang_judge_shots(str(tmp_path / "ds"), CONTESTS)
+    testing = pd.read_parquet(shard).sample(n=600, random_state=42, ignore_index=True)  # upstream's line 113
+    for i, contest in enumerate(sorted(CONTESTS)):
+        expected = [(testing["image_description"][i * 6 + k], testing["image_uncanny_description"][i * 6 + k],
+                     testing["caption_choices"][i * 6 + k][0], testing["caption_choices"][i * 6 + k][1],
+                     testing["label"][i * 6 + k]) for k in range(5)]
+        assert [(s.description, s.uncanny_description, s.caption_a, s.caption_b, s.label)
+                for s in shots[contest]] == expected
+    assert record["n_shots"] == 5 and record["pool_rows"] == 650 and record["zero_shot_reason"] is None
+    assert "random_state=42" in record["draw"] and len(record["rows"][str(sorted(CONTESTS)[0])]) == 5
+
+
+def test_too_little_data_runs_zero_shot_and_says_why(tmp_path: Path) -> None:
+    """Fewer than 600 rows, too many contests or no ranking split: no shots, and the reason is recorded."""
+    assert draw(CONTESTS, 599, "p").zero_shot_reason.startswith("the pool has 599 rows")
+    assert draw(range(101), 600, "p").rows == {}
+    assert len(draw(range(100), 600, "p").rows) == 100
+    shots, record = zhang_judge_shots(str(tmp_path / "nothing"), CONTESTS)
+    assert shots == {} and record["n_shots"] == 0 and "zero-shot" in record["zero_shot_reason"]
