@@ -155,10 +155,10 @@ def count_lines(paths: list[Path]) -> int:
 
 
 def run(system: Any, names: list[str], dataset: str, judges: dict[str, Any], out: Path, one_call: bool,
-        budget_s: float, watch: MemoryWatch | None) -> dict[str, Any]:
-    """Every task through `evaluate` (one call, or one call per task within the budget); per-task figures."""
+        budget_s: float, watch: MemoryWatch | None, figures: dict[str, Any], save: Any) -> dict[str, Any]:
+    """Every task through `evaluate` (one call, or one call per task within the budget) into `figures`, per task;
+    `save()` after each call."""
     cuda = torch.cuda.is_available()
-    figures: dict[str, Any] = {}
     started = time.perf_counter()
     current: list[Any] = [None, 0.0, 0]  # task, start time, generated tokens at its start
 
@@ -191,6 +191,7 @@ def run(system: Any, names: list[str], dataset: str, judges: dict[str, Any], out
         close()
         current[0] = None
         records.append(result.record)
+        save()
     for record in records:
         for name in (*record["tasks"], *record["errors"]):
             folder = (out if one_call else out / name) / "predictions"
@@ -268,9 +269,9 @@ def main() -> None:
             figures["scaled_sizes"] = {**sizes, "folds": FOLDS}
             runs.append(("scaled", str(scaled), resolve_tasks(args.scaled_tasks), False))
         for label, dataset, tasks, one_call in runs:
-            per_task = run(system, tasks, dataset, judges, work / "runs" / label, one_call,
-                           args.budget_s if label == "scaled" else 1e9, watch)
-            figures[label] = per_task
+            per_task = figures[label] = {}
+            run(system, tasks, dataset, judges, work / "runs" / label, one_call,
+                args.budget_s if label == "scaled" else 1e9, watch, per_task, save)
             save()
             lines.append(f"{label}: {per_task['_total_s']} s in all")
             for name in tasks:
