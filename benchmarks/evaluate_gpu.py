@@ -210,6 +210,8 @@ def main() -> None:
     ap.add_argument("--sizes", default=SIZES, help=f"scaled test sizes (default {SIZES})")
     ap.add_argument("--scaled-tasks", default="all", help="tasks of the scaled run, in order (default all)")
     ap.add_argument("--budget-s", type=float, default=1e9, help="scaled run: start no task after this many s")
+    ap.add_argument("--no-judges", action="store_true",
+                    help="no judges: the judged tasks are answered and timed, then listed as needing a judge")
     ap.add_argument("--vocab", type=int, default=8000, help="the BPE tokenizer's vocabulary")
     ap.add_argument("--work", help="folder for the model, datasets and runs (default: a temporary one)")
     ap.add_argument("--json-out", help="also write the figures here after each stage")
@@ -234,8 +236,12 @@ def main() -> None:
         if not sample.exists():
             build_dataset(SAMPLE_DIR, sample, progress=False)
         t = time.perf_counter()
-        judges = train_offline_judges(sample, work / "judges", SAMPLE_DIR / "humorbench_reubennarad" / "rubric")
-        figures["judges_trained_s"] = round(time.perf_counter() - t, 1)
+        if args.no_judges:
+            judges: dict[str, Any] = {}
+        else:
+            judges = train_offline_judges(sample, work / "judges", SAMPLE_DIR / "humorbench_reubennarad" / "rubric")
+            figures["judges_trained_s"] = round(time.perf_counter() - t, 1)
+        figures["judged"] = bool(judges)
         folder = work / "model"
         corpus = [i.user for name in ("explanation", "matching", "ranking") for i in every_instance(name, str(sample))]
         t = time.perf_counter()

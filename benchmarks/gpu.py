@@ -16,7 +16,8 @@ fold, repeated to `--prompts-per-batch` x batch prompts, greedy, `--new-tokens` 
 Tokens are counted up to each sequence's end (EOS included), the same way for both. Every configuration runs once
 untimed on its first batch first (compilation, CUDA graphs, allocator warm-up), then once timed.
 
-Multiple choice: the matching prompts (5 letters), repeated to `--mc-instances`; ours is `choose` (one row per
+Multiple choice: the matching prompts (5 letters), repeated to `--mc-instances`, each made distinct by a numbered
+first line (identical prompts share one forward pass, which would time nothing); ours is `choose` (one row per
 prompt, batched, log-likelihood of the letter) at batch 8 and auto; naive is one unpadded forward pass per
 (prompt, letter) on `--naive-mc-instances` of them. The chosen letters of ours and naive are compared.
 
@@ -89,6 +90,12 @@ def repeated(instances: list[Instance], n: int) -> list[Instance]:
     """`n` instances cycling through the given ones, each with its own id."""
     return [replace(instances[k % len(instances)], instance_id=f"{instances[k % len(instances)].instance_id}#{k}")
             for k in range(n)]
+
+
+def distinct(instances: list[Instance], n: int) -> list[Instance]:
+    """`n` instances cycling through the given ones, each prompt made unique by a numbered first line (scoring
+    shares one forward pass among identical prompts, so repeated prompts would not be scored again)."""
+    return [replace(inst, user=f"Item {k}.\n{inst.user}") for k, inst in enumerate(repeated(instances, n))]
 
 
 def every_instance(task_name: str, dataset: str) -> list[Instance]:
@@ -275,7 +282,7 @@ def main() -> None:
 
         if "mc" not in args.skip:
             mc = get_task("matching")
-            instances = repeated(matching, n_mc)
+            instances = distinct(matching, n_mc)
             auto = make_system(spec, dataset)
             fixed = copy.copy(auto)
             fixed.fixed_batch = fixed.batch_size = 8

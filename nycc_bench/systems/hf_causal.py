@@ -52,8 +52,6 @@ from .hf import (
 ANSWER_PREFIX = "Answer:"
 MC_MODES = ("loglikelihood", "generate")
 PAD_MULTIPLE = 64  # compiled generation: prompt widths rounded up to this, so few shapes are compiled
-SCORE_PAD_MULTIPLE = 8  # scoring: batch widths rounded up to this (SDPA's fused kernels take a padded mask only
-# when its last dimension is a multiple of 8; otherwise attention falls back to the unfused math path)
 
 
 class CausalLMSystem(System):
@@ -171,7 +169,7 @@ class CausalLMSystem(System):
         """Logits of a padded batch and, per row, the offset from a row position to its index in those logits."""
         import torch
 
-        width = -(-max(map(len, seqs)) // SCORE_PAD_MULTIPLE) * SCORE_PAD_MULTIPLE
+        width = max(map(len, seqs))
         ids = torch.full((len(seqs), width), self.tokenizer.pad_token_id, dtype=torch.long)
         mask = torch.zeros_like(ids)
         for b, seq in enumerate(seqs):
