@@ -119,6 +119,9 @@ def scale_dataset(sample: Path, out: Path, sizes: dict[str, int]) -> None:
                 shutil.copytree(origin, data / config, dirs_exist_ok=True)
             write(config, replicate(pq.read_table(origin / "test-00000-of-00001.parquet"), sizes[base], "instance_id"))
     captions = pq.read_table(data / "caption_generation" / "test-00000-of-00001.parquet")
+    described = [k for k, row in enumerate(captions.select(["gpt4o_canny", "image_description", "description"])
+                                           .to_pylist()) if any(row.values())]  # the contests that can be prompted
+    captions = captions.take(described)
     write("caption_generation", replicate(captions, sizes["caption_generation"], "contest_number", offset=100000))
     humor = pq.read_table(data / "humorbench" / "test-00000-of-00001.parquet")
     per_row = [len(e) for e in humor.column("elements").to_pylist()]
