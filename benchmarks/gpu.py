@@ -16,9 +16,14 @@ fold, repeated to `--prompts-per-batch` x batch prompts, greedy, `--new-tokens` 
 Tokens are counted up to each sequence's end (EOS included), the same way for both. Every configuration runs once
 untimed on its first batch first (compilation, CUDA graphs, allocator warm-up), then once timed.
 
-Multiple choice: the matching prompts (5 letters), repeated to `--mc-instances`; ours is `choose` (one row per
+Multiple choice: the matching prompts (5 letters), repeated to `--mc-instances`, each made distinct by a numbered
+first line (identical prompts share one forward pass, which would time nothing); ours is `choose` (one row per
 prompt, batched, log-likelihood of the letter) at batch 8 and auto; naive is one unpadded forward pass per
 (prompt, letter) on `--naive-mc-instances` of them. The chosen letters of ours and naive are compared.
+
+Multiple choice against the FLOP bound: an instance costs about 2 x (non-embedding parameters) x (its prompt's
+tokens) FLOPs (attention and the one row of logits kept add a few percent, not counted), and the bound is the bf16
+matrix-product rate measured here (an 8192^3 product) over that; `mc_fraction_of_flop_bound` = ours / bound.
 
 Last line: one JSON object (`generation_speedup` = ours at auto / plain at its best batch, in tokens/s).
 """
@@ -85,6 +90,12 @@ def repeated(instances: list[Instance], n: int) -> list[Instance]:
     """`n` instances cycling through the given ones, each with its own id."""
     return [replace(instances[k % len(instances)], instance_id=f"{instances[k % len(instances)].instance_id}#{k}")
             for k in range(n)]
+
+
+def distinct(instances: list[Instance], n: int) -> list[Instance]:
+    """`n` instances cycling through the given ones, each prompt made unique by a numbered first line (scoring
+    shares one forward pass among identical prompts, so repeated prompts would not be scored again)."""
+    return [replace(inst, user=f"Item {k}.\n{inst.user}") for k, inst in enumerate(repeated(instances, n))]
 
 
 def every_instance(task_name: str, dataset: str) -> list[Instance]:
@@ -158,6 +169,27 @@ def naive_choose(system: Any, instances: list[Instance]) -> list[str]:
             scores.append(float(logprobs[torch.arange(len(cont)), torch.tensor(cont, device=logprobs.device)].sum()))
         letters.append(inst.letters[max(range(len(scores)), key=scores.__getitem__)])
     return letters
+
+
+def matmul_tflops(n: int = 8192, repeat: int = 10) -> float:
+    """The bf16 matrix-product rate of this GPU (TFLOP/s), measured on random data; 0 without CUDA."""
+    if not torch.cuda.is_available():
+        return 0.0
+    a, b = (torch.randn(n, n, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    for _ in range(3):
+        a @ b
+    sync()
+    start = time.perf_counter()
+    for _ in range(repeat):
+        a @ b
+    sync()
+    return 2 * n**3 * repeat / (time.perf_counter() - start) / 1e12
+
+
+def non_embedding_parameters(model: Any) -> int:
+    """Parameters a token's forward pass multiplies by: all but the input embeddings and the output head."""
+    skip = {id(model.get_input_embeddings().weight), id(model.get_output_embeddings().weight)}
+    return sum(p.numel() for p in model.parameters() if id(p) not in skip)
 
 
 def environment() -> dict[str, Any]:
@@ -250,7 +282,7 @@ def main() -> None:
 
         if "mc" not in args.skip:
             mc = get_task("matching")
-            instances = repeated(matching, n_mc)
+            instances = distinct(matching, n_mc)
             auto = make_system(spec, dataset)
             fixed = copy.copy(auto)
             fixed.fixed_batch = fixed.batch_size = 8
@@ -261,10 +293,22 @@ def main() -> None:
             naive_choose(auto, instances[:2])
             t_naive, naive = timed(naive_choose, auto, instances[:n_naive_mc])
             agree = sum(o.letter == x for o, x in zip(ours, naive, strict=False))
+            tokens = [len(auto.tokenizer(auto.choice_context(i), add_special_tokens=not auto.chat)["input_ids"])
+                      for i in instances]
+            flops = 2 * non_embedding_parameters(auto.model) * sum(tokens) / len(tokens)
+            peak = matmul_tflops()
+            bound = peak * 1e12 / flops if peak else None
             lines.append(f"multiple choice: ours (auto) {n_mc / t_auto:.1f} instances/s, ours (batch 8) "
                          f"{n_mc / t_fixed:.1f}, one pass per choice {n_naive_mc / t_naive:.1f}; letters agree on "
                          f"{agree}/{n_naive_mc}")
-            figures.update(mc_instances_per_s=round(n_mc / t_auto, 1),
+            if bound:
+                lines.append(f"  prompts {sum(tokens) / len(tokens):.0f} tokens on average, {flops / 1e9:.0f} GFLOP "
+                             f"an instance; bf16 matmul {peak:.0f} TFLOP/s here: bound {bound:.0f} instances/s, "
+                             f"ours at {n_mc / t_auto / bound:.0%} of it")
+            figures.update(mc_prompt_tokens=round(sum(tokens) / len(tokens), 1), mc_gflop_per_instance=round(
+                flops / 1e9, 1), matmul_tflops=round(peak, 1), mc_flop_bound_instances_per_s=round(bound, 1)
+                if bound else None, mc_fraction_of_flop_bound=round(n_mc / t_auto / bound, 3) if bound else None,
+                mc_instances_per_s=round(n_mc / t_auto, 1),
                            mc_batch8_instances_per_s=round(n_mc / t_fixed, 1),
                            mc_naive_instances_per_s=round(n_naive_mc / t_naive, 1), mc_letters_agree=agree,
                            mc_compared=n_naive_mc)

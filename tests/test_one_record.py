@@ -15,7 +15,14 @@ from nycc_bench.results import read_results
 
 
 def _scores(record: dict) -> dict:
-    return {task: entry["scores"] for task, entry in record["tasks"].items()}
+    """Each task's scores, numbers to 12 significant digits: the records were written on other machines, and
+    float sums can differ in the last digit between Python versions (3.12's `sum` is compensated)."""
+    def rounded(value: object) -> object:
+        if isinstance(value, dict):
+            return {k: rounded(v) for k, v in value.items()}
+        return float(f"{value:.12g}") if isinstance(value, float) else value
+
+    return {task: rounded(entry["scores"]) for task, entry in record["tasks"].items()}
 
 
 def test_demo_worker_cards_and_seed_agree(sample_dataset: str, sample_judges: dict, tmp_path: Path) -> None:
