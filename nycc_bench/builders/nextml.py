@@ -187,14 +187,15 @@ def read_summary(summary: SummaryFile) -> pa.Table:
 
 
 def unique_summaries(summaries: list[SummaryFile]) -> tuple[list[SummaryFile], list[tuple[SummaryFile, SummaryFile]]]:
-    """(the summaries to read, [(duplicate, the file it repeats)]): a file byte-identical to an earlier one,
-    under any name, is one rating run saved twice; it is read once and reported, never counted as a new run."""
-    first: dict[bytes, SummaryFile] = {}
+    """(the summaries to read, [(duplicate, the file it repeats)]): a file of a contest byte-identical to an
+    earlier one of the same contest, under any name, is one rating run saved twice; it is read once and reported,
+    never counted as a new run. (Two contests may have identical files upstream, 643 and 644: both are kept.)"""
+    first: dict[tuple[int, bytes], SummaryFile] = {}
     duplicates = []
     # of identical files the first round, then the first path, is the one read (whatever order they were found in)
     for summary in sorted(summaries, key=lambda s: (s.round, str(s.path))):
         digest = hashlib.sha256(read_bytes(summary.path)).digest()
-        if (original := first.setdefault(digest, summary)) is not summary:
+        if (original := first.setdefault((summary.contest_number, digest), summary)) is not summary:
             duplicates.append((summary, original))
             log.warning("%s is byte-identical to %s: read once (the same rating run saved under two names)",
                         summary.path, original.path)
