@@ -35,7 +35,7 @@ from typing import Any
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
-from gpu import TEMPLATE, environment, every_instance
+from gpu import environment, every_instance, save_tokenizer
 
 from nycc_bench.builders import build_dataset
 from nycc_bench.evaluation import evaluate
@@ -56,18 +56,9 @@ FOLDS = 5
 
 def build_model(folder: Path, corpus: list[str], shape: dict[str, Any], vocab: int) -> None:
     """Save a random Qwen2 of `shape` (bf16 on the GPU when there is one) and a BPE tokenizer."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
-    from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
+    from transformers import Qwen2Config, Qwen2ForCausalLM
 
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    tok.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=vocab, special_tokens=["<pad>", "<s>", "<|end|>"],
-                                                        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-                                                        show_progress=False))
-    tok.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])
-    PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="<|end|>", pad_token="<pad>",
-                            chat_template=TEMPLATE).save_pretrained(folder)
+    save_tokenizer(folder, corpus, vocab)
     torch.manual_seed(0)
     cuda = torch.cuda.is_available()
     dtype = torch.bfloat16 if cuda else torch.float32

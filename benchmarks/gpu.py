@@ -60,10 +60,10 @@ TEMPLATE = ("{{ bos_token }}{% for m in messages %}<|{{ m.role }}|>\n{{ m.conten
 BATCHES = (16, 64, 128)
 
 
-def build_model(folder: Path, corpus: list[str], shape: dict[str, Any], vocab: int) -> int:
-    """Save a random Llama of `shape` (built on the GPU in bf16 when there is one) and a BPE tokenizer."""
+def save_tokenizer(folder: Path, corpus: list[str], vocab: int) -> None:
+    """Train and save a byte-level BPE tokenizer with a chat template on `corpus` (no download)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -74,6 +74,13 @@ def build_model(folder: Path, corpus: list[str], shape: dict[str, Any], vocab: i
     tok.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])
     PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="<|end|>", pad_token="<pad>",
                             chat_template=TEMPLATE).save_pretrained(folder)
+
+
+def build_model(folder: Path, corpus: list[str], shape: dict[str, Any], vocab: int) -> int:
+    """Save a random Llama of `shape` (built on the GPU in bf16 when there is one) and a BPE tokenizer."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    save_tokenizer(folder, corpus, vocab)
     torch.manual_seed(0)
     cuda = torch.cuda.is_available()
     with torch.device("cuda" if cuda else "cpu"):

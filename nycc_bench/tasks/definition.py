@@ -99,10 +99,10 @@ class PaperSetting:
     def differs(self, effective: Mapping[str, Any]) -> str | None:
         """The deviation sentence when the run's value is not the paper's; None when it is, or when the run
         has no such setting (e.g. no request is sent by a baseline)."""
-        if self.when and not _lookup(effective, self.when):
+        if self.when and not lookup(effective, self.when):
             return None
         parent, _, key = self.at.rpartition(".")
-        holder = _lookup(effective, parent) if parent else effective
+        holder = lookup(effective, parent) if parent else effective
         if not isinstance(holder, Mapping):
             return None
         value = holder.get(key)
@@ -111,7 +111,8 @@ class PaperSetting:
         return self.deviation.format(value=_say(value), paper=" or ".join(_say(v) for v in self.values))
 
 
-def _lookup(data: Any, path: str) -> Any:
+def lookup(data: Any, path: str) -> Any:
+    """`a.b.c` in nested mappings; None when any part is missing."""
     for part in path.split("."):
         if not isinstance(data, Mapping) or part not in data:
             return None

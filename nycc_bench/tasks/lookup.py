@@ -5,16 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .definition import Score, Task
-
-
-def lookup(data: Any, path: str) -> Any:
-    """`a.b.c` in nested mappings; None when any part is missing."""
-    for part in path.split("."):
-        if not isinstance(data, Mapping) or part not in data:
-            return None
-        data = data[part]
-    return data
+from .definition import Score, Task, lookup
 
 
 def _number(value: Any) -> float | None:
