@@ -11,7 +11,7 @@ call these, so a judge is named the same way everywhere:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from functools import cache
 from typing import Any
 
@@ -57,6 +57,10 @@ class JudgeSpec:
         backend, sep, model = spec.partition(":")
         if not sep or backend not in BACKENDS:
             backend, model = "openai", spec
+        accepted = [f.name for f in fields(cls) if f.name not in ("backend", "model")]
+        if unknown := sorted(set(options) - set(accepted)):
+            raise NyccBenchError(f"judge-option: the judge {backend}:{model} takes no option {unknown[0]!r}; it takes: "
+                                 f"{', '.join(accepted)}")
         return cls(backend, model, **options)
 
     def stop_if_dry(self, jobs: Callable[[JudgeConfig], list[Any]]) -> None:

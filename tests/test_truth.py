@@ -247,6 +247,10 @@ def test_option_rules_are_one_line_errors(sample_dataset: str, tmp_path: Path, c
     with pytest.raises(NyccBenchError, match=r"matching\.shots must be a whole number"):
         evaluate("random", ["matching"], dataset=sample_dataset, out=tmp_path / "d",
                  task_options={"matching": {"shots": "five"}})
+    from nycc_bench.judging import JudgeSpec
+
+    with pytest.raises(NyccBenchError, match="judge-option: the judge openai:gpt-4o takes no option 'base_ur'"):
+        JudgeSpec.parse("openai:gpt-4o", base_ur="http://127.0.0.1:1/v1")
     assert list_tasks("hessel") == list_tasks("hessel2023") and "matching" in list_tasks("hessel")
     with pytest.raises(NyccBenchError, match="unknown family or group 'hesel'"):
         list_tasks("hesel")
