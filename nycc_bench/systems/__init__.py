@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import importlib
 
 from ..errors import NyccBenchError
 from .base import DECODING_KEYS, Output, System, SystemCannotAnswer
@@ -43,11 +42,8 @@ def make_system(spec: str, dataset: str, base_url: str | None = None, **options:
     """Build a system from its spec; decoding options (temperature, top_p, ...) override every task's defaults
     and are recorded as deviations. An option the system does not take is refused in one line."""
     kind = spec.partition(":")[0]
-    if kind not in GENERATING:
-        check_options(kind, options, _accepted(kind))
+    check_options(kind, options, _accepted(kind))  # decoding keys are accepted by the generating kinds only
     decoding = {k: options.pop(k) for k in DECODING_KEYS if k in options}
-    if kind in ("openai", "hf", "vlm", "clip"):
-        check_options(kind, options, _accepted(kind))
     system = _make(spec, dataset, base_url, **options)
     system.decoding_overrides = decoding
     return system
@@ -58,10 +54,9 @@ def _accepted(kind: str) -> list[str]:
     import inspect
 
     if kind in ("hf", "vlm", "clip"):
-        from .hf import SYSTEMS
+        from .hf import system_class
 
-        module, name = SYSTEMS[kind]
-        cls = getattr(importlib.import_module(f".{module}", __package__), name)
+        cls = system_class(kind)
         skip = ("self", "ref")
     elif kind == "openai":
         from .api import OpenAISystem as cls
