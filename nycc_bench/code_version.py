@@ -12,6 +12,8 @@ import hashlib
 import inspect
 import types
 from collections.abc import Iterator
+from functools import cache
+from importlib import import_module
 from typing import Any
 
 from .tasks import Task
@@ -58,27 +60,39 @@ def _closure(fn: Any, seen: dict[str, str]) -> None:
             _closure(obj, seen)
 
 
-def code_sources(task: Task) -> dict[str, str]:
-    """Qualified name -> source of everything `code_version` covers for `task`."""
-    from importlib import import_module
-
+def _parts(task: Task) -> tuple[Any, Any, Any, str]:
+    """The registered builder, parser and scorer of `task`, and its judge protocol's name."""
     from .scorers import SCORERS
     from .tasks.instances import BUILDERS
     from .tasks.parsing import PARSERS
 
+    return BUILDERS[task.instances], PARSERS[task.parser], SCORERS[task.scorer], str(task.judge.get("protocol"))
+
+
+def _sources(builder: Any, parser: Any, scorer: Any, protocol: str) -> dict[str, str]:
     seen: dict[str, str] = {}
-    for fn in (BUILDERS[task.instances], PARSERS[task.parser], SCORERS[task.scorer]):
+    for fn in (builder, parser, scorer):
         _closure(fn, seen)
-    protocol = task.judge.get("protocol")
-    for module in PROTOCOL_MODULES.get(str(protocol), ()):
+    for module in PROTOCOL_MODULES.get(protocol, ()):
         mod = import_module(f"nycc_bench.judge.protocols.{module}")
         seen[mod.__name__] = inspect.getsource(mod)
     return seen
 
 
-def code_version(task: Task) -> str:
-    """`code-<12 hex>`: sha256 over the sorted sources of `code_sources(task)`."""
+def code_sources(task: Task) -> dict[str, str]:
+    """Qualified name -> source of everything `code_version` covers for `task`."""
+    return _sources(*_parts(task))
+
+
+@cache
+def _version(builder: Any, parser: Any, scorer: Any, protocol: str) -> str:
+    """Hashed once per process for the same functions (a registry entry replaced at run time is a new key)."""
     digest = hashlib.sha256()
-    for name, source in sorted(code_sources(task).items()):
+    for name, source in sorted(_sources(builder, parser, scorer, protocol).items()):
         digest.update(f"{name}\n{source}\n".encode())
     return f"code-{digest.hexdigest()[:12]}"
+
+
+def code_version(task: Task) -> str:
+    """`code-<12 hex>`: sha256 over the sorted sources of `code_sources(task)`."""
+    return _version(*_parts(task))

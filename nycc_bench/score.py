@@ -220,11 +220,10 @@ def task_config(task: Task, values: Mapping[str, Any], decoding: Mapping[str, An
         from .judge.protocols.settings import protocol_settings
         from .judging import protocol_config
 
-        n_shots = (judge_used or {}).get("n_shots")
-        settings = protocol_settings(protocol, protocol_config(judge, protocol), rule=values.get("rule"),
-                                     n_shots=n_shots)
-        judge_record["protocol"], judge_record["settings"] = protocol, settings
         engine = protocol_config(judge, protocol)
+        settings = protocol_settings(protocol, engine, rule=values.get("rule"),
+                                     n_shots=(judge_used or {}).get("n_shots"))
+        judge_record["protocol"], judge_record["settings"] = protocol, settings
         effective["judge"] = {"name": judge.name, "protocol": protocol, "sent": settings["sampling_sent"],
                               "endpoint": redact_url(judge.base_url) if judge.base_url else None,
                               "n_shots": settings["n_shots"], "shots_source": (judge_used or {}).get("shots_source"),
