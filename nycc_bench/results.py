@@ -134,38 +134,26 @@ def _close(a: Any, b: Any) -> bool:
 
 
 def check_predictions(data: Mapping[str, Any], run_dir: Path, where: str) -> None:
-    """Each task's counts against its predictions files, where they sit beside the record: n lines, of which
-    n_failed failed and n_unparsed unparsed."""
+    """Each task's counts against its predictions files, where they sit beside the record: n records (the last
+    of each instance), of which n_failed failed and n_unparsed unparsed; with a `--limit` subset, n at most."""
+    from .predictions import read_predictions
+
     for name, entry in data.get("tasks", {}).items():
         files = [run_dir / p for p in entry.get("predictions") or []]
         if not files or not all(f.is_file() for f in files):
             continue
-        latest = _latest_statuses(files)
-        counts = {"n": len(latest), "n_failed": sum(v == "failed" for v in latest.values()),
-                  "n_unparsed": sum(v == "unparsed" for v in latest.values())}
-        subset = (entry.get("config") or {}).get("effective", {}).get("subset")
+        at = f"{where}.tasks.{name}"
+        try:
+            statuses = [r.get("status") for f in files for r in read_predictions(f).values()]
+        except NyccBenchError as err:
+            raise ResultsError(f"{at}.predictions: {err}") from None
+        counts = {"n": len(statuses), "n_failed": statuses.count("failed"), "n_unparsed": statuses.count("unparsed")}
+        if (entry.get("config") or {}).get("effective", {}).get("subset"):
+            _need(entry["n"] <= counts["n"], f"{at}.n", f"is {entry['n']} but the predictions hold {counts['n']}")
+            continue
         for key, count in counts.items():
-            if subset and key == "n":
-                _need(entry[key] <= count, f"{where}.tasks.{name}.{key}",
-                      f"is {entry[key]} but the predictions hold {count}")
-                continue
-            if subset:
-                continue
-            _need(entry[key] == count, f"{where}.tasks.{name}.{key}",
+            _need(entry[key] == count, f"{at}.{key}",
                   f"is {entry[key]} but the predictions files hold {count}; the record does not match its run")
-
-
-def _latest_statuses(files: list[Path]) -> dict[str, str]:
-    """instance id -> the status of its last record (a retried item counts once)."""
-    out: dict[str, str] = {}
-    for f in files:
-        for line in f.read_text(encoding="utf-8").splitlines():
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a line cut by a kill: the runner repairs it on resume
-            out[f"{f.name}:{record.get('instance_id')}"] = record.get("status")
-    return out
 
 
 def validate_results(data: Any, where: str = "results") -> dict[str, Any]:
