@@ -29,7 +29,7 @@ from .results import SCHEMA, read_results, validate_results, write_results
 from .run_lock import locks_out
 from .submission import write_from_predictions
 from .systems import System, SystemCannotAnswer, make_system
-from .tasks import config_name, get_task, resolve_tasks
+from .tasks import Task, config_name, get_task, resolve_tasks
 from .tasks.check import check_task
 from .tasks.instances import DEFAULT_DATASET, LEADERBOARD_SPLIT
 from .urls import redact_url
@@ -237,18 +237,16 @@ def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: Ju
     return entry
 
 
-def incomplete_reason(task: Any, entry: Mapping[str, Any], judge: JudgeSpec | None,
+def incomplete_reason(task: Task, entry: Mapping[str, Any], judge: JudgeSpec | None,
                       files: Sequence[Path] = ()) -> str | None:
     """Why a scored task is incomplete: items that failed after retries, judge errors its protocol does not
     allow, or an expected score missing; None when it is complete."""
-    from .predictions import FAILED, read_predictions
+    from .predictions import first_error
 
     problems = []
     if entry["n_failed"]:
-        errors = [r.get("error") for p in files for r in read_predictions(p).values()
-                  if r["status"] == FAILED]
-        first = f": {errors[0]}" if errors and errors[0] else ""
-        problems.append(f"{entry['n_failed']} of {entry['n']} items failed{first}")
+        error = first_error(list(files))
+        problems.append(f"{entry['n_failed']} of {entry['n']} items failed" + (f": {error}" if error else ""))
     protocol = entry["config"].get("judge", {}).get("protocol")
     if entry["n_error"] and protocol not in ERROR_VERDICT_PROTOCOLS:
         problems.append(f"{entry['n_error']} judge errors")

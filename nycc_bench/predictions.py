@@ -86,6 +86,19 @@ def read_predictions(path: str | Path, repair: bool = False) -> dict[str, dict[s
     return records
 
 
+def first_error(files: list[Path]) -> str | None:
+    """The error of the first failed item in predictions files (what a failed run is reported with); files that
+    are missing or damaged are passed over."""
+    for path in files:
+        try:
+            records = read_predictions(path)
+        except (OSError, NyccBenchError):
+            continue
+        if failed := next((r for r in records.values() if r.get("status") == FAILED), None):
+            return str(failed.get("error") or "no reply")
+    return None
+
+
 # ---- prompts in the logs ---------------------------------------------------------------------------------------
 # Each record keeps the messages it was answered from as `"messages": [<ref>, ...]`, one reference per message; the
 # messages themselves are stored once per predictions file in `<file>.messages.jsonl.gz` (`{"ref", "role",

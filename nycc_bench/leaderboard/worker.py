@@ -14,7 +14,6 @@ in this process inside `spaces.GPU`, whose own duration limit applies.
 
 from __future__ import annotations
 
-import json
 import logging
 import multiprocessing
 import os
@@ -25,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..predictions import first_error
 from ..urls import redact_urls_in
 from .settings import Settings
 from .store import FAILED, FINISHED, Job, Store
@@ -115,23 +115,6 @@ def evaluate_job(job: Job, out: Path, settings: Settings, progress: Callable[[st
 _evaluate_on_gpu = on_gpu(evaluate_job)  # ZeroGPU wants its functions wrapped at import time
 
 
-def _first_error(files: list[Path]) -> str | None:
-    """The error of the first failed item in predictions files (what the queue shows as the reason)."""
-    for path in files:
-        try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            continue
-        for line in lines:
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if record.get("status") == "failed":
-                return str(record.get("error") or "no reply")
-    return None
-
-
 def unpublishable(result: dict[str, Any], resolve: Callable[[str], Path]) -> str | None:
     """Why a record must not be published (a task errored, incomplete, with failed items or judge verdicts, or
     without a score; nothing scored at all), or None when it is whole."""
@@ -139,7 +122,7 @@ def unpublishable(result: dict[str, Any], resolve: Callable[[str], Path]) -> str
     for task, entry in (result.get("tasks") or {}).items():
         n, failed = entry.get("n") or 0, entry.get("n_failed") or 0
         if failed:
-            error = _first_error([resolve(p) for p in entry.get("predictions", [])])
+            error = first_error([resolve(p) for p in entry.get("predictions", [])])
             reasons.append(f"{task}: {failed} of {n} items failed"
                            + (f": {error}" if error else ""))
         elif errored := entry.get("n_error") or 0:  # the judge failed on some items (down, unusable replies)
