@@ -146,21 +146,20 @@ def _check_tasks(args: argparse.Namespace) -> int:
     import tempfile
 
     from .checking import check_run
-    from .tasks import all_tasks
+    from .paths import SAMPLE_DIR
+    from .tasks import all_tasks, get_task
 
-    names = [get_task_name(args.name)] if args.name else list(all_tasks())
+    names = [get_task(args.name).name] if args.name else list(all_tasks())  # loading a task checks its file
     with tempfile.TemporaryDirectory(prefix="nycc-check-") as tmp:
         dataset = args.dataset
         if dataset is None:
             from .builders import build_dataset
-            from .paths import SAMPLE_DIR
 
             dataset = str(Path(tmp) / "sample")
             build_dataset(SAMPLE_DIR, dataset, progress=False)
         judges = None
         if args.offline_judges:
             from .offline_judges import train_offline_judges
-            from .paths import SAMPLE_DIR
 
             judges = train_offline_judges(dataset, Path(tmp) / "judges",
                                           SAMPLE_DIR / "humorbench_reubennarad" / "rubric")
@@ -175,13 +174,6 @@ def _check_tasks(args: argparse.Namespace) -> int:
             unchecked = f"; not checked without a judge: {', '.join(found['unchecked'])}" if found["unchecked"] else ""
             print(f"ok   {name}: {found['n']} instances, scores {', '.join(found['scores'])}{unchecked}")
     return 1 if failed else 0
-
-
-def get_task_name(name: str) -> str:
-    """A task's name, checked (a typo gets the nearest name); loading it checks its file's schema."""
-    from .tasks import get_task
-
-    return get_task(name).name
 
 
 def _show(d: dict[str, Any], indent: str = "") -> str:
