@@ -17,7 +17,7 @@ from pathlib import Path
 import openai  # noqa: F401  (imported before timing: the one-off import is not throughput)
 
 from nycc_bench.judge import grade_elements
-from nycc_bench.llm import JudgeConfig
+from nycc_bench.llm import LLMConfig
 
 FAKE_SERVER = Path(__file__).resolve().parents[1] / "tests" / "fake_openai.py"
 N_CALLS = 500
@@ -29,7 +29,7 @@ REPLY = "<reasoning>The answer names the pun.</reasoning>\n<judgement>PASS</judg
 def timed_run(base_url: str, concurrency: int) -> tuple[float, int]:
     """Wall time of N_CALLS autograder calls at this concurrency, and the number of PASS verdicts."""
     with tempfile.TemporaryDirectory() as cache_dir:
-        config = JudgeConfig(
+        config = LLMConfig(
             model="fake-judge", base_url=base_url, cache_dir=cache_dir, max_concurrency=concurrency, progress=False
         )
         captions = [f"Caption number {i}." for i in range(N_CALLS)]

@@ -25,7 +25,7 @@ from .judge import (
     judge_groups,
 )
 from .judge.protocols.zhang_format import Description, RankingExample
-from .llm import JudgeConfig, estimate_jobs
+from .llm import LLMConfig, estimate_jobs
 from .urls import redact_url
 
 BACKENDS = ("openai", "transformers", "reward", "embedding")
@@ -63,7 +63,7 @@ class JudgeSpec:
                                  f"{', '.join(accepted)}")
         return cls(backend, model, **options)
 
-    def stop_if_dry(self, jobs: Callable[[JudgeConfig], list[Any]]) -> None:
+    def stop_if_dry(self, jobs: Callable[[LLMConfig], list[Any]]) -> None:
         """In a dry run, estimate the jobs the judge would run (after the cache) and stop before any call."""
         if self.dry_run and self.backend in ("openai", "transformers"):
             config = self.config()
@@ -88,12 +88,12 @@ class JudgeSpec:
         """How results and cards name this judge."""
         return f"{self.backend}:{self.model}"
 
-    def config(self) -> JudgeConfig:
+    def config(self) -> LLMConfig:
         """The LLM judge engine's config for this spec."""
         if self.backend not in ("openai", "transformers"):
             raise ValueError(f"judge: {self.name} is not an LLM judge")
         timeout = {} if self.timeout_s is None else {"timeout_s": self.timeout_s}
-        return JudgeConfig(backend=self.backend, model=self.model, base_url=self.base_url,
+        return LLMConfig(backend=self.backend, model=self.model, base_url=self.base_url,
                            cache_dir=self.cache_dir, max_concurrency=self.max_concurrency, **timeout)
 
 
@@ -102,7 +102,7 @@ PAPER_PARSE_RETRIES = {"humorbench_autograder": 0}
 autograder records such a reply as ERROR at once: autograder.py)."""
 
 
-def protocol_config(judge: JudgeSpec, protocol: str | None) -> JudgeConfig:
+def protocol_config(judge: JudgeSpec, protocol: str | None) -> LLMConfig:
     """The engine config a protocol runs with: the spec's, with the paper's re-asks for that protocol."""
     config = judge.config()
     if protocol in PAPER_PARSE_RETRIES:

@@ -4,7 +4,7 @@
         return Reply(text="A", top_logprobs=[("A", -0.1), ("B", -2.4)])
 
     with FakeChatServer(responder) as server:
-        config = JudgeConfig(base_url=server.base_url, model="fake")
+        config = LLMConfig(base_url=server.base_url, model="fake")
         ...
         server.requests                                    # every request: body, status, time, attempt
 

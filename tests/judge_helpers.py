@@ -9,7 +9,7 @@ from typing import Any
 from fake_openai import last_user_text
 
 from nycc_bench.judge import RankingExample
-from nycc_bench.llm import JudgeConfig
+from nycc_bench.llm import LLMConfig
 
 KEY = "sk-test-NYCC-0123456789abcdefSECRET"
 PRICES = {"fake-judge": (2.5, 10.0)}
@@ -66,7 +66,7 @@ def shots_pool(n: int = 12) -> list[RankingExample]:
     ]
 
 
-def config(base_url: str, cache_dir: Path, **changes: Any) -> JudgeConfig:
+def config(base_url: str, cache_dir: Path, **changes: Any) -> LLMConfig:
     """A test judge config against the fake server (fast retries, no progress bar)."""
     values: dict[str, Any] = {
         "model": "fake-judge",
@@ -78,7 +78,7 @@ def config(base_url: str, cache_dir: Path, **changes: Any) -> JudgeConfig:
         "retries": 3,
     }
     values.update(changes)
-    return JudgeConfig(**values)
+    return LLMConfig(**values)
 
 
 def files_containing(root: Path, needle: str) -> list[Path]:

@@ -16,7 +16,7 @@ from fake_openai import FakeChatServer, Reply
 from judge_helpers import KEY, config, grader_inputs, item_of
 
 from nycc_bench.judge import build_grader_jobs, grade_elements
-from nycc_bench.llm import ChatRequest, Completion, JudgeCache, JudgeEngine, cache_key
+from nycc_bench.llm import ChatRequest, Completion, LLMCache, LLMEngine, cache_key
 from nycc_bench.llm.cache import endpoint_identity, new_owner
 
 GOOD = "<reasoning>Fine.</reasoning>\n<judgement>{}</judgement>"
@@ -50,7 +50,7 @@ def test_two_engines_in_two_threads_pay_once_per_item(tmp_path: Path) -> None:
         barrier = threading.Barrier(2)
 
         def run(name: str, inputs: tuple[list[str], ...]) -> None:
-            engine = JudgeEngine(config(server.base_url, tmp_path / "cache", max_concurrency=8))
+            engine = LLMEngine(config(server.base_url, tmp_path / "cache", max_concurrency=8))
             barrier.wait()
             results[name] = (grade_elements(*inputs, engine), engine.last_stats)
 
@@ -78,13 +78,13 @@ RUN_SCRIPT = textwrap.dedent(
     import json, sys
     sys.path.insert(0, sys.argv[1])
     from judge_helpers import config, grader_inputs
-    from nycc_bench.llm import JudgeEngine
+    from nycc_bench.llm import LLMEngine
     from nycc_bench.judge import grade_elements
     base_url, cache_dir, n, backward = sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1"
     inputs = grader_inputs(n)
     if backward:
         inputs = tuple(column[::-1] for column in inputs)
-    engine = JudgeEngine(config(base_url, cache_dir, max_concurrency=8))
+    engine = LLMEngine(config(base_url, cache_dir, max_concurrency=8))
     records = grade_elements(*inputs, engine)
     print(json.dumps({"verdicts": [r["verdict"] for r in records], "stats": engine.last_stats.to_dict(),
                       "openai_imported": "openai" in sys.modules}))
@@ -146,7 +146,7 @@ def test_public_endpoints_keep_apart_and_ignore_port_and_path() -> None:
     request = ChatRequest(({"role": "user", "content": "hi"},), max_tokens=5, temperature=0.0)
 
     def key(base_url: str) -> str:
-        return cache_key(JudgeEngine(config(base_url, Path("unused"))).backend.identity(), "v1", request)
+        return cache_key(LLMEngine(config(base_url, Path("unused"))).backend.identity(), "v1", request)
 
     assert key("https://api.openai.com/v1") == key("https://API.openai.com:443/v1/")
     assert key("https://api.openai.com/v1") != key("https://api.together.xyz/v1")
@@ -157,7 +157,7 @@ def test_public_endpoints_keep_apart_and_ignore_port_and_path() -> None:
 
 
 def test_claims_block_other_owners_until_released_expired_or_dead(tmp_path: Path) -> None:
-    with JudgeCache(tmp_path, claim_ttl_s=0.3) as cache:
+    with LLMCache(tmp_path, claim_ttl_s=0.3) as cache:
         mine, theirs = new_owner(), new_owner()
         assert cache.claim("k", mine) and cache.claim("k", mine)  # re-entrant for the same owner
         assert not cache.claim("k", theirs)
@@ -181,8 +181,8 @@ def test_a_waiting_run_takes_the_other_runs_answer_or_takes_over(tmp_path: Path)
     with FakeChatServer(slow_replies) as server:
         cfg = config(server.base_url, tmp_path / "cache")
         jobs = build_grader_jobs(*grader_inputs(2), cfg)
-        engine = JudgeEngine(cfg)
-        other = JudgeCache(tmp_path / "cache", claim_ttl_s=60)
+        engine = LLMEngine(cfg)
+        other = LLMCache(tmp_path / "cache", claim_ttl_s=60)
         somebody = new_owner()  # a live owner in this process: only its answer or its release frees the key
         key0, key1 = engine.key(jobs[0]), engine.key(jobs[1])
         assert other.claim(key0, somebody) and other.claim(key1, somebody)

@@ -25,7 +25,7 @@ from judge_helpers import KEY, config, grader_inputs, item_of
 
 from nycc_bench.errors import NyccBenchError
 from nycc_bench.judge import grade_elements
-from nycc_bench.llm import ChatRequest, FatalJudgeError, JudgeEngine, LogprobsUnavailableError
+from nycc_bench.llm import ChatRequest, FatalJudgeError, LLMEngine, LogprobsUnavailableError
 from nycc_bench.llm.backends.openai_backend import retry_after_s
 from nycc_bench.llm.backends.openai_reply import parse_chat_reply
 from nycc_bench.llm.errors import MalformedReply
@@ -137,7 +137,7 @@ def test_500_items_survive_every_fault_and_the_counts_add_up(tmp_path: Path) -> 
     faults = FaultServer(SEED)
     started = time.monotonic()
     with FakeChatServer(faults.reply) as server:
-        engine = JudgeEngine(fault_config(server.base_url, tmp_path / "cache"))
+        engine = LLMEngine(fault_config(server.base_url, tmp_path / "cache"))
         records = grade_elements(*grader_inputs(N_ITEMS), engine)
         elapsed = time.monotonic() - started
         stats = engine.last_stats

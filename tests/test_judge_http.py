@@ -37,7 +37,7 @@ from nycc_bench.judge import (
     judge_groups,
     judge_reliability,
 )
-from nycc_bench.llm import FatalJudgeError, JudgeCache, JudgeEngine, LogprobsUnavailableError, estimate_jobs
+from nycc_bench.llm import FatalJudgeError, LLMCache, LLMEngine, LogprobsUnavailableError, estimate_jobs
 from nycc_bench.llm.chat import UNSET_MAX_TOKENS
 from nycc_bench.llm.pricing import cost_usd, estimate_prompt_tokens
 
@@ -186,7 +186,7 @@ def test_endpoint_without_logprobs_is_a_clear_error_and_caches_nothing(tmp_path:
         cfg = config(server.base_url, tmp_path / "cache")
         with pytest.raises(LogprobsUnavailableError, match="did not return log-probabilities"):
             judge_groups(model, human, [1], descriptions, "overall", cfg)
-    with JudgeCache(tmp_path / "cache") as cache:
+    with LLMCache(tmp_path / "cache") as cache:
         assert len(cache) == 0
 
 
@@ -195,7 +195,7 @@ def test_key_is_sent_but_never_written_logged_or_shown(tmp_path: Path, caplog: p
     out = tmp_path / "results.json"
     with FakeChatServer(faulty_grader) as server:
         cfg = config(server.base_url, tmp_path / "cache", progress=True)
-        engine = JudgeEngine(cfg)
+        engine = LLMEngine(cfg)
         records = grade_elements(*grader_inputs(12), engine)
         out.write_text(json.dumps({"config": cfg.to_dict(), "records": records, "stats": engine.stats.to_dict()}))
         digests = {r.auth_sha256 for r in server.requests}
@@ -275,7 +275,7 @@ def test_dry_run_counts_cached_calls_and_costs(tmp_path: Path) -> None:
     inputs = grader_inputs(n)
     with FakeChatServer(lambda body, attempt: Reply(text=GOOD.format("PASS"), top_logprobs=None)) as server:
         cfg = config(server.base_url, tmp_path / "cache")
-        engine = JudgeEngine(cfg)
+        engine = LLMEngine(cfg)
         grade_elements(*(column[:8] for column in inputs), engine)
         assert engine.last_stats.n_calls == 8
         assert engine.last_stats.cost_usd == pytest.approx(cost_usd(8 * 10, 8 * 5, (2.5, 10.0)))
@@ -303,7 +303,7 @@ def test_cancelled_run_resumes_where_it_stopped(tmp_path: Path) -> None:
         jobs = build_grader_jobs(*grader_inputs(n), cfg)
 
         async def run_then_cancel() -> None:
-            engine = JudgeEngine(cfg)
+            engine = LLMEngine(cfg)
             task = asyncio.create_task(engine.arun(jobs))
             while len(engine.cache) < 12:
                 await asyncio.sleep(0.01)
@@ -312,7 +312,7 @@ def test_cancelled_run_resumes_where_it_stopped(tmp_path: Path) -> None:
                 await task
 
         asyncio.run(run_then_cancel())
-        with JudgeCache(tmp_path / "cache") as cache:
+        with LLMCache(tmp_path / "cache") as cache:
             done = len(cache)
         assert 12 <= done < n
         server.reset()
@@ -345,7 +345,7 @@ def test_killed_process_resumes_where_it_stopped(tmp_path: Path) -> None:
             time.sleep(0.01)
         os.kill(child.pid, signal.SIGKILL)
         child.wait()
-        with JudgeCache(cache_dir) as cache:
+        with LLMCache(cache_dir) as cache:
             done = len(cache)
         assert 8 <= done < n
         server.reset()

@@ -13,7 +13,7 @@ import nycc_bench.judge.prompts
 from nycc_bench.errors import NyccBenchError
 from nycc_bench.judge.prompts import PROMPTS_DIR, prompt_names, read_prompt
 from nycc_bench.judge.protocols.settings import PAPER, PROTOCOLS, protocol_settings
-from nycc_bench.llm.config import JudgeConfig
+from nycc_bench.llm.config import LLMConfig
 
 _TEXT_ZHANG = {
     "system": "zhang2024-overall.system", "task": "zhang2024-overall.task",
@@ -64,7 +64,7 @@ def _settings(variant: str) -> dict:
     config = None
     if version is not None:
         model = (PAPER[protocol]["sent"] or {}).get("model", "gpt-4o")
-        config = JudgeConfig(model=model, prompt_version=version)
+        config = LLMConfig(model=model, prompt_version=version)
     return protocol_settings(protocol, config, vision=vision)
 
 

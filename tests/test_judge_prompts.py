@@ -20,7 +20,7 @@ from nycc_bench.judge import (
     validate_autograder,
 )
 from nycc_bench.judge.protocols import best_pick, humorbench, overall
-from nycc_bench.llm import ChatRequest, JudgeConfig, JudgeEngine, default_cache_dir
+from nycc_bench.llm import ChatRequest, LLMConfig, LLMEngine, default_cache_dir
 from nycc_bench.llm.cache import cache_key
 
 RUBRIC = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "humorbench_reubennarad" / "rubric"
@@ -169,23 +169,23 @@ def test_truncation_with_a_tokenizer() -> None:
 
     assert truncate_last_k("abcdef", 3, Chars()) == "def"
     assert truncate_last_k("abc", 3, Chars()) == "abc"
-    jobs = build_grader_jobs(["d"], ["c"], ["e"], ["w1 w2 w3 w4"], JudgeConfig(), last_k_tokens=2)
+    jobs = build_grader_jobs(["d"], ["c"], ["e"], ["w1 w2 w3 w4"], LLMConfig(), last_k_tokens=2)
     assert "Student's answer: w3 w4\n" in jobs[0].request.messages[0]["content"]
     assert jobs[0].meta["graded_explanation"] == "w3 w4"
 
 
 def test_config_round_trip_versions_and_cache_location(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    cfg = JudgeConfig(model="gpt-4o", base_url="http://localhost:8000/v1", temperature=0.0, max_concurrency=4)
-    assert JudgeConfig.from_dict(cfg.to_dict()) == cfg
-    with pytest.raises(ValueError, match="unknown JudgeConfig fields"):
-        JudgeConfig.from_dict({"modle": "x"})
+    cfg = LLMConfig(model="gpt-4o", base_url="http://localhost:8000/v1", temperature=0.0, max_concurrency=4)
+    assert LLMConfig.from_dict(cfg.to_dict()) == cfg
+    with pytest.raises(ValueError, match="unknown LLMConfig fields"):
+        LLMConfig.from_dict({"modle": "x"})
     with pytest.raises(ValueError, match="backend must be one of"):
-        JudgeConfig(backend="anthropic")
+        LLMConfig(backend="anthropic")
     with pytest.raises(ValueError, match="not one of this protocol's versions"):
-        build_grader_jobs(["d"], ["c"], ["e"], ["x"], JudgeConfig(prompt_version="humorbench-v0"))
-    assert build_grader_jobs(["d"], ["c"], ["e"], ["x"], JudgeConfig(prompt_version="humorbench-v1"))
-    assert cfg.price() == (2.5, 10.0) and JudgeConfig(model="mystery").price() is None
-    assert JudgeConfig(backend="transformers", model="x").price() == (0.0, 0.0)
+        build_grader_jobs(["d"], ["c"], ["e"], ["x"], LLMConfig(prompt_version="humorbench-v0"))
+    assert build_grader_jobs(["d"], ["c"], ["e"], ["x"], LLMConfig(prompt_version="humorbench-v1"))
+    assert cfg.price() == (2.5, 10.0) and LLMConfig(model="mystery").price() is None
+    assert LLMConfig(backend="transformers", model="x").price() == (0.0, 0.0)
     monkeypatch.setenv("NYCC_BENCH_CACHE", str(tmp_path))
     assert default_cache_dir() == tmp_path / "judge"
     monkeypatch.delenv("NYCC_BENCH_CACHE")
@@ -198,11 +198,11 @@ def test_config_round_trip_versions_and_cache_location(monkeypatch: pytest.Monke
 
 def test_cache_key_covers_the_request_and_never_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
     request = ChatRequest(({"role": "user", "content": "hi"},), max_tokens=5, temperature=0.0)
-    identity = JudgeEngine(JudgeConfig(model="m", base_url="http://h/v1")).backend.identity()
+    identity = LLMEngine(LLMConfig(model="m", base_url="http://h/v1")).backend.identity()
     base = cache_key(identity, "v1", request)
     assert KEY not in str(identity)
     monkeypatch.setenv("NYCC_JUDGE_API_KEY", KEY)
-    with_key = JudgeEngine(JudgeConfig(model="m", base_url="http://h/v1")).backend.identity()
+    with_key = LLMEngine(LLMConfig(model="m", base_url="http://h/v1")).backend.identity()
     assert cache_key(with_key, "v1", request) == base
     changed = [
         cache_key({**identity, "model": "m2"}, "v1", request),
@@ -219,12 +219,12 @@ def test_cache_key_covers_the_request_and_never_the_key(monkeypatch: pytest.Monk
 
 def test_group_jobs_validate_inputs() -> None:
     with pytest.raises(ValueError, match="protocol must be one of"):
-        build_group_jobs([["a"]], [["b"]], [1], ["d"], "pairwise", JudgeConfig())
+        build_group_jobs([["a"]], [["b"]], [1], ["d"], "pairwise", LLMConfig())
     with pytest.raises(ValueError, match="one entry per contest"):
-        build_group_jobs([["a"]], [["b"], ["c"]], [1], ["d"], "overall", JudgeConfig())
+        build_group_jobs([["a"]], [["b"], ["c"]], [1], ["d"], "overall", LLMConfig())
     with pytest.raises(ValueError, match="descriptions are required"):
-        build_group_jobs([["a"]], [["b"]], [1], None, "overall", JudgeConfig())
-    jobs = build_group_jobs([["a"]], {"top10": [["b"]], "#200-209": [["c"]]}, [1], ["d"], "best_pick", JudgeConfig())
+        build_group_jobs([["a"]], [["b"]], [1], None, "overall", LLMConfig())
+    jobs = build_group_jobs([["a"]], {"top10": [["b"]], "#200-209": [["c"]]}, [1], ["d"], "best_pick", LLMConfig())
     assert [(j.meta["human_group"], j.meta["model_position"]) for j in jobs] == [
         ("top10", "A"), ("top10", "B"), ("#200-209", "A"), ("#200-209", "B"),
     ]

@@ -13,7 +13,7 @@ from judge_helpers import group_inputs, shots_pool  # noqa: E402
 
 from nycc_bench.judge import generate_chats, grade_elements, judge_groups  # noqa: E402
 from nycc_bench.judge.protocols import overall  # noqa: E402
-from nycc_bench.llm import JudgeConfig, JudgeEngine  # noqa: E402
+from nycc_bench.llm import LLMConfig, LLMEngine  # noqa: E402
 
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|{{ m['role'] }}|> {{ m['content'] }} <|end|> {% endfor %}"
@@ -56,8 +56,8 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def local_config(model: Path, cache: Path, **changes: object) -> JudgeConfig:
-    return JudgeConfig(backend="transformers", model=str(model), cache_dir=str(cache), device="cpu", progress=False,
+def local_config(model: Path, cache: Path, **changes: object) -> LLMConfig:
+    return LLMConfig(backend="transformers", model=str(model), cache_dir=str(cache), device="cpu", progress=False,
                        **changes)
 
 
@@ -75,7 +75,7 @@ def reference_logprobs(model_dir: Path, messages: list[dict]) -> torch.Tensor:
 
 def test_overall_reads_a_and_b_logprobs_from_the_logits(tiny_model: Path, tmp_path: Path) -> None:
     model_groups, human, descriptions = group_inputs([5])
-    engine = JudgeEngine(local_config(tiny_model, tmp_path / "cache"))
+    engine = LLMEngine(local_config(tiny_model, tmp_path / "cache"))
     records = judge_groups(model_groups, human, [5], descriptions, "overall", engine, shots_pool(),
                            rule="letters_topk")  # exact A and B log-probs read from the logits
     assert [r["model_position"] for r in records] == ["A", "B"]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from fake_openai import FakeChatServer, Reply
 
-from nycc_bench.llm.cache import CACHE_FILE, JudgeCache
+from nycc_bench.llm.cache import CACHE_FILE, LLMCache
 from nycc_bench.llm.chat import Completion
 from nycc_bench.llm.errors import CacheError
 
@@ -52,7 +52,7 @@ class FullDisk:
 
 
 def test_a_full_disk_is_one_line_and_nothing_is_written_half(tmp_path: Path) -> None:
-    cache = JudgeCache(tmp_path)
+    cache = LLMCache(tmp_path)
     cache.put("k1", Completion(text="kept"), "m", "v1")
     cache._db = FullDisk(cache._db)  # type: ignore[assignment]
     with pytest.raises(CacheError, match=rf"^judge cache: cannot write {tmp_path / CACHE_FILE}: the disk is full; "
@@ -64,7 +64,7 @@ def test_a_full_disk_is_one_line_and_nothing_is_written_half(tmp_path: Path) -> 
 
 
 def test_a_damaged_row_names_the_file(tmp_path: Path) -> None:
-    with JudgeCache(tmp_path) as cache:
+    with LLMCache(tmp_path) as cache:
         cache._db.execute("INSERT INTO completions VALUES ('k', '{not json', 'm', 'v', 0)")
         with pytest.raises(CacheError, match=rf"{tmp_path / CACHE_FILE} is damaged .*delete"):
             cache.get("k")

@@ -1,10 +1,10 @@
 """The LLM client engine shared by judges and API systems: backends (OpenAI-compatible, local transformers), one
 reply-parsing layer, a SQLite cache that concurrent runs share, bounded concurrency, retries, timeouts and cost."""
 
-from .cache import JudgeCache, cache_key
+from .cache import LLMCache, cache_key
 from .chat import ChatRequest, Completion
-from .config import DEFAULT_PRICES, JudgeConfig, default_cache_dir
-from .engine import Estimate, Job, JudgeEngine, RunStats, estimate_jobs, run_jobs
+from .config import DEFAULT_PRICES, LLMConfig, default_cache_dir
+from .engine import Estimate, Job, LLMEngine, RunStats, estimate_jobs, run_jobs
 from .errors import (
     FatalJudgeError,
     JudgeError,
@@ -22,10 +22,10 @@ __all__ = [
     "Estimate",
     "FatalJudgeError",
     "Job",
-    "JudgeCache",
-    "JudgeConfig",
-    "JudgeEngine",
     "JudgeError",
+    "LLMCache",
+    "LLMConfig",
+    "LLMEngine",
     "LogprobsUnavailableError",
     "MalformedReply",
     "RequestFailed",

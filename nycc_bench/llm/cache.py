@@ -126,7 +126,7 @@ def cache_problem(path: Path, err: BaseException) -> CacheError:
 def _guarded(method: Callable[..., T]) -> Callable[..., T]:
     """Turn SQLite and file-system failures of a cache method into a one-line `CacheError`."""
     @functools.wraps(method)
-    def wrapper(self: JudgeCache, *args: Any, **kwargs: Any) -> T:
+    def wrapper(self: LLMCache, *args: Any, **kwargs: Any) -> T:
         try:
             return method(self, *args, **kwargs)
         except (sqlite3.DatabaseError, OSError, ValueError, KeyError, TypeError) as err:
@@ -136,7 +136,7 @@ def _guarded(method: Callable[..., T]) -> Callable[..., T]:
     return wrapper
 
 
-class JudgeCache:
+class LLMCache:
     """Key → completion store in ``<directory>/judge_cache.sqlite3``, with in-flight claims (module docstring)."""
 
     @_guarded
@@ -232,14 +232,14 @@ class JudgeCache:
         with self._lock:
             self._db.close()
 
-    def __enter__(self) -> JudgeCache:
+    def __enter__(self) -> LLMCache:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __repr__(self) -> str:
-        return f"JudgeCache({str(self.path)!r})"
+        return f"LLMCache({str(self.path)!r})"
 
 
 class _Transaction:

@@ -34,7 +34,7 @@ def default_cache_dir() -> Path:
 
 
 @dataclass(frozen=True)
-class JudgeConfig:
+class LLMConfig:
     """Everything that defines a judge, as plain data (it holds no API key and can be written next to results).
 
     ``temperature`` and ``max_tokens`` left as None take each protocol's default (Overall: 0 and 1 token;
@@ -99,7 +99,7 @@ class JudgeConfig:
         value = self.prices.get(self.model)
         return None if value is None else (float(value[0]), float(value[1]))
 
-    def replace(self, **changes: Any) -> JudgeConfig:
+    def replace(self, **changes: Any) -> LLMConfig:
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)
 
@@ -111,12 +111,12 @@ class JudgeConfig:
         return data
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> JudgeConfig:
+    def from_dict(cls, data: Mapping[str, Any]) -> LLMConfig:
         """Inverse of :meth:`to_dict`; unknown keys are an error naming the known ones."""
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = set(data) - known
         if unknown:
-            raise ValueError(f"unknown JudgeConfig fields {sorted(unknown)}; known: {sorted(known)}")
+            raise ValueError(f"unknown LLMConfig fields {sorted(unknown)}; known: {sorted(known)}")
         values = dict(data)
         if "prices" in values:
             values["prices"] = {k: (float(v[0]), float(v[1])) for k, v in values["prices"].items()}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 KEY_ENV_VARS: tuple[str, ...] = ("NYCC_JUDGE_API_KEY", "OPENAI_API_KEY")
-"""Environment variables read for the key, first set one wins (after ``JudgeConfig.api_key_env``)."""
+"""Environment variables read for the key, first set one wins (after ``LLMConfig.api_key_env``)."""
 
 LOCAL_PLACEHOLDER_KEY = "no-key-local-server"
 """Sent when no key is set: local servers (vLLM, Ollama, TGI) accept any bearer token."""

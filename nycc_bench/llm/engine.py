@@ -3,7 +3,7 @@
 A protocol turns its inputs into :class:`Job` s (a request, a parser, the fields to copy into the output);
 the engine runs them and returns one record per job, in order::
 
-    engine = JudgeEngine(JudgeConfig(model="gpt-4o"))
+    engine = LLMEngine(LLMConfig(model="gpt-4o"))
     print(engine.estimate(jobs))          # dry run: calls still to make, estimated cost; spends nothing
     records = engine.run(jobs)            # sync entry (also inside a running event loop)
     records = await engine.arun(jobs)     # async entry
@@ -53,9 +53,9 @@ from tenacity import (
 )
 
 from .backends import Backend, Session, make_backend
-from .cache import JudgeCache, cache_key, new_owner
+from .cache import LLMCache, cache_key, new_owner
 from .chat import UNSET_MAX_TOKENS, ChatRequest, Completion
-from .config import JudgeConfig
+from .config import LLMConfig
 from .errors import FatalJudgeError, MalformedReply, RequestFailed, TransientError, Unreachable
 from .pricing import cost_usd, estimate_prompt_tokens
 from .sync import run_sync
@@ -91,7 +91,7 @@ class Job:
 
 @dataclass
 class RunStats:
-    """Accounting of one run (or, in ``JudgeEngine.stats``, of all runs of an engine)."""
+    """Accounting of one run (or, in ``LLMEngine.stats``, of all runs of an engine)."""
 
     n_jobs: int = 0
     n_unique: int = 0
@@ -175,24 +175,24 @@ def accepted(record: Mapping[str, Any]) -> bool:
     return record.get("verdict") != ERROR
 
 
-class JudgeEngine:
-    """Runs jobs for one :class:`JudgeConfig`; keeps its backend (a loaded local model) and cache open."""
+class LLMEngine:
+    """Runs jobs for one :class:`LLMConfig`; keeps its backend (a loaded local model) and cache open."""
 
-    def __init__(self, config: JudgeConfig, backend: Backend | None = None) -> None:
+    def __init__(self, config: LLMConfig, backend: Backend | None = None) -> None:
         self.config = config
         self.backend: Backend = backend if backend is not None else make_backend(config)
         self.stats = RunStats()
         self.last_stats: RunStats | None = None
-        self._cache: JudgeCache | None = None
+        self._cache: LLMCache | None = None
 
     def __repr__(self) -> str:
-        return f"JudgeEngine(backend={self.backend!r})"
+        return f"LLMEngine(backend={self.backend!r})"
 
     @property
-    def cache(self) -> JudgeCache:
+    def cache(self) -> LLMCache:
         """The persistent cache (opened on first use)."""
         if self._cache is None:
-            self._cache = JudgeCache(self.config.resolved_cache_dir())
+            self._cache = LLMCache(self.config.resolved_cache_dir())
         return self._cache
 
     def key(self, job: Job) -> str:
@@ -449,12 +449,12 @@ def _safe_parse(job: Job, completion: Completion) -> Record:
         return {**job.failure, "parse_exception": f"{type(exc).__name__}: {exc}"}
 
 
-def as_engine(judge: JudgeConfig | JudgeEngine) -> JudgeEngine:
+def as_engine(judge: LLMConfig | LLMEngine) -> LLMEngine:
     """Accept either a config (a fresh engine) or an engine (reused: its stats accumulate)."""
-    return judge if isinstance(judge, JudgeEngine) else JudgeEngine(judge)
+    return judge if isinstance(judge, LLMEngine) else LLMEngine(judge)
 
 
-def run_jobs(jobs: Iterable[Job], judge: JudgeConfig | JudgeEngine, desc: str = "judge") -> list[Record]:
+def run_jobs(jobs: Iterable[Job], judge: LLMConfig | LLMEngine, desc: str = "judge") -> list[Record]:
     """Run jobs with a config or an engine (sync; safe inside a running loop)."""
     engine = as_engine(judge)
     try:
@@ -464,7 +464,7 @@ def run_jobs(jobs: Iterable[Job], judge: JudgeConfig | JudgeEngine, desc: str = 
             engine.close()
 
 
-def estimate_jobs(jobs: Iterable[Job], judge: JudgeConfig | JudgeEngine, echo: bool = True) -> Estimate:
+def estimate_jobs(jobs: Iterable[Job], judge: LLMConfig | LLMEngine, echo: bool = True) -> Estimate:
     """Dry run with a config or an engine; prints the estimate when ``echo``."""
     engine = as_engine(judge)
     try:

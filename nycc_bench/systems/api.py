@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..judge import build_generation_jobs
-from ..llm import JudgeConfig, run_jobs
+from ..llm import LLMConfig, run_jobs
 from ..tasks import Task
 from ..tasks.instances import Instance
 from ..urls import redact_url
@@ -63,13 +63,13 @@ class OpenAISystem(System):
                         **({"timeout_s": float(timeout_s)} if timeout_s else {}),
                         **({"retries": int(retries)} if retries is not None else {})}
 
-    def config(self, task: Task) -> JudgeConfig:
+    def config(self, task: Task) -> LLMConfig:
         """The engine's config for one task's decoding settings."""
         decoding = self.decoding(task)
         extra = {k: decoding[k] for k in ("top_p", "seed") if decoding.get(k) is not None}
         if self.base_url and decoding.get("repetition_penalty") not in (None, 1.0):
             extra["repetition_penalty"] = decoding["repetition_penalty"]
-        return JudgeConfig(backend="openai", model=self.model, base_url=self.base_url,
+        return LLMConfig(backend="openai", model=self.model, base_url=self.base_url,
                            temperature=decoding.get("temperature"), max_tokens=decoding.get("max_new_tokens"),
                            extra_body=extra, **self.options)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...llm.chat import ChatRequest
-from ...llm.config import JudgeConfig
-from ...llm.engine import JudgeEngine
+from ...llm.config import LLMConfig
+from ...llm.engine import LLMEngine
 
 ENGINE_CAN_OMIT_MAX_TOKENS: bool = "None" in str(ChatRequest.__dataclass_fields__["max_tokens"].type)
 """Whether :class:`ChatRequest` accepts ``max_tokens=None`` (not sent, the API's default). Until the engine
@@ -14,9 +14,9 @@ does, protocols whose upstream leaves ``max_tokens`` unset send their fallback c
 settings' deviations."""
 
 
-def resolve_prompt_version(judge: JudgeConfig | JudgeEngine, known: Sequence[str]) -> str:
+def resolve_prompt_version(judge: LLMConfig | LLMEngine, known: Sequence[str]) -> str:
     """The prompt version to use: the config's pinned one (it must be in ``known``) or ``known[0]``."""
-    config = judge.config if isinstance(judge, JudgeEngine) else judge
+    config = judge.config if isinstance(judge, LLMEngine) else judge
     if config.prompt_version is None:
         return known[0]
     if config.prompt_version not in known:
@@ -26,9 +26,9 @@ def resolve_prompt_version(judge: JudgeConfig | JudgeEngine, known: Sequence[str
     return config.prompt_version
 
 
-def judge_config(judge: JudgeConfig | JudgeEngine) -> JudgeConfig:
+def judge_config(judge: LLMConfig | LLMEngine) -> LLMConfig:
     """The config of a config or an engine."""
-    return judge.config if isinstance(judge, JudgeEngine) else judge
+    return judge.config if isinstance(judge, LLMEngine) else judge
 
 
 def unset_max_tokens(fallback: int) -> int | None:

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...llm.chat import ChatRequest, Completion
-from ...llm.config import JudgeConfig
-from ...llm.engine import ERROR, Job, JudgeEngine, Record, run_jobs
+from ...llm.config import LLMConfig
+from ...llm.engine import ERROR, Job, LLMEngine, Record, run_jobs
 from ..parsers import parse_last_letter
 from ..prompts import read_prompt
 from . import judge_config, resolve_prompt_version
@@ -52,7 +52,7 @@ def build_explanation_jobs(
     captions: Sequence[str],
     model_explanations: Sequence[str],
     human_explanations: Sequence[str],
-    config: JudgeConfig | JudgeEngine,
+    config: LLMConfig | LLMEngine,
 ) -> list[Job]:
     """Two jobs per item: model explanation as A, then as B."""
     n = len(descriptions)
@@ -88,7 +88,7 @@ def judge_explanations(
     captions: Sequence[str],
     model_explanations: Sequence[str],
     human_explanations: Sequence[str],
-    config: JudgeConfig | JudgeEngine,
+    config: LLMConfig | LLMEngine,
 ) -> list[Record]:
     """Judge each model explanation against the human one, in both orders."""
     jobs = build_explanation_jobs(descriptions, captions, model_explanations, human_explanations, config)

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...llm.chat import ChatRequest, Completion, Message
-from ...llm.config import JudgeConfig
-from ...llm.engine import Job, JudgeEngine, Record, run_jobs
+from ...llm.config import LLMConfig
+from ...llm.engine import Job, LLMEngine, Record, run_jobs
 from . import judge_config
 
 DEFAULT_TEMPERATURE = 1.0
@@ -32,7 +32,7 @@ def _parse(completion: Completion) -> dict[str, Any]:
 
 def build_generation_jobs(
     conversations: Sequence[Sequence[Message]],
-    config: JudgeConfig | JudgeEngine,
+    config: LLMConfig | LLMEngine,
     *,
     samples: int = 1,
     prompt_version: str = "generation-v1",
@@ -61,7 +61,7 @@ def build_generation_jobs(
 
 def generate_chats(
     conversations: Sequence[Sequence[Message]],
-    config: JudgeConfig | JudgeEngine,
+    config: LLMConfig | LLMEngine,
     *,
     samples: int = 1,
     prompt_version: str = "generation-v1",

@@ -16,7 +16,7 @@ is named ``"human"``). ``descriptions[i]`` is ``(canny, uncanny)`` or one text; 
 train data): a mapping contest -> its examples, already drawn (upstream's draw: :mod:`.zhang_shots`), or a pool
 from which each contest gets ``n_shots`` drawn with ``random.Random(f"{seed}:{contest}")`` from those of other
 contests; either way the same for both orders and every human group. ``shots=None`` is zero-shot.
-``config`` is a :class:`JudgeConfig` or a :class:`JudgeEngine` (reused, its ``last_stats`` kept). ``rule``
+``config`` is a :class:`LLMConfig` or a :class:`LLMEngine` (reused, its ``last_stats`` kept). ``rule``
 names how a reply is read (:mod:`.overall`: ``zhang_top2`` by default; :mod:`.best_pick`: ``exact_letter``
 for the vision form, ``last_char`` for the text form, by default: upstream's rules).
 
@@ -40,8 +40,8 @@ from functools import partial
 from typing import Any
 
 from ...llm.chat import ChatRequest
-from ...llm.config import JudgeConfig
-from ...llm.engine import ERROR, Job, JudgeEngine, Record, run_jobs
+from ...llm.config import LLMConfig
+from ...llm.engine import ERROR, Job, LLMEngine, Record, run_jobs
 from . import best_pick, judge_config, overall, resolve_prompt_version
 from .zhang_format import Description, RankingExample
 
@@ -71,7 +71,7 @@ def build_group_jobs(
     contest_numbers: Sequence[int],
     descriptions: Sequence[Description] | None,
     protocol: str,
-    config: JudgeConfig | JudgeEngine,
+    config: LLMConfig | LLMEngine,
     shots: Sequence[RankingExample] | Mapping[int, Sequence[RankingExample]] | None = None,
     *,
     images: Sequence[str | None] | None = None,
@@ -164,7 +164,7 @@ def judge_groups(
     contest_numbers: Sequence[int],
     descriptions: Sequence[Description] | None,
     protocol: str,
-    config: JudgeConfig | JudgeEngine,
+    config: LLMConfig | LLMEngine,
     shots: Sequence[RankingExample] | Mapping[int, Sequence[RankingExample]] | None = None,
     *,
     images: Sequence[str | None] | None = None,
@@ -201,7 +201,7 @@ def judge_reliability(
     contest_numbers: Sequence[int],
     descriptions: Sequence[Description] | None,
     protocol: str,
-    config: JudgeConfig | JudgeEngine,
+    config: LLMConfig | LLMEngine,
     shots: Sequence[RankingExample] | Mapping[int, Sequence[RankingExample]] | None = None,
     *,
     images: Sequence[str | None] | None = None,

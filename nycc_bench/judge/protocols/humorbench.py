@@ -39,8 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from ...llm.chat import ChatRequest, Completion
-from ...llm.config import JudgeConfig
-from ...llm.engine import ERROR, Job, JudgeEngine, Record, run_jobs
+from ...llm.config import LLMConfig
+from ...llm.engine import ERROR, Job, LLMEngine, Record, run_jobs
 from ..parsers import parse_explanation, parse_judgement, parse_reasoning
 from ..prompts import read_prompt
 from . import judge_config, resolve_prompt_version, unset_max_tokens
@@ -118,7 +118,7 @@ def _check_lengths(**columns: Sequence[Any]) -> int:
 def build_explainer_jobs(
     descriptions: Sequence[str],
     captions: Sequence[str],
-    config: JudgeConfig | JudgeEngine,
+    config: LLMConfig | LLMEngine,
     *,
     samples: int = 1,
 ) -> list[Job]:
@@ -151,7 +151,7 @@ def build_explainer_jobs(
 
 
 def explain_captions(
-    descriptions: Sequence[str], captions: Sequence[str], config: JudgeConfig | JudgeEngine, *, samples: int = 1
+    descriptions: Sequence[str], captions: Sequence[str], config: LLMConfig | LLMEngine, *, samples: int = 1
 ) -> list[Record]:
     """Run the HumorBench explainer (the system under test) on each caption."""
     return run_jobs(build_explainer_jobs(descriptions, captions, config, samples=samples), config, "explain")
@@ -162,7 +162,7 @@ def build_grader_jobs(
     captions: Sequence[str],
     elements: Sequence[str],
     explanations: Sequence[str],
-    config: JudgeConfig | JudgeEngine,
+    config: LLMConfig | LLMEngine,
     last_k_tokens: int | None = None,
     tokenizer: Any = None,
 ) -> list[Job]:
@@ -196,7 +196,7 @@ def grade_elements(
     captions: Sequence[str],
     elements: Sequence[str],
     explanations: Sequence[str],
-    config: JudgeConfig | JudgeEngine,
+    config: LLMConfig | LLMEngine,
     last_k_tokens: int | None = None,
     tokenizer: Any = None,
 ) -> list[Record]:
@@ -247,7 +247,7 @@ def load_rubric(paths: str | Path | Iterable[str | Path]) -> tuple[list[dict[str
 
 def validate_autograder(
     paths: str | Path | Iterable[str | Path],
-    config: JudgeConfig | JudgeEngine,
+    config: LLMConfig | LLMEngine,
     last_k_tokens: int | None = None,
     tokenizer: Any = None,
     seed: int = 0,

@@ -18,7 +18,7 @@ from typing import Any
 from nycc_bench.scoring.win_rate import THRESHOLD
 
 from ...llm.chat import ChatRequest
-from ...llm.config import JudgeConfig
+from ...llm.config import LLMConfig
 from . import best_pick, explanation_pairwise, humorbench, overall
 from .group_comparison import build_group_jobs
 
@@ -95,7 +95,7 @@ def _templates(protocol: str, version: str, vision: bool) -> dict[str, str]:
     return {"system": explanation_pairwise.SYSTEM, "prompt": explanation_pairwise.PROMPT}
 
 
-def _probe_request(protocol: str, config: JudgeConfig, rule: str | None, vision: bool) -> tuple[ChatRequest, str]:
+def _probe_request(protocol: str, config: LLMConfig, rule: str | None, vision: bool) -> tuple[ChatRequest, str]:
     """One request (and its prompt version) built by the protocol itself from placeholder inputs."""
     if protocol in ("overall", "best_pick"):
         images = ["data:image/png;base64,"] if protocol == "best_pick" and vision else None
@@ -110,7 +110,7 @@ def _probe_request(protocol: str, config: JudgeConfig, rule: str | None, vision:
     return job.request, job.prompt_version
 
 
-def sent_settings(request: ChatRequest, config: JudgeConfig) -> dict[str, Any]:
+def sent_settings(request: ChatRequest, config: LLMConfig) -> dict[str, Any]:
     """The model and sampling fields an OpenAI-compatible request carries (absent = the API's default)."""
     sent: dict[str, Any] = {"model": config.model}
     if request.temperature is not None:
@@ -125,7 +125,7 @@ def sent_settings(request: ChatRequest, config: JudgeConfig) -> dict[str, Any]:
 
 def protocol_settings(
     protocol: str,
-    config: JudgeConfig | None = None,
+    config: LLMConfig | None = None,
     *,
     rule: str | None = None,
     vision: bool = True,
@@ -147,7 +147,7 @@ def protocol_settings(
     paper_sent = paper["sent"]
     if config is None:
         model = (paper_sent or {}).get("model", "gpt-4o")
-        config = JudgeConfig(model=model, parse_retries=paper.get("parse_retries", 2))
+        config = LLMConfig(model=model, parse_retries=paper.get("parse_retries", 2))
     request, version = _probe_request(protocol, config, rule, vision)
     sent = sent_settings(request, config)
     if protocol == "overall":

@@ -6,7 +6,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
 from ..chat import ChatRequest, Completion
-from ..config import JudgeConfig
+from ..config import LLMConfig
 from ..errors import RequestFailed
 
 
@@ -35,7 +35,7 @@ class Backend(Protocol):
         ...
 
 
-def make_backend(config: JudgeConfig) -> Backend:
+def make_backend(config: LLMConfig) -> Backend:
     """The backend ``config.backend`` names."""
     if config.backend == "openai":
         from .openai_backend import OpenAIBackend

@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 from ...urls import redact_url, redact_urls_in
 from ..cache import endpoint_identity
 from ..chat import ChatRequest, Completion
-from ..config import JudgeConfig
+from ..config import LLMConfig
 from ..credentials import KEY_ENV_VARS, LOCAL_PLACEHOLDER_KEY, redact, resolve_api_key
 from ..errors import FatalJudgeError, LogprobsUnavailableError, RequestFailed, TransientError, Unreachable
 from .openai_reply import parse_chat_reply
@@ -58,7 +58,7 @@ class OpenAIBackend:
     back as bytes and is read by :func:`parse_chat_reply`, the one reply-parsing layer.
     ``extra_body`` fields are added to every request body (never overriding model, messages or sampling)."""
 
-    def __init__(self, config: JudgeConfig) -> None:
+    def __init__(self, config: LLMConfig) -> None:
         self._config = config
         self._base_url = (config.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL).rstrip("/")
 
@@ -85,7 +85,7 @@ class OpenAIBackend:
 class _OpenAISession:
     """One run's HTTP client, opened on the first call (so a fully cached run never imports ``openai``)."""
 
-    def __init__(self, config: JudgeConfig, base_url: str) -> None:
+    def __init__(self, config: LLMConfig, base_url: str) -> None:
         self._config = config
         self._base_url = base_url
         self._shown = redact_url(base_url)  # what messages name: never the URL's user or password

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..chat import UNSET_MAX_TOKENS, ChatRequest, Completion
-from ..config import JudgeConfig
+from ..config import LLMConfig
 from ..errors import FatalJudgeError
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".gguf")
@@ -45,7 +45,7 @@ class TransformersBackend:
     ``request.logprob_tokens`` (the first token of its encoding without special tokens).
     """
 
-    def __init__(self, config: JudgeConfig) -> None:
+    def __init__(self, config: LLMConfig) -> None:
         self._config = config
         self._fingerprint = local_fingerprint(config.model)
         self._lock = threading.Lock()
