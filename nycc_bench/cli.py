@@ -365,16 +365,18 @@ def _judge_options(p: argparse.ArgumentParser, required: bool = False) -> None:
 
 def _system_options(p: argparse.ArgumentParser) -> None:
     """The options every command that runs a system shares."""
-    p.add_argument("--system", required=True, help="system spec: random, length, sbert:MODEL, hf:MODEL[@REV], "
-                                                   "vlm:MODEL, clip:MODEL, openai:MODEL")
+    from .systems import SPECS  # the registry: built-in systems and any a user module registered
+    from .systems.registry import options_line
+
+    p.add_argument("--system", required=True, help=f"system spec: {', '.join(SPECS)}".replace("%", "%%"))
     p.add_argument("--dataset", default=_dataset_default(), help="dataset folder or Hub repo "
                                                                  f"(default {_dataset_default()})")
     p.add_argument("--split", help="split (default: each task's, test); `leaderboard`: Hessel's hidden-label sets, "
                    "written as submissions/<task>.json, not scored")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint for openai:<model> (vLLM, TGI, Ollama, ...)")
     p.add_argument("--system-option", action="append", metavar="KEY=VALUE",
-                   help="system setting, repeatable: batch_size=4 (hf: auto on CUDA), compile=true|false, "
-                        "dtype=bfloat16, mc_mode=generate; decoding "
+                   help=f"system setting, repeatable ({options_line()}), e.g. batch_size=4 (hf: auto on CUDA), "
+                        "compile=true|false, dtype=bfloat16, mc_mode=generate; decoding "
                         "(temperature, top_p, repetition_penalty, seed, max_new_tokens) overrides the task's "
                         "paper defaults and is recorded as a deviation; trust_remote_code=true is for operators")
     p.add_argument("--task-option", action="append", metavar="TASK.KEY=VALUE",

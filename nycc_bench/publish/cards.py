@@ -23,24 +23,15 @@ from .. import __version__
 from ..citations import FAMILIES
 from ..leaderboard.benchmarks import METRICS
 from ..results import read_results_dir
-from ..systems import SPECS
-from ..systems.baselines import LengthSystem, RandomSystem, SbertSystem
+from ..systems.registry import entry_of
 from ..tasks import Task, config_name, get_task
 from . import NAMESPACE, PROJECT_URL, dataset_id
 
 TEMPLATE = Path(__file__).resolve().parent / "card_template.md"
 DATASET_TITLE = "New Yorker Caption Contest benchmarks"
-BASELINES = {"random": RandomSystem, "length": LengthSystem, "sbert": SbertSystem}
 TASK_TYPES = {"choice": "multiple-choice", "generation": "text-generation"}
-LIMITATIONS = {
-    "random": "Chance level by construction: a floor to compare against, not a model of humor.",
-    "length": "Multiple-choice tasks only. It measures how far an answer key rewards the longest caption.",
-    "sbert": "It ranks by similarity to the scene description, not by humor. It needs a text description, so it "
-             "never runs from pixels. Generation is retrieval of train-split human texts, so its explanation and "
-             "caption scores measure overlap with retrieved human writing.",
-    "other": "Scores depend on nycc-bench's prompts (see the prompt versions below) and decoding settings, which may "
-             "differ from those of the papers or of the model's authors.",
-}
+OTHER_LIMITATION = ("Scores depend on nycc-bench's prompts (see the prompt versions below) and decoding settings, "
+                    "which may differ from those of the papers or of the model's authors.")
 SAMPLE_BANNER = (
     "> **Sample-data figures, not benchmark results.** Every number on this card was computed on the embedded "
     "sample of nycc-bench (original, invented content written in the upstream formats, a handful of items per "
@@ -72,14 +63,14 @@ def slug(spec: str) -> str:
 
 def is_ours(spec: str) -> bool:
     """Whether nycc-bench implements the system (a baseline) rather than evaluating someone else's model."""
-    return spec.partition(":")[0] in BASELINES
+    entry = entry_of(spec)
+    return entry is not None and entry.baseline is not None
 
 
 def base_model(spec: str) -> str | None:
-    """The Hub model a system wraps (`sbert:`, `hf:`, `vlm:`, `clip:`), when it names one."""
-    kind, _, arg = spec.partition(":")
-    model = arg.split("@")[0]
-    if kind not in ("sbert", "hf", "vlm", "clip") or "/" not in model:
+    """The Hub model a system wraps (one registered with `hub_model=True`: sbert, hf, vlm, clip), when it names one."""
+    entry, model = entry_of(spec), spec.partition(":")[2].split("@")[0]
+    if entry is None or not entry.hub_model or "/" not in model:
         return None
     try:
         validate_repo_id(model)
@@ -89,11 +80,11 @@ def base_model(spec: str) -> str | None:
 
 
 def describe(spec: str) -> str:
-    """What the system is: the baseline's own docstring, else the system kind's line in `nycc_bench.systems`."""
-    kind = spec.partition(":")[0]
-    if kind in BASELINES:
-        return " ".join(inspect.getdoc(BASELINES[kind]).split())
-    line = next((text for form, text in SPECS.items() if form.startswith(kind)), "a system of nycc-bench")
+    """What the system is: the baseline's own docstring, else its registered help line (`register_system`)."""
+    entry = entry_of(spec)
+    if entry is not None and entry.baseline:
+        return " ".join((inspect.getdoc(entry.cls) or "").split())
+    line = entry.help if entry is not None else "a system of nycc-bench"
     return f"`{spec}` run through nycc-bench ({line}). This repository holds no weights: it is an evaluation " \
            "card; see the model's own page for what it is and its terms."
 
@@ -188,7 +179,8 @@ def _table(data: dict[str, Any]) -> str:
 
 def _limitations(data: dict[str, Any]) -> str:
     spec = data["model"]["spec"]
-    items = [LIMITATIONS.get(spec.partition(":")[0], LIMITATIONS["other"])]
+    entry = entry_of(spec)
+    items = [entry.limitation if entry is not None and entry.limitation else OTHER_LIMITATION]
     for r in task_results(data):
         items += [f"{r['task']}: {d}" for d in r["deviations"]]
     items.append("Items that share a cartoon are not independent, and intervals are bootstrap percentile intervals "

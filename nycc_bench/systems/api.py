@@ -10,14 +10,16 @@ import base64
 import io
 import os
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..judge import build_generation_jobs
-from ..llm import LLMConfig, run_jobs
 from ..tasks import Task
 from ..tasks.instances import Instance
 from ..urls import redact_url
 from .base import Output, System
+from .registry import register_system
+
+if TYPE_CHECKING:  # the engine is imported when a system is built, not when the registry is read
+    from ..llm import LLMConfig
 
 
 def image_url(image: Any) -> str | None:
@@ -45,6 +47,9 @@ def to_messages(inst: Instance) -> list[dict[str, Any]]:
     return messages
 
 
+@register_system("openai", form="openai:<model>", decoding=True,
+                 help="any OpenAI-compatible endpoint (--base-url or OPENAI_BASE_URL for vLLM, TGI, Ollama; key from "
+                      "OPENAI_API_KEY) through the LLM engine: cached, concurrent, retried")
 class OpenAISystem(System):
     """Generation through the chat-completions API; multiple choice by parsing the generated answer.
 
@@ -63,8 +68,15 @@ class OpenAISystem(System):
                         **({"timeout_s": float(timeout_s)} if timeout_s else {}),
                         **({"retries": int(retries)} if retries is not None else {})}
 
+    @classmethod
+    def from_spec(cls, arg: str, dataset: str, base_url: str | None = None, **options: Any) -> OpenAISystem:
+        """`openai:<model>` at `base_url` (else OPENAI_BASE_URL, else OpenAI's)."""
+        return cls(arg, base_url=base_url, **options)
+
     def config(self, task: Task) -> LLMConfig:
         """The engine's config for one task's decoding settings."""
+        from ..llm import LLMConfig
+
         decoding = self.decoding(task)
         extra = {k: decoding[k] for k in ("top_p", "seed") if decoding.get(k) is not None}
         if self.base_url and decoding.get("repetition_penalty") not in (None, 1.0):
@@ -74,6 +86,8 @@ class OpenAISystem(System):
                            extra_body=extra, **self.options)
 
     def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
+        from ..judge import build_generation_jobs
+        from ..llm import run_jobs
         from ..tasks.instances import stable_seed
 
         config = self.config(task)

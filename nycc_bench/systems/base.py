@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import NyccBenchError
 from ..tasks import Task
@@ -34,8 +34,15 @@ class System(ABC):
     """Answers instances; `choose` for multiple choice, `generate` for free text. Override what you support."""
 
     spec: str = ""
+    system_kind: ClassVar[str] = ""  # the name it is registered under (`@register_system`), the spec's kind
     batch_size: int = 8
     decoding_overrides: dict[str, Any] = {}  # noqa: RUF012 (replaced per instance by make_system)
+
+    @classmethod
+    def from_spec(cls, arg: str, dataset: str, base_url: str | None = None, **options: Any) -> System:
+        """The system a spec names (`make_system` has checked `arg` against the registered form): by default the
+        options are the constructor's keywords. Override it to read an argument (`random:7`, `hf:<model>`)."""
+        return cls(**options)
 
     def decoding(self, task: Task) -> dict[str, Any]:
         """The decoding settings used for a task: the task's (the paper's) with the system's overrides on top."""

@@ -5,14 +5,16 @@ from __future__ import annotations
 import random
 from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ..tasks import Task
 from ..tasks.instances import Instance, load_split
 from ..tasks.instances import stable_seed as _seed
 from .base import Output, System, SystemCannotAnswer
+from .registry import register_system
+
+if TYPE_CHECKING:
+    import numpy as np
 
 N_CAPTIONS = 10
 POOL_TOP_RANKS = 200  # retrieval pools hold each train contest's 200 best-rated captions
@@ -36,11 +38,21 @@ def text_pool(task: Task, dataset: str) -> list[str]:
     return pool
 
 
+@register_system("random", form="random[:SEED]", baseline="Random baseline",
+                 help="uniform random letters; random train texts for generation (seeded per instance)",
+                 limitation="Chance level by construction: a floor to compare against, not a model of humor.")
 class RandomSystem(System):
     """Uniform random letters; for generation, random train texts. Seeded per instance, so order-independent."""
 
     def __init__(self, dataset: str, seed: int = 0) -> None:
         self.spec, self.dataset, self.seed = f"random:{seed}" if seed else "random", dataset, seed
+
+    @classmethod
+    def from_spec(cls, arg: str, dataset: str, base_url: str | None = None) -> RandomSystem:
+        """`random` or `random:SEED`."""
+        if arg and not arg.isdigit():
+            raise ValueError(f"system: random takes a whole-number seed (random:7), got {f'random:{arg}'!r}")
+        return cls(dataset, int(arg or 0))
 
     def choose(self, task: Task, instances: list[Instance]) -> list[Output]:
         out = []
@@ -62,12 +74,17 @@ class RandomSystem(System):
         return {"spec": self.spec, "seed": self.seed}
 
 
+@register_system("length", baseline="Longest-caption baseline", help="the longest caption (multiple choice only)",
+                 limitation="Multiple-choice tasks only. It measures how far an answer key rewards the longest "
+                            "caption.")
 class LengthSystem(System):
     """Pick the longest caption (characters; ties go to the earlier letter): a test of length bias."""
 
     spec = "length"
 
     def choose(self, task: Task, instances: list[Instance]) -> list[Output]:
+        import numpy as np
+
         out = []
         for inst in instances:
             letter = inst.letters[int(np.argmax([len(c) for c in inst.choices]))]
@@ -78,6 +95,14 @@ class LengthSystem(System):
         raise SystemCannotAnswer(f"system: length answers multiple-choice tasks only, not {task.name}")
 
 
+@register_system(
+    "sbert", form="sbert:<model>", baseline="SBERT similarity baseline (all-MiniLM-L6-v2)",
+    baseline_spec="sbert:all-MiniLM-L6-v2", hub_model=True,
+    help="sentence-transformers similarity of description and caption; retrieval of train texts for generation "
+         "(sbert:all-MiniLM-L6-v2 works offline)",
+    limitation="It ranks by similarity to the scene description, not by humor. It needs a text description, so it "
+               "never runs from pixels. Generation is retrieval of train-split human texts, so its explanation and "
+               "caption scores measure overlap with retrieved human writing.")
 class SbertSystem(System):
     """Sentence-embedding similarity between the cartoon description and each candidate text.
 
@@ -94,6 +119,11 @@ class SbertSystem(System):
         hub_id = self._path if "/" in self._path else f"sentence-transformers/{self._path}"  # a bare name's repo
         # checked now, before the heavy imports: an unknown or unreachable model fails in seconds, in one line
         self._local_only = not Path(self._path).is_dir() and check_hub_model(self.spec, hub_id)
+
+    @classmethod
+    def from_spec(cls, arg: str, dataset: str, base_url: str | None = None, **options: Any) -> SbertSystem:
+        """`sbert:<model>` (a sentence-transformers name, Hub id or folder)."""
+        return cls(arg, dataset, **options)
 
     @cached_property
     def model(self) -> Any:  # sentence_transformers is imported lazily: it is an optional extra
@@ -116,6 +146,8 @@ class SbertSystem(System):
                              "has none (from-pixels tasks: use clip:<model>)")
 
     def choose(self, task: Task, instances: list[Instance]) -> list[Output]:
+        import numpy as np
+
         self._check(task, instances)
         contexts = self._embed([i.context for i in instances])
         out = []
@@ -126,6 +158,8 @@ class SbertSystem(System):
         return out
 
     def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
+        import numpy as np
+
         self._check(task, instances)
         pool = text_pool(task, self.dataset)
         pool_emb = self._embed(pool)

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..tasks import Task
 from ..tasks.instances import Instance
-from .base import Output, System, SystemCannotAnswer
-from .hf import ModelRef, load, placed, placement, provenance, resolve
+from .base import Output, SystemCannotAnswer
+from .hf import ModelRef, PretrainedSystem, load_pretrained
+from .registry import register_system
 
 CAPTION_PROMPT = "a new yorker cartoon with winning caption: {caption}"
 
 
-class ClipSystem(System):
+@register_system("clip", form="clip:<model>[@revision]", hub_model=True,
+                 help="CLIP zero-shot for matching/ranking from pixels")
+class ClipSystem(PretrainedSystem):
     """The caption whose prompt text has the highest cosine similarity to the cartoon; raw = every similarity."""
 
     def __init__(self, ref: ModelRef, batch_size: int = 32, device: str | None = None, dtype: str | None = None,
@@ -22,16 +23,13 @@ class ClipSystem(System):
         from transformers import AutoModel, AutoProcessor
 
         self.ref, self.spec, self.batch_size = ref, ref.spec, batch_size
-        revision, self.revision = resolve(ref)
-        device_map, torch_dtype = placement(device, dtype)
-        self.processor = load(ref, "processor", AutoProcessor.from_pretrained, revision,
-                              trust_remote_code=trust_remote_code)
-        self.model = load(ref, "model", AutoModel.from_pretrained, revision, dtype=torch_dtype,
-                          device_map=device_map, trust_remote_code=trust_remote_code).eval()
+        self.processor, self.model, self.revision = load_pretrained(ref, AutoModel, AutoProcessor, device, dtype,
+                                                                    trust_remote_code)
         text_config = getattr(self.model.config, "text_config", None)
         self.max_length = getattr(text_config, "max_position_embeddings", 77)
 
     def choose(self, task: Task, instances: list[Instance]) -> list[Output]:
+        import numpy as np
         import torch
 
         if not task.from_pixels:
@@ -63,5 +61,5 @@ class ClipSystem(System):
         return {"answer_by": "image-caption similarity"}
 
     def describe(self) -> dict[str, Any]:
-        return {**provenance(self.ref, self.revision), **placed(self.model), "mc_mode": "similarity",
+        return {**super().describe(), "mc_mode": "similarity",
                 "prompt": CAPTION_PROMPT, "batch_size": self.batch_size}

@@ -1,4 +1,4 @@
-"""Hugging Face model systems (`hf:`, `vlm:`, `clip:`): spec parsing, loading, placement and the dispatcher.
+"""Hugging Face model systems (`hf:`, `vlm:`, `clip:`): spec parsing, the one loader, placement, their base class.
 
 A `<model>` is a local folder (used when it exists, or when it reads as a path) or a Hub id, optionally
 `@revision`. A Hub revision is resolved to its commit once (huggingface_hub's `model_info`, or offline the
@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .base import System
 
@@ -141,6 +141,31 @@ def load(ref: ModelRef, what: str, loader: Callable[..., Any], revision: str | N
         reason = " ".join(str(err).split())[:300]
         raise NyccBenchError(f"system: cannot load the {what} of {ref.spec!r} from {source}: {reason}; check the "
                              "id, or HF_ENDPOINT / HF_HUB_OFFLINE") from None
+
+
+class Pretrained(NamedTuple):
+    """A loaded model with its tokenizer or processor, and the revision to record (`resolve`)."""
+
+    processor: Any
+    model: Any
+    revision: str
+
+
+def load_pretrained(ref: ModelRef, model_class: Any, processor_class: Any, device: str | None = None,
+                    dtype: str | None = None, trust_remote_code: bool = False,
+                    check_processor: Callable[[Any], None] | None = None) -> Pretrained:
+    """The tokenizer or processor (`processor_class`) and the model (`model_class`, in eval mode) of `ref`, both
+    from the one revision `resolve` gives, placed by `placement`, loaded by `load` (safetensors only, a repo's code
+    only when the operator allows it). `check_processor` may refuse the processor before the weights load."""
+    revision, recorded = resolve(ref)
+    device_map, torch_dtype = placement(device, dtype)
+    what = "tokenizer" if "Tokenizer" in processor_class.__name__ else "processor"
+    processor = load(ref, what, processor_class.from_pretrained, revision, trust_remote_code=trust_remote_code)
+    if check_processor is not None:
+        check_processor(processor)
+    model = load(ref, "model", model_class.from_pretrained, revision, dtype=torch_dtype, device_map=device_map,
+                 trust_remote_code=trust_remote_code).eval()
+    return Pretrained(processor, model, recorded)
 
 
 def placed(model: Any) -> dict[str, Any]:
@@ -286,18 +311,18 @@ def provenance(ref: ModelRef, recorded: str) -> dict[str, Any]:
     return out
 
 
-SYSTEMS = {"hf": ("hf_causal", "CausalLMSystem"), "vlm": ("hf_vision", "VisionLanguageSystem"),
-           "clip": ("clip", "ClipSystem")}
+class PretrainedSystem(System):
+    """A system around one transformers model (`hf:`, `vlm:`, `clip:`): a spec `<kind>:<model>[@revision]` whose
+    model is loaded by `load_pretrained` and described with its provenance and placement."""
 
+    ref: ModelRef
+    revision: str
+    model: Any
 
-def system_class(kind: str) -> type[System]:
-    """The class of the `hf:` / `vlm:` / `clip:` systems (imported on use: each pulls in transformers)."""
-    import importlib
+    @classmethod
+    def from_spec(cls, arg: str, dataset: str, base_url: str | None = None, **options: Any) -> System:
+        """`<kind>:<model>[@revision]`: a local folder or a Hub id (`parse_ref`)."""
+        return cls(parse_ref(cls.system_kind, arg), **options)  # type: ignore[call-arg]
 
-    module, name = SYSTEMS[kind]
-    return getattr(importlib.import_module(f".{module}", __package__), name)
-
-
-def make(kind: str, arg: str, **options: Any) -> System:
-    """Build the `hf:` / `vlm:` / `clip:` system named by `arg` (its options checked by `make_system`)."""
-    return system_class(kind)(parse_ref(kind, arg), **options)
+    def describe(self) -> dict[str, Any]:
+        return {**provenance(self.ref, self.revision), **placed(self.model)}

@@ -26,29 +26,25 @@ import inspect
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
-
 from ..tasks import Task
 from ..tasks.instances import Instance
 from .api import to_messages
-from .base import Output, System, SystemCannotAnswer
+from .base import Output, SystemCannotAnswer
 from .hf import (
     ModelRef,
+    PretrainedSystem,
     auto_batch_size,
     batch_option,
     can_compile,
     flag_option,
     generation_config,
-    load,
+    load_pretrained,
     on_cuda,
-    placed,
-    placement,
-    provenance,
-    resolve,
     runner_chunk,
     seed_batch,
     sent_settings,
 )
+from .registry import register_system
 
 ANSWER_PREFIX = "Answer:"
 MC_MODES = ("loglikelihood", "generate")
@@ -61,7 +57,11 @@ def plain_choice_context(text: str) -> str:
     return text if text.endswith(ANSWER_PREFIX) else f"{text}\n{ANSWER_PREFIX}"
 
 
-class CausalLMSystem(System):
+@register_system("hf", form="hf:<model>[@revision]", decoding=True, hub_model=True,
+                 help="a transformers causal LM (e.g. hf:Qwen/Qwen2.5-0.5B-Instruct): letters by log-likelihood "
+                      "(batched), text by generation with the chat template and the task's decoding; "
+                      "device_map=auto and bf16 on GPUs")
+class CausalLMSystem(PretrainedSystem):
     """A causal LM on one device or spread over the GPUs (`device_map="auto"`); see the module docstring."""
 
     def __init__(self, ref: ModelRef, batch_size: int | str | None = None, device: str | None = None,
@@ -75,12 +75,8 @@ class CausalLMSystem(System):
 
         self.ref, self.spec = ref, ref.spec
         self.mc_mode = mc_mode
-        revision, self.revision = resolve(ref)
-        device_map, torch_dtype = placement(device, dtype)
-        self.tokenizer = load(ref, "tokenizer", AutoTokenizer.from_pretrained, revision,
-                              trust_remote_code=trust_remote_code)
-        self.model = load(ref, "model", AutoModelForCausalLM.from_pretrained, revision, dtype=torch_dtype,
-                          device_map=device_map, trust_remote_code=trust_remote_code).eval()
+        self.tokenizer, self.model, self.revision = load_pretrained(ref, AutoModelForCausalLM, AutoTokenizer, device,
+                                                                    dtype, trust_remote_code)
         if self.tokenizer.pad_token is None:
             if self.tokenizer.eos_token is None:
                 raise ValueError(f"system: the tokenizer of {ref.spec!r} has neither a pad nor an eos token")
@@ -202,6 +198,8 @@ class CausalLMSystem(System):
                                      "image; use vlm:<model> (or clip:<model> for matching/ranking)")
 
     def choose(self, task: Task, instances: list[Instance]) -> list[Output]:
+        import numpy as np
+
         self._check(task)
         if self.mc_mode == "generate":
             return self.generate(task, instances)
@@ -258,6 +256,6 @@ class CausalLMSystem(System):
     def describe(self) -> dict[str, Any]:
         scoring = f"sum log p(' <letter>' | prompt + {ANSWER_PREFIX!r})" if self.mc_mode == "loglikelihood" \
             else "generate, then parse"
-        return {**provenance(self.ref, self.revision), **placed(self.model), "mc_mode": self.mc_mode,
+        return {**super().describe(), "mc_mode": self.mc_mode,
                 "choice_scoring": scoring, "chat_template": self.chat, "batch_size": self.fixed_batch or "auto",
                 "kv_cache": "static" if self.compiled else "dynamic", "compile": self.compiled}

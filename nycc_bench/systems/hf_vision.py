@@ -9,22 +9,14 @@ only: the from-description settings are text-only by definition, even where the 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Any
 
 from ..tasks import Task
 from ..tasks.instances import Instance
-from .base import Output, System
-from .hf import (
-    ModelRef,
-    generation_config,
-    load,
-    placed,
-    placement,
-    provenance,
-    resolve,
-    seed_batch,
-    sent_settings,
-)
+from .base import Output
+from .hf import ModelRef, PretrainedSystem, generation_config, load_pretrained, seed_batch, sent_settings
+from .registry import register_system
 
 
 def hf_messages(inst: Instance, with_image: bool) -> list[dict[str, Any]]:
@@ -38,7 +30,17 @@ def hf_messages(inst: Instance, with_image: bool) -> list[dict[str, Any]]:
     return messages
 
 
-class VisionLanguageSystem(System):
+def check_chat_template(spec: str) -> Callable[[Any], None]:
+    """A check that refuses a processor without a chat template (before the weights load)."""
+    def check(processor: Any) -> None:
+        if getattr(processor, "chat_template", None) is None:
+            raise ValueError(f"system: the processor of {spec!r} has no chat template; vlm: needs one")
+    return check
+
+
+@register_system("vlm", form="vlm:<model>[@revision]", decoding=True, hub_model=True,
+                 help="an image-text-to-text model, for the from-pixels tasks")
+class VisionLanguageSystem(PretrainedSystem):
     """Batched greedy generation (left padding) through the processor's chat template."""
 
     def __init__(self, ref: ModelRef, batch_size: int = 4, device: str | None = None, dtype: str | None = None,
@@ -46,14 +48,9 @@ class VisionLanguageSystem(System):
         from transformers import AutoModelForImageTextToText, AutoProcessor
 
         self.ref, self.spec, self.batch_size = ref, ref.spec, batch_size
-        revision, self.revision = resolve(ref)
-        device_map, torch_dtype = placement(device, dtype)
-        self.processor = load(ref, "processor", AutoProcessor.from_pretrained, revision,
-                              trust_remote_code=trust_remote_code)
-        if getattr(self.processor, "chat_template", None) is None:
-            raise ValueError(f"system: the processor of {ref.spec!r} has no chat template; vlm: needs one")
-        self.model = load(ref, "model", AutoModelForImageTextToText.from_pretrained, revision, dtype=torch_dtype,
-                          device_map=device_map, trust_remote_code=trust_remote_code).eval()
+        self.processor, self.model, self.revision = load_pretrained(
+            ref, AutoModelForImageTextToText, AutoProcessor, device, dtype, trust_remote_code,
+            check_processor=check_chat_template(ref.spec))
         self.tokenizer = self.processor.tokenizer
         if self.tokenizer.pad_token is None and self.tokenizer.eos_token is not None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
@@ -85,5 +82,5 @@ class VisionLanguageSystem(System):
         return {"request": sent_settings(self.decoding(task)), "answer_by": "generation"}
 
     def describe(self) -> dict[str, Any]:
-        return {**provenance(self.ref, self.revision), **placed(self.model), "mc_mode": "generate",
+        return {**super().describe(), "mc_mode": "generate",
                 "batch_size": self.batch_size}
