@@ -100,7 +100,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 def cmd_tasks(args: argparse.Namespace) -> int:
     """List the tasks, or print one task's whole definition."""
-    from .tasks import all_tasks, get_task
+    from .tasks import GROUPS, all_tasks, get_task
 
     if args.action == "show":
         if not args.name:
@@ -137,7 +137,7 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     print(f"{'task':<26}{'family':<12}{'kind':<12}{'judge':<7}summary")
     for name, task in tasks.items():
         print(f"{name:<26}{task.family:<12}{task.kind:<12}{'yes' if task.needs_judge else '-':<7}{task.summary}")
-    print("\ngroups: all, hessel, zhang, humorbench   (`nycc-bench tasks show NAME [--json]` for a definition)")
+    print(f"\ngroups: {', '.join(GROUPS)}   (`nycc-bench tasks show NAME [--json]` for a definition)")
     return 0
 
 
@@ -424,7 +424,9 @@ def parser() -> argparse.ArgumentParser:
     _system_options(e)
     e.add_argument("--allow-incomplete", action="store_true",
                    help="exit 0 even when a task has failed items or judge errors (it is still recorded incomplete)")
-    e.add_argument("--tasks", default="all", help="comma-separated tasks or groups: all, hessel, zhang, humorbench")
+    from .tasks.families import groups
+
+    e.add_argument("--tasks", default="all", help=f"comma-separated tasks or groups: {', '.join(groups())}")
     e.add_argument("--folds", help="Hessel folds, e.g. 0,1,2,3,4 (default: every fold the dataset has)")
     e.add_argument("--out", required=True, help="run folder: results.json and predictions/ (resumable)")
     _judge_options(e)

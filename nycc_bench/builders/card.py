@@ -133,11 +133,11 @@ def render_card(built: list[BuiltConfig], infos: dict[str, DatasetInfo], pretty_
         sizes = ", ".join(f"{name} {split.num_examples:,}" for name, split in info.splits.items())
         sections.append(
             f"### `{b.spec.name}`\n\n{b.spec.description}\n\n"
-            f"Source: {FAMILIES[b.spec.family].title}. License: `{config_license(b)}`. Rows: {sizes}. "
+            f"Source: {FAMILIES[b.spec.family].heading}. License: `{config_license(b)}`. Rows: {sizes}. "
             f"Built from: `{sources.get(b.spec.name, 'unknown')}`.\n\n"
             f"{_feature_lines(info)}\n"
         )
-    sources = "\n".join(f"- **{f.title}** — {f.upstream} (license `{f.license}`)" for f in families)
+    sources = "\n".join(f"- **{f.heading}** — {f.upstream} (license `{f.license}`)" for f in families)
     citations = "\n\n".join(f.bibtex for f in families)
     which = "This build holds" if len(sampled) == len(built) else \
         f"The configs {', '.join(f'`{n}`' for n in sampled)} hold"

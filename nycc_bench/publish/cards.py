@@ -21,11 +21,11 @@ from huggingface_hub.utils import HFValidationError, validate_repo_id
 
 from .. import __version__
 from ..citations import FAMILIES
-from ..leaderboard.benchmarks import METRICS
 from ..results import read_results_dir
 from ..systems import SPECS
 from ..systems.baselines import LengthSystem, RandomSystem, SbertSystem
 from ..tasks import Task, config_name, get_task
+from ..tasks.scores import METRICS
 from . import NAMESPACE, PROJECT_URL, dataset_id
 
 TEMPLATE = Path(__file__).resolve().parent / "card_template.md"
@@ -124,7 +124,7 @@ def task_results(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 def score_rows(result: dict[str, Any]) -> list[Row]:
     """The numbers a card reports for one task: the leaderboard's columns of its task, in their order
-    (`nycc_bench.leaderboard.benchmarks.METRICS`, read from the task files); absent ones are left out."""
+    (`nycc_bench.tasks.scores.METRICS`, read from the task files); absent ones are left out."""
     judge_name = result.get("judge")
     suffix = f" (judge {judge_name})" if isinstance(judge_name, str) and judge_name else ""
     task = get_task(result["task"])
