@@ -435,7 +435,9 @@ def parser() -> argparse.ArgumentParser:
     sm = sub.add_parser("submission", help="Hessel leaderboard submissions: `check FILE`, `from-responses FILE.jsonl`")
     sm.add_argument("action", choices=["check", "from-responses"])
     sm.add_argument("file", help="a submission JSON {instance_id: letter}, or replies JSONL {instance_id, response}")
-    sm.add_argument("--task", choices=["matching", "ranking"], default="matching", help="which leaderboard")
+    from .submission import BOARDS
+
+    sm.add_argument("--task", choices=list(BOARDS), default=next(iter(BOARDS)), help="which leaderboard")
     sm.add_argument("--dataset", help="a built dataset with the leaderboard config: check the complete id set")
     sm.add_argument("--out", help="from-responses: where to write the submission (default: FILE.submission.json)")
     sm.set_defaults(func=cmd_submission)

@@ -99,9 +99,9 @@ def describe(spec: str) -> str:
 
 
 def task_title(task: Task) -> str:
-    """A short name for a task, e.g. 'Matching (from description)'."""
+    """A short name for a task, e.g. 'Matching (from description)': its task file's `display.title`, else its name."""
     base = task.name.removesuffix("_from_pixels")
-    title = {"humorbench": "HumorBench explanation"}.get(base, base.replace("_", " ").capitalize())
+    title = task.display.title or base.replace("_", " ").capitalize()
     if task.has_folds:
         title += " (from pixels)" if task.from_pixels else " (from description)"
     return title

@@ -270,7 +270,7 @@ SCHEMA: dict[str, tuple[str, ...]] = {
                  "range"),
     "paper": ("id", "settings"),
     "paper.settings.*": ("at", "value", "values", "source", "deviation", "when"),
-    "display": ("view", "id", "fields", "flag"),
+    "display": ("view", "id", "fields", "flag", "title"),
 }
 """Every key a task file may have, by where it sits (`*`: each entry of a mapping or list)."""
 

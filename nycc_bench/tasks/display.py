@@ -5,6 +5,7 @@
     display: {view: groups}                                # the contest's human caption groups
     display: {view: elements, id: caption_id, flag: {config: humorbench_hard, key: caption_id, tag: hard}}
     display: {view: none}                                  # rows not shown (they repeat another task's); answers are
+    display: {title: HumorBench explanation}              # the task's short name on model cards
 
 `id` is the row field that is the predictions' instance id (default `instance_id`; `contest_number` for a task
 answered once per contest). Browse never branches on a task's name: it renders any task from these keys.
@@ -39,6 +40,7 @@ class Display:
     id: str = "instance_id"
     fields: Mapping[str, str] = field(default_factory=dict)  # view text: row field -> its label, in order
     flag: Flag | None = None
+    title: str = ""  # the task's short name on model cards; empty: from its name (`matching` -> `Matching`)
 
 
 def read_display(raw: Any, where: str) -> Display:
@@ -63,4 +65,7 @@ def read_display(raw: Any, where: str) -> Display:
     ident = raw.get("id", "instance_id")
     if not isinstance(ident, str) or not ident:
         raise NyccBenchError(f"{where}: display.id must be a row field name, e.g. instance_id")
-    return Display(view, ident, dict(fields), flag)
+    title = raw.get("title", "")
+    if not isinstance(title, str):
+        raise NyccBenchError(f"{where}: display.title must be a string, got {title!r}")
+    return Display(view, ident, dict(fields), flag, title)
