@@ -18,11 +18,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from nycc_bench.leaderboard.benchmarks import METRICS
 from nycc_bench.leaderboard.plots import interval_plot
 from nycc_bench.leaderboard.store import LocalStore
-from nycc_bench.leaderboard.table import Filters, build_frame, tab_table
 from nycc_bench.leaderboard.ui import VIEWS
+from nycc_bench.standings import Filters, build_frame, tab_table
+from nycc_bench.tasks.scores import METRICS
 
 GROUPS = ("human_top10", "human_200", "human_1000", "human_median")
 

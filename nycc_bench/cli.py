@@ -100,7 +100,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 def cmd_tasks(args: argparse.Namespace) -> int:
     """List the tasks, or print one task's whole definition."""
-    from .tasks import all_tasks, get_task
+    from .tasks import GROUPS, all_tasks, get_task
 
     if args.action == "show":
         if not args.name:
@@ -137,7 +137,7 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     print(f"{'task':<26}{'family':<12}{'kind':<12}{'judge':<7}summary")
     for name, task in tasks.items():
         print(f"{name:<26}{task.family:<12}{task.kind:<12}{'yes' if task.needs_judge else '-':<7}{task.summary}")
-    print("\ngroups: all, hessel, zhang, humorbench   (`nycc-bench tasks show NAME [--json]` for a definition)")
+    print(f"\ngroups: {', '.join(GROUPS)}   (`nycc-bench tasks show NAME [--json]` for a definition)")
     return 0
 
 
@@ -426,7 +426,9 @@ def parser() -> argparse.ArgumentParser:
     _system_options(e)
     e.add_argument("--allow-incomplete", action="store_true",
                    help="exit 0 even when a task has failed items or judge errors (it is still recorded incomplete)")
-    e.add_argument("--tasks", default="all", help="comma-separated tasks or groups: all, hessel, zhang, humorbench")
+    from .tasks.families import groups
+
+    e.add_argument("--tasks", default="all", help=f"comma-separated tasks or groups: {', '.join(groups())}")
     e.add_argument("--folds", help="Hessel folds, e.g. 0,1,2,3,4 (default: every fold the dataset has)")
     e.add_argument("--out", required=True, help="run folder: results.json and predictions/ (resumable)")
     _judge_options(e)
@@ -435,7 +437,9 @@ def parser() -> argparse.ArgumentParser:
     sm = sub.add_parser("submission", help="Hessel leaderboard submissions: `check FILE`, `from-responses FILE.jsonl`")
     sm.add_argument("action", choices=["check", "from-responses"])
     sm.add_argument("file", help="a submission JSON {instance_id: letter}, or replies JSONL {instance_id, response}")
-    sm.add_argument("--task", choices=["matching", "ranking"], default="matching", help="which leaderboard")
+    from .submission import BOARDS
+
+    sm.add_argument("--task", choices=list(BOARDS), default=next(iter(BOARDS)), help="which leaderboard")
     sm.add_argument("--dataset", help="a built dataset with the leaderboard config: check the complete id set")
     sm.add_argument("--out", help="from-responses: where to write the submission (default: FILE.submission.json)")
     sm.set_defaults(func=cmd_submission)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .judging import JudgeSpec
+from .tasks import all_tasks
 
 MINILM = "all-MiniLM-L6-v2"
 
@@ -22,7 +23,16 @@ def train_offline_judges(dataset: str | Path, out: Path, rubric: Path) -> dict[s
     return offline_judges(out)
 
 
+# the metric a task's judge feeds (its `judge.judged_metric`, else its scorer's metric) -> (backend, model folder)
+OFFLINE_JUDGES = {"group_win_rate": ("reward", "reward_model"), "element_autograder": ("embedding", "element_grader")}
+
+
 def offline_judges(folder: Path) -> dict[str, JudgeSpec]:
-    """The judge of each judged task from a folder `train_offline_judges` wrote."""
-    return {"caption_generation": JudgeSpec("reward", str(folder / "reward_model")),
-            "humorbench": JudgeSpec("embedding", str(folder / "element_grader"))}
+    """The judge of each judged task from a folder `train_offline_judges` wrote, chosen by the metric the task's
+    judge feeds (read from the task files, so a new task with one of these metrics is judged too)."""
+    out = {}
+    for name, task in all_tasks().items():
+        found = OFFLINE_JUDGES.get(task.judge.get("judged_metric", task.metric))
+        if task.needs_judge and found:
+            out[name] = JudgeSpec(found[0], str(folder / found[1]))
+    return out

@@ -10,9 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .leaderboard.benchmarks import FAMILIES, METRICS, Metric
-from .leaderboard.store import run_id
-from .leaderboard.table import (
+from .results import run_id
+from .standings import (
     OFFLINE_JUDGES,
     Filters,
     build_frame,
@@ -22,6 +21,7 @@ from .leaderboard.table import (
     tab_table,
     task_judges,
 )
+from .tasks.scores import FAMILIES, METRICS, Metric
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; }

@@ -292,3 +292,8 @@ def read_results_dir(folder: str | Path) -> list[tuple[Path, dict[str, Any]]]:
 
 def _refuse_constant(name: str) -> float:
     raise ResultsError(f"results: {name} is not a number JSON can carry")
+
+
+def run_id(result: Mapping[str, Any]) -> str:
+    """The leaderboard run a results record belongs to (`extra.run_id`)."""
+    return str((result.get("extra") or {}).get("run_id") or "")

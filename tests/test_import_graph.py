@@ -101,3 +101,13 @@ def test_the_checker_finds_a_lazy_cycle() -> None:
     node = next(n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom))
     assert _resolve("nycc_bench.builders", True, node, {"nycc_bench.builders.cli", "nycc_bench.cli"}) == \
         {"nycc_bench.builders.cli"}
+
+
+def test_only_the_faces_import_the_leaderboard() -> None:
+    """Scores are a `tasks/` concept (`tasks/scores.py`) and ranked tables live in `standings.py`: the report and
+    the cards never import the leaderboard; only the CLI (which serves and seeds it) and the demo do."""
+    faces = {"nycc_bench.cli", "nycc_bench.demo"}
+    found = sorted(f"{module} → {target}" for module, targets in import_graph().items()
+                   if not module.startswith("nycc_bench.leaderboard") and module not in faces
+                   for target in targets if target.startswith("nycc_bench.leaderboard"))
+    assert not found, found

@@ -32,12 +32,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 from tiny_models import save_tiny_llama  # noqa: E402
 
 from nycc_bench.leaderboard import SEED_DIR, Settings, create_app  # noqa: E402
-from nycc_bench.leaderboard.benchmarks import FAMILIES, family_metrics  # noqa: E402
 from nycc_bench.leaderboard.browse import GROUPS  # noqa: E402
 from nycc_bench.leaderboard.store import FINISHED, Job, LocalStore  # noqa: E402
 from nycc_bench.leaderboard.ui import launch_options  # noqa: E402
 from nycc_bench.leaderboard.worker import run_worker_once  # noqa: E402
 from nycc_bench.results import read_results  # noqa: E402
+from nycc_bench.tasks.scores import FAMILIES, family_metrics  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "out" / "screenshots" / "leaderboard"

@@ -23,8 +23,8 @@ from tiny_models import save_tiny_llama  # noqa: E402
 from nycc_bench.leaderboard.settings import Settings  # noqa: E402
 from nycc_bench.leaderboard.store import FINISHED, LocalStore, Refused  # noqa: E402
 from nycc_bench.leaderboard.submit import submit  # noqa: E402
-from nycc_bench.leaderboard.table import Filters, build_frame, tab_table  # noqa: E402
 from nycc_bench.leaderboard.worker import run_worker_once  # noqa: E402
+from nycc_bench.standings import Filters, build_frame, tab_table  # noqa: E402
 from nycc_bench.tasks import TASKS, get_task  # noqa: E402
 
 pytestmark = pytest.mark.gpu

@@ -21,10 +21,10 @@ if not CHROMIUM.exists():
 sync_api = pytest.importorskip("playwright.sync_api")
 
 from nycc_bench.leaderboard import SEED_DIR, Settings, create_app  # noqa: E402
-from nycc_bench.leaderboard.benchmarks import FAMILIES, family_metrics  # noqa: E402
 from nycc_bench.leaderboard.ui import launch_options  # noqa: E402
 from nycc_bench.report import write_report  # noqa: E402
 from nycc_bench.results import read_results  # noqa: E402
+from nycc_bench.tasks.scores import FAMILIES, family_metrics  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "out" / "screenshots" / "newuser"

@@ -7,8 +7,8 @@ from typing import Any
 
 from nycc_bench.leaderboard import SEED_DIR
 from nycc_bench.leaderboard.about import about_markdown, rows_facts
-from nycc_bench.leaderboard.table import RANK_RULE, Filters, build_frame, params_text, tab_table
 from nycc_bench.results import SCHEMA, read_results
+from nycc_bench.standings import RANK_RULE, Filters, build_frame, params_text, tab_table
 
 JUDGE = {"caption_generation": {"name": "reward:/m", "backend": "reward", "model": "/m", "base_url": None},
          "humorbench": {"name": "openai:gpt-4o", "backend": "openai", "model": "gpt-4o", "base_url": None}}

@@ -95,9 +95,9 @@ def live(tmp_path_factory: pytest.TempPathFactory, sample_dataset: str) -> Itera
 def every_row() -> list[Any]:
     """The leaderboard's filters with nothing filtered out (search, sample rows, details, type, size, setting,
     then each view's plotted metric)."""
-    from nycc_bench.leaderboard.benchmarks import family_metrics
-    from nycc_bench.leaderboard.table import SETTINGS, SIZES, TYPES, UNKNOWN_SIZE
     from nycc_bench.leaderboard.ui import VIEWS
+    from nycc_bench.standings import SETTINGS, SIZES, TYPES, UNKNOWN_SIZE
+    from nycc_bench.tasks.scores import family_metrics
 
     return ["", True, False, list(TYPES.values()), [s[0] for s in SIZES] + [UNKNOWN_SIZE], list(SETTINGS),
             *(family_metrics(family)[0].label for family, _, _ in VIEWS)]

@@ -10,10 +10,11 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from nycc_bench.leaderboard.benchmarks import FAMILIES, METRICS, family_metrics
 from nycc_bench.leaderboard.detail import detail_html, run_choices
+from nycc_bench.leaderboard.exports import write_exports
 from nycc_bench.leaderboard.settings import Settings
-from nycc_bench.leaderboard.table import (
+from nycc_bench.results import SCHEMA
+from nycc_bench.standings import (
     Filters,
     arena_rank,
     build_frame,
@@ -22,9 +23,8 @@ from nycc_bench.leaderboard.table import (
     overall_rank,
     size_bucket,
     tab_table,
-    write_exports,
 )
-from nycc_bench.results import SCHEMA
+from nycc_bench.tasks.scores import FAMILIES, METRICS, family_metrics
 
 EVIL = "<script>alert(1)</script>"
 

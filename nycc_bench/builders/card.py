@@ -8,7 +8,8 @@ from datasets.info import DatasetInfo, DatasetInfosDict
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from .. import __version__
-from ..citations import FAMILIES
+from ..tasks.families import families
+from ..tasks.registry import all_tasks, config_name
 from .merge import RECORD_KEY
 from .sources import ZHANG_HF_REPO
 from .writer import BuiltConfig, data_path
@@ -31,15 +32,32 @@ FAULTS = """- Contests 643/644, 646/647, 655/656 and 665/666 have identical capt
   the stable sort, so a repeated or blank caption stays where it falls (as in Zhang et al.'s published lists);
   preference pairs draw positions, flagged or not, as upstream does (a pair can hold two copies of one text).
 """
-SCORING = """| task (`nycc-bench run --task`) | configs | metric (`evaluate` module) | judge |
-|---|---|---|---|
-| `matching`, `matching_from_pixels` | `matching[_from_pixels][_1.._4]` | `nycc_accuracy` (mean over the 5 folds) | — |
-| `ranking`, `ranking_from_pixels` | `ranking[_from_pixels][_1.._4]` | `crowd_ny_accuracy` (CrowdAcc, NYAcc) | — |
-| `explanation`, `explanation_from_pixels` | `explanation[_from_pixels][_1.._4]` | `explanation_overlap` | optional |
-| `caption_generation` | `caption_generation` | `group_win_rate` (vs each human group), `ead_diversity` | required |
-| `humorbench` | `humorbench` (`humorbench_hard` flags) | `element_autograder` | required |
-| `*_from_pixels`, `--split leaderboard` | `{matching,ranking}_leaderboard` | none (labels hidden): a submission | — |
-"""
+LEADERBOARD_ROW = ("| `*_from_pixels`, `--split leaderboard` | `{matching,ranking}_leaderboard` "
+                   "| none (labels hidden): a submission | — |")
+
+
+def judged_groups() -> tuple[str, str]:
+    """The CLI groups (tasks/families.yaml) whose tasks need no judge, and those with a task that does."""
+    needs = {f.group: any(t.needs_judge for t in all_tasks().values() if t.family == key)
+             for key, f in families().items()}
+    return ",".join(g for g, n in needs.items() if not n), ",".join(g for g, n in needs.items() if n)
+
+
+def scoring_table() -> str:
+    """The card's task table, one row per task of the registry: its configs, metric modules and judge."""
+    lines = ["| task (`nycc-bench run --task`) | configs | metric (`evaluate` module) | judge |", "|---|---|---|---|"]
+    for task in all_tasks().values():
+        configs = f"`{config_name(task, task.folds[0])}`"
+        if task.has_folds:
+            configs += f" … `{config_name(task, task.folds[-1])}`"
+        if task.display.flag:
+            configs += f" (`{task.display.flag.config}` flags)"
+        metrics = [task.metric, *([task.judge["judged_metric"]] if task.judge.get("judged_metric") else [])]
+        metric = ", ".join(f"`{m}`" for m in metrics) + (f" (mean over the {len(task.folds)} folds)"
+                                                         if task.has_folds else "")
+        judge = "required" if task.needs_judge else "optional" if task.judge.get("protocol") else "—"
+        lines.append(f"| `{task.name}` | {configs} | {metric} | {judge} |")
+    return "\n".join([*lines, LEADERBOARD_ROW]) + "\n"
 LIMITATIONS = """- Crowd ratings are subjective and come from one population of raters on one site; a caption's mean
   rating depends on which captions the adaptive sampling showed it next to (see `algorithm`).
 - Contest numbering: from about #664 on, nextml's file numbers can differ from the official contest numbers
@@ -63,7 +81,7 @@ HUB_SOURCES = {
 
 def config_license(b: BuiltConfig) -> str:
     """The license a config carries: its own (set by the builder from the rows' sources) or its family's."""
-    return b.license or FAMILIES[b.spec.family].license
+    return b.license or families()[b.spec.family].license
 
 
 def default_config(built: list[BuiltConfig]) -> str:
@@ -106,7 +124,7 @@ def render_card(built: list[BuiltConfig], infos: dict[str, DatasetInfo], pretty_
     sources = sources or {}
     sampled = [b.spec.name for b in built if sources.get(b.spec.name) == "sample"]
     sample = bool(sampled)
-    families = [FAMILIES[k] for k in dict.fromkeys(b.spec.family for b in built)]
+    used = [families()[k] for k in dict.fromkeys(b.spec.family for b in built)]
     largest = max(sum(split.num_examples for split in info.splits.values()) for info in infos.values())
     data = DatasetCardData(
         pretty_name=pretty_name,
@@ -133,16 +151,17 @@ def render_card(built: list[BuiltConfig], infos: dict[str, DatasetInfo], pretty_
         sizes = ", ".join(f"{name} {split.num_examples:,}" for name, split in info.splits.items())
         sections.append(
             f"### `{b.spec.name}`\n\n{b.spec.description}\n\n"
-            f"Source: {FAMILIES[b.spec.family].title}. License: `{config_license(b)}`. Rows: {sizes}. "
+            f"Source: {families()[b.spec.family].heading}. License: `{config_license(b)}`. Rows: {sizes}. "
             f"Built from: `{sources.get(b.spec.name, 'unknown')}`.\n\n"
             f"{_feature_lines(info)}\n"
         )
-    sources = "\n".join(f"- **{f.title}** — {f.upstream} (license `{f.license}`)" for f in families)
-    citations = "\n\n".join(f.bibtex for f in families)
+    sources = "\n".join(f"- **{f.heading}** — {f.upstream} (license `{f.license}`)" for f in used)
+    citations = "\n\n".join(f.bibtex for f in used)
     which = "This build holds" if len(sampled) == len(built) else \
         f"The configs {', '.join(f'`{n}`' for n in sampled)} hold"
     banner = (f"\n> **Sample data.** {which} the invented sample that ships with nycc-bench (original "
               "content in the upstream formats), not the benchmark. Its figures mean nothing.\n" if sample else "")
+    free, judged = judged_groups()
     body = f"""
 # {pretty_name}
 {banner}
@@ -162,8 +181,8 @@ contests are `train`.
 ```bash
 pip install nycc-bench=={__version__}
 nycc-bench tasks                                                   # every task and its paper settings
-nycc-bench evaluate --system hf:<model> --tasks hessel --dataset {repo_id} --out runs/my-model   # all five folds
-nycc-bench evaluate --system hf:<model> --tasks zhang,humorbench --dataset {repo_id} --judge openai:gpt-4o \\
+nycc-bench evaluate --system hf:<model> --tasks {free} --dataset {repo_id} --out runs/my-model   # all five folds
+nycc-bench evaluate --system hf:<model> --tasks {judged} --dataset {repo_id} --judge openai:gpt-4o \\
                     --out runs/my-model
 ```
 
@@ -172,7 +191,7 @@ an `evaluate` module (`evaluate.load("nycc-bench/<metric>")`, which needs `pip i
 Hessel et al. report the unweighted mean over the five folds' test accuracies (fold 0 is the config without a
 suffix). Every rate comes with its count and a bootstrap interval.
 
-{SCORING}
+{scoring_table()}
 ## Limitations
 
 {LIMITATIONS}

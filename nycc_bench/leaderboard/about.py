@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..citations import FAMILIES
-from .benchmarks import TASK_FAMILY, family_metrics
-from .table import RANK_RULE, task_judges
+from ..standings import RANK_RULE, task_judges
+from ..tasks import get_task
+from ..tasks.scores import FAMILIES, TASK_FAMILY, family_metrics, family_tasks_text
 
 TITLE = "NYCC humor leaderboard"
 
@@ -47,12 +47,7 @@ SAMPLE_DATASET_NOTE = (
 ABOUT = """\
 ## What is measured
 
-- **Hessel et al. 2023**: matching (5-way), ranking (2-way) and explanation, from the description or from
-  pixels. Accuracy; CrowdAcc / NYAcc; BLEU-4 and ROUGE-L against the human explanation.
-- **Zhang et al. 2024**: ten captions for each held-out cartoon. Win rate against four human caption groups
-  (top 10, #200, #1000, median; a judge compares the groups in both orders) and Average EAD diversity.
-- **HumorBench**: explain the joke of a caption. The share of rubric elements the autograder finds
-  (PASS / (PASS + FAIL)).
+{measured}
 
 Rates are percentages; intervals are 95% percentile bootstrap intervals (over items, or over contests and
 captions where items are grouped). Judged scores appear only where a judge scored the run (the *Judge* column
@@ -97,7 +92,7 @@ def rows_facts(results: list[dict[str, Any]]) -> str:
     for r in results:
         for task, entry in (r.get("tasks") or {}).items():
             got = ((entry.get("config") or {}).get("dataset") or {}).get("folds")
-            if TASK_FAMILY.get(task) == "hessel2023" and got:
+            if task in TASK_FAMILY and get_task(task).has_folds and got:
                 folds[tuple(sorted(int(f) for f in got))] += 1
     if folds:
         parts = [f"{_folds(f)} ({n} task result{'s' if n > 1 else ''})" for f, n in sorted(folds.items())]
@@ -121,7 +116,13 @@ def rows_facts(results: list[dict[str, Any]]) -> str:
 
 def about_markdown(results: list[dict[str, Any]]) -> str:
     """The About tab: how things are measured, what the rows hold (from their records), how submissions run."""
-    return ABOUT.replace("{rows}", rows_facts(results)) + "\n\n" + citations_markdown()
+    return (ABOUT.replace("{measured}", measured_markdown()).replace("{rows}", rows_facts(results)) + "\n\n"
+            + citations_markdown())
+
+
+def measured_markdown() -> str:
+    """One bullet per family (tasks/families.yaml): what it measures and its tasks, from the registry."""
+    return "\n".join(f"- **{f.title}**: {f.measures} {family_tasks_text(f)}" for f in FAMILIES)
 
 
 def rank_rule(family: str | None) -> str:
@@ -134,6 +135,6 @@ def rank_rule(family: str | None) -> str:
 
 
 def citations_markdown() -> str:
-    """The three papers' BibTeX, for the About tab."""
-    blocks = [f"**{f.title}** ({f.license}; {f.upstream})\n\n```bibtex\n{f.bibtex}\n```" for f in FAMILIES.values()]
+    """The papers' BibTeX, for the About tab."""
+    blocks = [f"**{f.heading}** ({f.license}; {f.upstream})\n\n```bibtex\n{f.bibtex}\n```" for f in FAMILIES]
     return "## Citations\n\n" + "\n\n".join(blocks)

@@ -1,5 +1,6 @@
-"""The Browse tab's data: one contest's cartoon, descriptions, human caption groups, HumorBench elements, and
-what each finished run answered for its instances. Everything shown as HTML goes through `html.escape`."""
+"""The Browse tab's data: one contest's cartoon, descriptions, and each task's dataset rows as its task file's
+`display:` block says (choices, text fields, human caption groups, rubric elements), then what each finished run
+answered for its instances. No task is named here. Everything shown as HTML goes through `html.escape`."""
 
 from __future__ import annotations
 
@@ -13,13 +14,29 @@ from pathlib import Path
 from typing import Any
 
 from ..groups import HUMAN_GROUPS, LABELS
-from ..tasks import TASKS, get_task
+from ..tasks import TASKS, Task
+from ..tasks.families import families
 from ..tasks.instances import load_split
 
 log = logging.getLogger("nycc_bench.leaderboard")
 GROUPS = tuple((group, LABELS[group]) for group in HUMAN_GROUPS)
-CONFIGS = (*TASKS, "humorbench_hard")  # fold 0, test split: what the leaderboard scores
+# fold 0, test split: what the leaderboard scores; each task's config, then the configs that flag rows
+CONFIGS = tuple(dict.fromkeys([*(t.config for t in TASKS.values()),
+                               *(t.display.flag.config for t in TASKS.values() if t.display.flag)]))
+GROUP_CONFIGS = {t.config for t in TASKS.values() if t.display.view == "groups"}
 e = html.escape
+
+
+def shown_tasks() -> list[Task]:
+    """The tasks whose rows Browse shows, in the registry's order: the first task of each config with a view
+    (a variant on its base's config, e.g. a few-shot one, adds its answers but not its rows again)."""
+    seen: set[str] = set()
+    out = []
+    for task in TASKS.values():
+        if task.display.view != "none" and task.config not in seen:
+            seen.add(task.config)
+            out.append(task)
+    return out
 
 
 @dataclass
@@ -31,7 +48,7 @@ class Contest:
     description: str = ""
     uncanny: str = ""
     groups: dict[str, list[str]] = field(default_factory=dict)
-    items: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))  # task → rows
+    items: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))  # config → rows
 
 
 class ContestIndex:
@@ -74,7 +91,7 @@ class ContestIndex:
         return out
 
     def contest(self, number: int, images: bool = True) -> Contest:
-        """One contest's rows gathered by task."""
+        """One contest's rows gathered by config (a config whose task shows groups gives the contest's groups)."""
         contest = Contest(number)
         for config, i in self.positions.get(int(number), []):
             row = (self.splits if images else self.text_splits)[config][i]
@@ -84,10 +101,9 @@ class ContestIndex:
             if len(described) > len(contest.description):
                 contest.description = described
             contest.uncanny = contest.uncanny or row.get("image_uncanny_description") or ""
-            if config == "caption_generation":
+            if config in GROUP_CONFIGS:
                 contest.groups = {k: row.get(k) or [] for k, _ in GROUPS}
-            else:
-                contest.items[config].append(row)
+            contest.items[config].append(row)
         return contest
 
 
@@ -100,35 +116,45 @@ def _choice_list(row: dict[str, Any], letters: str) -> str:
     return "<ul class='nycc-choices'>" + "".join(parts) + "</ul>"
 
 
+def _item_html(task: Task, row: dict[str, Any], flagged: set[str]) -> list[str]:
+    """One dataset row of a task, as its `display.view` says (the heading, then the body)."""
+    display, ident = task.display, str(row[task.display.id])
+    if display.view == "elements":
+        tag = f" <span class='nycc-tag'>{e(display.flag.tag)}</span>" if display.flag and ident in flagged else ""
+        elements = "".join(
+            f"<li>{e(text)}" + (f" <i>({e(', '.join(cats))})</i>" if cats else "") + "</li>"
+            for text, cats in zip(row.get("elements") or [], row.get("element_categories") or [], strict=False))
+        return [f"<h4>{e(families()[task.family].title)} caption {e(ident)}{tag}</h4><p>{e(row['caption'])}</p>"
+                f"<p>Elements an explanation must contain:</p><ul>{elements}</ul>"]
+    heading = f"<h4>{e(task.summary)} <small>item {e(ident[:8])}</small></h4>"
+    if display.view == "text":
+        return [heading, "".join(f"<p><b>{e(label)}.</b> {e(str(row.get(key)))}</p>"
+                                 for key, label in display.fields.items())]
+    return [heading, _choice_list(row, task.letters)]
+
+
 def contest_html(contest: Contest) -> str:
-    """The contest's text: description, the Hessel items, the human groups and the HumorBench elements."""
+    """The contest's text: description, the human caption groups, then each shown task's rows."""
     out = [f"<h3>Contest #{contest.number}</h3>"]
     if contest.description:
         out.append(f"<p><b>Description.</b> {e(contest.description)}</p>")
     if contest.uncanny:
         out.append(f"<p><b>What is unusual.</b> {e(contest.uncanny)}</p>")
+    shown = shown_tasks()
     if contest.groups:
-        out.append("<h4>Human caption groups (Zhang et al. 2024)</h4><div class='nycc-groups'>")
+        family = next(families()[t.family].title for t in shown if t.display.view == "groups")
+        out.append(f"<h4>Human caption groups ({e(family)})</h4><div class='nycc-groups'>")
         for key, label in GROUPS:
             items = "".join(f"<li>{e(c)}</li>" for c in contest.groups.get(key, []))
             out.append(f"<div><b>{label}</b><ol>{items or '<li><i>none</i></li>'}</ol></div>")
         out.append("</div>")
-    for task in ("matching", "ranking", "explanation"):
-        for row in contest.items.get(task, []):
-            out.append(f"<h4>{e(get_task(task).summary)} <small>item {e(str(row['instance_id'])[:8])}</small></h4>")
-            if task == "explanation":
-                out.append(f"<p><b>Caption.</b> {e(str(row.get('caption_choices')))}</p>"
-                           f"<p><b>Human explanation.</b> {e(str(row.get('label')))}</p>")
-            else:
-                out.append(_choice_list(row, get_task(task).letters))
-    hard = {row["caption_id"] for row in contest.items.get("humorbench_hard", [])}
-    for row in contest.items.get("humorbench", []):
-        tag = " <span class='nycc-tag'>hard</span>" if row["caption_id"] in hard else ""
-        elements = "".join(
-            f"<li>{e(text)}" + (f" <i>({e(', '.join(cats))})</i>" if cats else "") + "</li>"
-            for text, cats in zip(row.get("elements") or [], row.get("element_categories") or [], strict=False))
-        out.append(f"<h4>HumorBench caption {e(str(row['caption_id']))}{tag}</h4><p>{e(row['caption'])}</p>"
-                   f"<p>Elements an explanation must contain:</p><ul>{elements}</ul>")
+    for task in shown:
+        if task.display.view == "groups":
+            continue
+        flag = task.display.flag
+        flagged = {str(r[flag.key]) for r in contest.items.get(flag.config, [])} if flag else set()
+        for row in contest.items.get(task.config, []):
+            out += _item_html(task, row, flagged)
     return "\n".join(out)
 
 
@@ -160,14 +186,9 @@ class Predictions:
 def _instance_ids(contest: Contest) -> dict[str, list[tuple[str, Any]]]:
     """task → (instance id, reference) of this contest's items."""
     out: dict[str, list[tuple[str, Any]]] = {}
-    for task in TASKS:
-        if task == "caption_generation":
-            out[task] = [(str(contest.number), None)] if contest.groups else []
-        elif task == "humorbench":
-            out[task] = [(str(r["caption_id"]), None) for r in contest.items.get(task, [])]
-        else:
-            out[task] = [(str(r["instance_id"]), r.get("label") if get_task(task).kind == "choice" else None)
-                         for r in contest.items.get(task, [])]
+    for name, task in TASKS.items():
+        out[name] = [(str(r[task.display.id]), r.get("label") if task.kind == "choice" else None)
+                     for r in contest.items.get(task.config, [])]
     return out
 
 
@@ -216,7 +237,7 @@ def showcase(index: ContestIndex, results: list[dict[str, Any]], resolve: Any, c
     """The contest Browse opens on: the first with a cartoon, the human caption groups and some run's answers
     (else the first with a cartoon and captions, else the first contest); None for an empty dataset."""
     numbers = list(index.positions)
-    with_groups = [n for n in numbers if any(c == "caption_generation" for c, _ in index.positions[n])]
+    with_groups = [n for n in numbers if any(c in GROUP_CONFIGS for c, _ in index.positions[n])]
     fallback = None
     for number in with_groups[:tries]:
         contest = index.contest(number)

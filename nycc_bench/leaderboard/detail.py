@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .benchmarks import METRICS
+from ..tasks.scores import METRICS
 from .store import run_id
 
 e = html.escape

@@ -11,8 +11,8 @@ from typing import Any
 
 import pandas as pd
 
-from .benchmarks import Metric
-from .table import TYPES
+from ..standings import TYPES
+from ..tasks.scores import Metric
 
 COLORS = {"Baseline": "#8c8c8c", "Open weights": "#1f77b4", "API": "#d62728"}
 RUN_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..predictions import messages_path
-from ..results import ResultsError, dumps, read_results
+from ..results import ResultsError, dumps, read_results, run_id
 
 PENDING, RUNNING, FINISHED, FAILED = "PENDING", "RUNNING", "FINISHED", "FAILED"
 RUN_ID_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-_")
@@ -109,11 +109,6 @@ def one_line(err: BaseException, limit: int = 300) -> str:
     """An error as one short line (for banners and reasons)."""
     text = " ".join(str(err).split()) or type(err).__name__
     return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def run_id(result: dict[str, Any]) -> str:
-    """The leaderboard run a results record belongs to (`extra.run_id`)."""
-    return str((result.get("extra") or {}).get("run_id") or "")
 
 
 def check_run_id(run_id: str) -> str:

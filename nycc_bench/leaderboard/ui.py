@@ -13,17 +13,7 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from ..tasks import TASKS
-from . import about
-from .benchmarks import FAMILIES, family_metrics
-from .browse import ContestIndex, Predictions, contest_html, outputs_html, showcase
-from .detail import detail_html, prediction_files, run_choices
-from .plots import compare_plot, interval_plot
-from .settings import Settings
-from .store import Job, Refused, Store, StoreUnavailable
-from .store import run_id as store_run_id
-from .submit import DTYPES, submit
-from .table import (
+from ..standings import (
     SETTINGS,
     SIZES,
     TYPES,
@@ -33,8 +23,18 @@ from .table import (
     datatypes,
     filter_rows,
     tab_table,
-    write_exports,
 )
+from ..tasks import TASKS
+from ..tasks.scores import FAMILIES, family_metrics, family_summary
+from . import about
+from .browse import ContestIndex, Predictions, contest_html, outputs_html, showcase
+from .detail import detail_html, prediction_files, run_choices
+from .exports import write_exports
+from .plots import compare_plot, interval_plot
+from .settings import Settings
+from .store import Job, Refused, Store, StoreUnavailable
+from .store import run_id as store_run_id
+from .submit import DTYPES, submit
 
 log = logging.getLogger("nycc_bench.leaderboard")
 e = html.escape
@@ -241,6 +241,13 @@ class App:
                             f"{e(', '.join(job.tasks))}."), self.queue()
 
 
+def default_tasks() -> list[str]:
+    """The Submit form's preselected tasks: those with a headline score that any text model can run and no judge
+    is needed for (from description, judge not required), read from the task files."""
+    return [name for name, task in TASKS.items()
+            if not task.from_pixels and not task.needs_judge and any(s.headline for s in task.scores)]
+
+
 def ranked_note(ranked: tuple[str, ...], any_rows: bool) -> str:
     """The line under the overview naming its ranked columns (or saying none is shared)."""
     if not any_rows:
@@ -255,7 +262,7 @@ def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any], Any]:
     tables, plots, pickers, note = [], [], [], None
     for family, key, title in VIEWS:
         with gr.Tab(title, id=f"view-{key}", elem_id=f"view-{key}"):
-            summary = next((f.summary for f in FAMILIES if f.key == family), about.OVERVIEW_SUMMARY)
+            summary = next((family_summary(f) for f in FAMILIES if f.key == family), about.OVERVIEW_SUMMARY)
             gr.Markdown(f"{summary} {about.rank_rule(family)}", elem_id=f"summary-{key}")
             tables.append(gr.Dataframe(value=pd.DataFrame(), interactive=False, pinned_columns=2, max_height=520,
                                        wrap=family is None, elem_id=f"table-{key}", label=f"{title} results",
@@ -328,7 +335,7 @@ def build(app: App) -> gr.Blocks:
                     revision = gr.Textbox(label="Revision (optional)", placeholder="main", max_lines=1,
                                           elem_id="model-revision", scale=1)
                     dtype = gr.Dropdown(list(DTYPES), value="default", label="Precision", scale=1)
-                tasks = gr.CheckboxGroup(list(TASKS), value=["matching", "ranking"], label="Tasks", elem_id="tasks")
+                tasks = gr.CheckboxGroup(list(TASKS), value=default_tasks(), label="Tasks", elem_id="tasks")
                 send = gr.Button("Submit", variant="primary", elem_id="submit-button")
                 message = gr.HTML(elem_id="submit-message")
                 with gr.Row():

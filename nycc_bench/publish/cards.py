@@ -21,10 +21,10 @@ from huggingface_hub.utils import HFValidationError, validate_repo_id
 
 from .. import __version__
 from ..citations import FAMILIES
-from ..leaderboard.benchmarks import METRICS
 from ..results import read_results_dir
 from ..systems.registry import entry_of
 from ..tasks import Task, config_name, get_task
+from ..tasks.scores import METRICS
 from . import NAMESPACE, PROJECT_URL, dataset_id
 
 TEMPLATE = Path(__file__).resolve().parent / "card_template.md"
@@ -90,9 +90,9 @@ def describe(spec: str) -> str:
 
 
 def task_title(task: Task) -> str:
-    """A short name for a task, e.g. 'Matching (from description)'."""
+    """A short name for a task, e.g. 'Matching (from description)': its task file's `display.title`, else its name."""
     base = task.name.removesuffix("_from_pixels")
-    title = {"humorbench": "HumorBench explanation"}.get(base, base.replace("_", " ").capitalize())
+    title = task.display.title or base.replace("_", " ").capitalize()
     if task.has_folds:
         title += " (from pixels)" if task.from_pixels else " (from description)"
     return title
@@ -115,7 +115,7 @@ def task_results(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 def score_rows(result: dict[str, Any]) -> list[Row]:
     """The numbers a card reports for one task: the leaderboard's columns of its task, in their order
-    (`nycc_bench.leaderboard.benchmarks.METRICS`, read from the task files); absent ones are left out."""
+    (`nycc_bench.tasks.scores.METRICS`, read from the task files); absent ones are left out."""
     judge_name = result.get("judge")
     suffix = f" (judge {judge_name})" if isinstance(judge_name, str) and judge_name else ""
     task = get_task(result["task"])

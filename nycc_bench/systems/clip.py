@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tasks import Task
+from ..tasks import Task, all_tasks
 from ..tasks.instances import Instance
 from .base import Output, SystemCannotAnswer
 from .hf import ModelRef, PretrainedSystem, load_pretrained
@@ -33,8 +33,9 @@ class ClipSystem(PretrainedSystem):
         import torch
 
         if not task.from_pixels:
+            pixels = ", ".join(n for n, t in all_tasks().items() if t.from_pixels and t.kind == "choice")
             raise SystemCannotAnswer(f"system: clip answers the from-pixels tasks; {task.name} is from description "
-                             f"(use {task.name}_from_pixels)")
+                                     f"(use one of {pixels})")
         if missing := [i.instance_id for i in instances if i.image is None]:
             raise ValueError(f"system: clip scores captions against the cartoon image, and {task.name} instance "
                              f"{missing[0]} has none")

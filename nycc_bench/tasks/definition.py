@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import NyccBenchError
+from .display import Display, read_display
+from .families import families
 
 Kind = Literal["choice", "generation"]
-FAMILIES = ("hessel2023", "zhang2024", "humorbench")
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,7 @@ class Task:
     checks: tuple[str, ...] = ()  # extra analyses of the predictions (e.g. "novelty": copies of human captions)
     source: str = ""  # the task file, relative to the tasks folder
     paper_settings: Mapping[str, PaperSetting] = field(default_factory=dict)
+    display: Display = field(default_factory=Display)  # how the leaderboard's Browse tab shows it
 
     @property
     def has_folds(self) -> bool:
@@ -258,7 +260,7 @@ REQUIRED = ("name", "family", "version", "summary", "paper", "follows", "dataset
 SCHEMA: dict[str, tuple[str, ...]] = {
     "": ("base", "name", "order", "family", "version", "summary", "paper", "follows", "dataset", "kind", "letters",
          "from_pixels", "instances", "parser", "prompts", "scorer", "judge", "decoding", "options", "scores",
-         "deviations", "checks", "higher_is_better"),
+         "deviations", "checks", "higher_is_better", "display"),
     "dataset": ("config", "split", "folds"),
     "scorer": ("name", "metric", "arguments", "options"),
     "judge": ("required", "protocol", "judged_metric"),
@@ -268,6 +270,7 @@ SCHEMA: dict[str, tuple[str, ...]] = {
                  "range"),
     "paper": ("id", "settings"),
     "paper.settings.*": ("at", "value", "values", "source", "deviation", "when"),
+    "display": ("view", "id", "fields", "flag", "title"),
 }
 """Every key a task file may have, by where it sits (`*`: each entry of a mapping or list)."""
 
@@ -286,7 +289,7 @@ def _refuse_unknown(data: Any, allowed: tuple[str, ...], where: str, at: str) ->
 def check_schema(raw: Mapping[str, Any], where: str) -> None:
     """Refuse any key a task file cannot have (a typo such as `optons:` would otherwise be dropped silently)."""
     _refuse_unknown(raw, SCHEMA[""], where, "")
-    for section in ("dataset", "scorer", "judge", "decoding"):
+    for section in ("dataset", "scorer", "judge", "decoding", "display"):
         if section in raw:
             _refuse_unknown(raw[section], SCHEMA[section], where, section)
     for name, option in (raw.get("options") or {}).items():
@@ -340,8 +343,9 @@ def build_task(raw: Mapping[str, Any], root: Path, source: str) -> Task:
     check_schema(raw, where)
     if missing := [k for k in REQUIRED if k not in raw]:
         raise NyccBenchError(f"{where}: lacks {', '.join(missing)}; copy the keys of an existing task file")
-    if raw["family"] not in FAMILIES:
-        raise NyccBenchError(f"{where}: family {raw['family']!r} is not one of {', '.join(FAMILIES)}")
+    if raw["family"] not in families():
+        raise NyccBenchError(f"{where}: family {raw['family']!r} is not one of {', '.join(families())} "
+                             "(tasks/families.yaml)")
     if raw["kind"] not in ("choice", "generation"):
         raise NyccBenchError(f"{where}: kind must be choice or generation, got {raw['kind']!r}")
     prompts, files = {}, {}
@@ -381,4 +385,5 @@ def build_task(raw: Mapping[str, Any], root: Path, source: str) -> Task:
         letters=raw.get("letters", ""), from_pixels=bool(raw.get("from_pixels", False)),
         higher_is_better=bool(raw.get("higher_is_better", True)), deviations=tuple(raw.get("deviations") or ()),
         checks=tuple(raw.get("checks") or ()), source=source, paper_settings=paper_settings,
+        display=read_display(raw.get("display"), where),
     )

@@ -10,7 +10,8 @@ from typing import Any
 import yaml
 
 from ..errors import NyccBenchError
-from .definition import FAMILIES, Task, _merge, build_task
+from .definition import Task, _merge, build_task
+from .families import families, groups
 
 ROOT = Path(__file__).resolve().parent
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the CLI reads every task file
@@ -43,16 +44,15 @@ def _resolved(name: str, seen: tuple[str, ...] = ()) -> dict[str, Any]:
     return merged
 
 
-GROUPS = {"all": None, "hessel": "hessel2023", "zhang": "zhang2024", "humorbench": "humorbench"}
+GROUPS = groups()  # CLI group name -> family key (tasks/families.yaml); `all`: every task
 
 
 @cache
 def all_tasks() -> dict[str, Task]:
     """Every task by name: by family (papers' order), then each file's `order`."""
     resolved = {name: _resolved(name) for name in _raw_files()}
-    names = sorted(resolved, key=lambda n: (FAMILIES.index(resolved[n].get("family", FAMILIES[0]))
-                                            if resolved[n].get("family") in FAMILIES else 99,
-                                            resolved[n].get("order", 99), n))
+    order = {key: family.order for key, family in families().items()}
+    names = sorted(resolved, key=lambda n: (order.get(resolved[n].get("family"), 99), resolved[n].get("order", 99), n))
     return {name: build_task(resolved[name], ROOT, _raw_files()[name][1]) for name in names}
 
 
@@ -86,7 +86,7 @@ def resolve_tasks(names: str | list[str]) -> list[str]:
     """
     items = [n.strip() for n in (names.split(",") if isinstance(names, str) else names) if n.strip()]
     if not items:
-        raise NyccBenchError("tasks: name at least one task or group (all, hessel, zhang, humorbench)")
+        raise NyccBenchError(f"tasks: name at least one task or group ({', '.join(GROUPS)})")
     out: list[str] = []
     for item in items:
         out += list_tasks(GROUPS[item]) if item in GROUPS else [get_task(item).name]

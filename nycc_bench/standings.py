@@ -1,4 +1,5 @@
-"""Results → the leaderboard's tables: one wide frame of every run and metric, then per-tab filtered views.
+"""Results → ranked tables (the leaderboard's tabs and the report's summary): one wide frame of every run and
+metric, then per-tab filtered views.
 
 Each metric is one column: its value (a percentage for rates) shown as `value ± half-interval` and sorted by the
 value; the details switch adds the 95% interval and the item count to the same cell. Ranks:
@@ -12,18 +13,14 @@ value; the details switch adds the 95% interval and the item count to the same c
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from .benchmarks import METRICS, Metric, family_metrics
-from .store import run_id, write_atomic
+from .results import run_id
+from .tasks.scores import METRICS, Metric, family_metrics
 
 TYPES = {"baseline": "Baseline", "open": "Open weights", "api": "API"}
 SIZES = [("< 1B", 0.0, 1.0), ("1-3B", 1.0, 3.0), ("3-7B", 3.0, 7.0), ("7-15B", 7.0, 15.0), ("15-35B", 15.0, 35.0),
@@ -325,40 +322,3 @@ def tab_table(frame: pd.DataFrame, family: str | None, filters: Filters) -> Tabl
 def datatypes(columns: list[str]) -> list[str]:
     """gr.Dataframe column types: the model cell is markdown, numbers sort as numbers."""
     return ["markdown" if c == "Model" else "str" if c in ("Type", "Data", "Judge") else "number" for c in columns]
-
-
-def export_records(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The whole leaderboard as plain records (every run, every metric, original scale) for the downloads."""
-    out = []
-    for result in sorted(results, key=run_id):
-        model = result.get("model", {})
-        judges = task_judges(result)
-        record: dict[str, Any] = {
-            "run_id": run_id(result), "model": model.get("name") or model.get("spec"), "spec": model.get("spec"),
-            "type": model.get("type"), "parameters": model.get("parameters"),
-            "revision": model.get("commit") or model.get("revision"),
-            "sample_data": bool(result.get("dataset", {}).get("sample")),
-            "dataset_fingerprint": result.get("dataset", {}).get("fingerprint"),
-            "nycc_bench_version": result.get("nycc_bench_version"), "created_at": result.get("created_at")}
-        for metric in METRICS:
-            value, low, high, n = metric.extract((result.get("tasks", {}).get(metric.task) or {}).get("scores"))
-            record.update({metric.key: value, f"{metric.key}:ci_low": low, f"{metric.key}:ci_high": high,
-                           f"{metric.key}:n": n,
-                           f"{metric.key}:judge": judges.get(metric.task) if metric.judged else None})
-        out.append(record)
-    return out
-
-
-def write_exports(results: list[dict[str, Any]], folder: Path) -> list[str]:
-    """`leaderboard.csv` and `leaderboard.json` of every run (unfiltered), written atomically into `folder`."""
-    records = export_records(results)
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    columns = list(records[0]) if records else ["run_id"]
-    text = io.StringIO()
-    writer = csv.DictWriter(text, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(records)
-    write_atomic(folder / "leaderboard.csv", text.getvalue())
-    write_atomic(folder / "leaderboard.json", json.dumps(records, indent=2, ensure_ascii=False) + "\n")
-    return [str(folder / "leaderboard.csv"), str(folder / "leaderboard.json")]

@@ -1,8 +1,8 @@
-"""The benchmarks the leaderboard shows: families (one tab each) and their metric columns.
+"""The score registry: every score a task file declares (`scores:`) as one column, by family.
 
-Tabs, table columns, plots and the overview are all derived from `METRICS`, which is read from the task files'
-`scores:` lists (a new score is a line in a task file). A column reads `{value, ci_low, ci_high, n}` from a
-results record's task entry.
+The leaderboard's tabs, columns, plots and overview, the report and the model cards are all derived from
+`METRICS`, read from the task files (a new score is a line in a task file). A column reads
+`{value, ci_low, ci_high, n}` from a results record's task entry.
 """
 
 from __future__ import annotations
@@ -10,21 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..tasks import all_tasks, get_task
-
-
-@dataclass(frozen=True)
-class Family:
-    """A benchmark family: one leaderboard tab (paper, license and BibTeX live in `nycc_bench.citations`)."""
-
-    key: str
-    title: str
-    summary: str
+from .families import Family, families
+from .registry import all_tasks, get_task, list_tasks
 
 
 @dataclass(frozen=True)
 class Metric:
-    """One column of the leaderboard: a score a task file declares (`scores:`), read from a results record."""
+    """One column: a score a task file declares (`scores:`), read from a results record."""
 
     family: str
     task: str
@@ -64,16 +56,8 @@ class Metric:
         return found["value"], found.get("ci_low"), found.get("ci_high"), found.get("n")
 
 
-FAMILIES = [
-    Family("hessel2023", "Hessel et al. 2023",
-           "Matching (5-way), quality ranking (2-way; CrowdAcc / NYAcc) and explanation, from the cartoon's "
-           "description or from its pixels."),
-    Family("zhang2024", "Zhang et al. 2024",
-           "Ten captions per held-out cartoon, judged against four human groups (win rates) and scored for "
-           "diversity (Average EAD)."),
-    Family("humorbench", "HumorBench",
-           "Explain the joke; an autograder checks each rubric element (PASS / FAIL)."),
-]
+FAMILIES: list[Family] = list(families().values())
+"""The families in the papers' order (one leaderboard tab, one report section each)."""
 
 METRICS = [Metric(task.family, task.name, sc.key, sc.label,
                   task.higher_is_better if sc.higher_is_better is None else sc.higher_is_better, sc.rate,
@@ -88,3 +72,13 @@ def family_metrics(family: str | None) -> list[Metric]:
     if family is None:
         return [m for m in METRICS if m.headline]
     return [m for m in METRICS if m.family == family]
+
+
+def family_tasks_text(family: Family) -> str:
+    """`Tasks: `matching`, `ranking`, ….` — the family's tasks from the registry, never a hand-kept list."""
+    return "Tasks: " + ", ".join(f"`{name}`" for name in list_tasks(family.key)) + "."
+
+
+def family_summary(family: Family) -> str:
+    """A family's summary followed by its tasks (the leaderboard tab's opening line)."""
+    return f"{family.summary} {family_tasks_text(family)}"
