@@ -136,7 +136,7 @@ class JudgeSpec:
         timeout = {} if self.timeout_s is None else {"timeout_s": self.timeout_s}
         named: dict[str, Any] = {}
         if self.named is not None:
-            named = {"prompt_version": self.named.prompt, **self.named.parser_args}
+            named = {"prompt_version": self.named.prompt, **dict(self.named.parser_args)}
         return LLMConfig(backend=self.backend, model=self.model, base_url=self.base_url,
                          cache_dir=self.cache_dir, max_concurrency=self.max_concurrency, **timeout, **named)
 
@@ -151,7 +151,7 @@ def protocol_config(judge: JudgeSpec, protocol: str | None) -> LLMConfig:
     named judge sets its own."""
     config = judge.config()
     paper = get_protocol(protocol).paper if protocol else {}
-    if "parse_retries" in paper and "parse_retries" not in (judge.named.parser_args if judge.named else {}):
+    if "parse_retries" in paper and "parse_retries" not in dict(judge.named.parser_args if judge.named else ()):
         config = replace(config, parse_retries=paper["parse_retries"])
     return config
 

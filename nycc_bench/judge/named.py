@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +36,7 @@ class NamedJudge:
     protocol: str
     prompt: str | None = None  # the protocol's prompt version; None: its current one
     parser: str | None = None  # a named parser the protocol reads replies with; None: the protocol's upstream rule
-    parser_args: Mapping[str, Any] = field(default_factory=dict)
+    parser_args: tuple[tuple[str, int], ...] = ()  # (name, value) pairs, so the configuration stays hashable
     threshold: float | None = None  # the recalibration threshold (protocols that have one); None: the paper's
     base_url: str | None = None
     summary: str = ""
@@ -95,7 +94,8 @@ def load_judge(ref: str, _seen: tuple[str, ...] = ()) -> NamedJudge:
         if base in _seen:
             raise NyccBenchError(f"{path}: base: {base!r} leads back to itself; name another configuration")
         parent = load_judge(str(base), (*_seen, ref))
-        raw = {**{k: v for k, v in parent.__dict__.items() if k in KEYS and v is not None}, **raw}
+        inherited = {**parent.__dict__, "parser_args": dict(parent.parser_args)}
+        raw = {**{k: v for k, v in inherited.items() if k in KEYS and v is not None}, **raw}
     return _checked(raw, path, ref)
 
 
@@ -155,6 +155,6 @@ def _checked(raw: dict[str, Any], path: Path, ref: str) -> NamedJudge:
         raise NyccBenchError(f"{path}: base_url: a URL without credentials (keys come from OPENAI_API_KEY or "
                              "NYCC_JUDGE_API_KEY)")
     return NamedJudge(name=path.stem, backend=raw["backend"], model=raw["model"], protocol=protocol.name,
-                      prompt=prompt, parser=parser, parser_args=dict(args),
+                      prompt=prompt, parser=parser, parser_args=tuple(sorted(args.items())),
                       threshold=None if threshold is None else float(threshold), base_url=base_url,
                       summary=str(raw.get("summary") or ""), ref=ref)
