@@ -16,7 +16,7 @@ object's jobs, the dry run estimating those same jobs.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from functools import cache
 from typing import Any
@@ -72,12 +72,6 @@ class JudgeSpec:
         if named is not None:
             options = {**options, "base_url": options.get("base_url") or named.base_url, "named": named}
         return cls(backend, model, **options)
-
-    def stop_if_dry(self, jobs: Callable[[LLMConfig], list[Any]]) -> None:
-        """In a dry run, estimate the jobs the judge would run (after the cache) and stop before any call."""
-        if self.dry_run and self.backend in ("openai", "transformers"):
-            config = self.config()
-            raise DryRun(estimate_jobs(jobs(config), config, echo=False))
 
     @property
     def is_llm(self) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from fake_openai import FakeChatServer, Reply
-from judge_helpers import KEY, group_inputs
+from judge_helpers import group_inputs, use_fake_key
 
 from nycc_bench.cli import main
 from nycc_bench.errors import DryRun, NyccBenchError
@@ -23,10 +23,7 @@ SHIPPED = sorted(path.stem for path in CONFIGS_DIR.glob("*.yaml"))
 
 @pytest.fixture(autouse=True)
 def _env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("NYCC_JUDGE_API_KEY", KEY)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("NYCC_BENCH_JUDGE_PATH", raising=False)
-    monkeypatch.setenv("NYCC_BENCH_CACHE", str(tmp_path / "default-cache"))
+    use_fake_key(monkeypatch, tmp_path)
 
 
 def test_the_papers_judges_ship_as_configurations() -> None:
