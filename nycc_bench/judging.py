@@ -15,7 +15,6 @@ object's jobs, the dry run estimating those same jobs.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from functools import cache
@@ -155,7 +154,7 @@ def run_judge(protocol: str, judge: JudgeSpec, **inputs: Any) -> list[dict[str, 
     judge's parser and settings applied, a dry run stopping with the estimate of the same jobs."""
     proto = get_protocol(protocol)
     judge.check_protocol(proto.name)
-    if judge.named is not None and inputs.get("rule") is None and "rule" in inspect.signature(proto.build).parameters:
+    if judge.named is not None and inputs.get("rule") is None and proto.takes_rule:
         inputs["rule"] = judge.named.parser
     config = protocol_config(judge, proto.name)
     if judge.dry_run:

@@ -15,7 +15,10 @@ from nycc_bench.errors import DryRun, NyccBenchError
 from nycc_bench.judge import get_protocol, protocol_names
 from nycc_bench.judge.named import CONFIGS_DIR, judge_names, load_judge
 from nycc_bench.judge.parsers import PARSERS
+from nycc_bench.judge.prompts import read_prompt
 from nycc_bench.judging import JudgeSpec, group_judgments, judge_from_kwargs, protocol_config, run_judge
+from nycc_bench.llm import LLMConfig
+from nycc_bench.llm.chat import Completion
 
 CONTRIBUTING = Path(__file__).resolve().parents[1] / "CONTRIBUTING.md"
 SHIPPED = sorted(path.stem for path in CONFIGS_DIR.glob("*.yaml"))
@@ -137,3 +140,18 @@ def test_contributing_worked_example_runs_by_name(tmp_path: Path, monkeypatch: p
     assert (record["name"], record["config"], record["model"]) == ("overall_mini", "overall_mini", "gpt-4o-mini")
     assert record["settings"]["threshold"] == 3.003349167 and record["settings"]["parser"] == "zhang_top2"
     assert spec.settings("overall")["deviations"] == ["The judge is gpt-4o-mini; the paper's is gpt-4-turbo."]
+
+
+@pytest.mark.parametrize("name", protocol_names())
+def test_every_protocol_object_is_whole(name: str) -> None:
+    """Its parsers are named ones, each version's prompt files exist, and `parse` reads a reply as its jobs do."""
+    protocol = get_protocol(name)
+    assert set(protocol.parsers) <= set(PARSERS) and protocol.paper["rule"] in protocol.parsers
+    for version in protocol.versions:
+        for vision in (True, False):
+            assert all(read_prompt(file) for file in protocol.prompts(version, vision).values())
+    job = protocol.jobs(LLMConfig(model="m"), **protocol.probe)[0]
+    reply = Completion(text="<judgement>PASS</judgement>\nA", top_logprobs=(("A", -0.5), ("B", -2.0)))
+    context = {"rule": protocol.paper["rule"], "model_position": "A"} if protocol.takes_rule else {}
+    assert protocol.parse(reply, **context) == job.parse(reply)
+    assert get_protocol(name) is protocol and protocol.modules

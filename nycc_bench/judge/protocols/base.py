@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, ParamSpec
 
 from ...errors import NyccBenchError
-from ...llm.chat import ChatRequest, Completion
+from ...llm.chat import ChatRequest
 from ...llm.config import LLMConfig
 from ...llm.engine import Job, LLMEngine, Record, run_jobs
 
@@ -29,7 +29,7 @@ class Protocol:
 
     name: str
     build: Callable[..., list[Job]]  # the protocol's job builder; ``config`` and the inputs are keywords
-    parse: Callable[..., dict[str, Any]]  # reply -> record fields (``rule=`` names the parser)
+    parse: Callable[..., dict[str, Any]]  # (Completion, rule=, model_position=) -> record fields, as its jobs read
     versions: tuple[str, ...]  # prompt versions, the current one first
     parsers: tuple[str, ...]  # the named reply parsers (``judge.parsers.PARSERS``) it can read replies with
     prompts: Callable[[str, bool], dict[str, str]]  # (version, vision) -> {template: prompt file name}
@@ -55,14 +55,15 @@ class Protocol:
         inputs = dict(self.probe)
         if not vision:
             inputs.pop("images", None)
-        if rule is not None and "rule" in inspect.signature(self.build).parameters:
+        if rule is not None and self.takes_rule:
             inputs["rule"] = rule
         job = self.jobs(config, **inputs)[0]
         return job.request, job.prompt_version
 
-    def read(self, completion: Completion, **context: Any) -> dict[str, Any]:
-        """A reply as record fields, read by the protocol's parser (``rule=`` picks a named one)."""
-        return self.parse(completion, **context)
+    @property
+    def takes_rule(self) -> bool:
+        """Whether its job builder takes ``rule=`` (the named parser a run reads replies with)."""
+        return "rule" in inspect.signature(self.build).parameters
 
 
 _REGISTRY: dict[str, Protocol] = {}

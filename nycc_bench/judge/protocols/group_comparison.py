@@ -221,7 +221,8 @@ _PROBE: dict[str, Any] = {"model_groups": [["a"]], "human_groups": {"h": [["b"]]
 _ZHANG_CODE = "ranking/rank_more.py (yguooo/cartoon-caption-generation)"
 
 OVERALL = register_protocol(Protocol(
-    name="overall", build=build_group_jobs, parse=overall.parse, versions=overall.KNOWN_VERSIONS,
+    name="overall", build=build_group_jobs, parse=lambda completion, rule=overall.DEFAULT_RULE, **_: overall.parse(
+        completion, rule), versions=overall.KNOWN_VERSIONS,
     parsers=overall.RULES, prompts=overall.prompt_files, probe=_PROBE, fixed={"protocol": "overall"},
     modules=("overall", "group_comparison", "zhang_format"), parser_args=("top_logprobs", "parse_retries"),
     has_threshold=True, desc="judge overall",
