@@ -94,7 +94,8 @@ class JudgeSpec:
         record = {"name": self.name, "backend": self.backend, "model": self.model,
                   "base_url": redact_url(self.base_url)}
         if self.named is not None:
-            record.update(config=self.named.name, settings={**self.named.settings(), "base_url": record["base_url"]})
+            record.update(config=self.named.name,
+                          config_settings={**self.named.settings(), "base_url": record["base_url"]})
         return record
 
     @property

@@ -10,6 +10,7 @@ import pytest
 from fake_openai import FakeChatServer, Reply
 from judge_helpers import group_inputs, use_fake_key
 
+from nycc_bench import evaluate
 from nycc_bench.cli import main
 from nycc_bench.errors import DryRun, NyccBenchError
 from nycc_bench.judge import get_protocol, protocol_names
@@ -49,7 +50,7 @@ def test_every_configuration_loads_with_an_existing_protocol_and_parser(name: st
     assert settings["deviations"] == [], settings["deviations"]  # each shipped judge is the paper's own setting
     assert settings["model"] == named.model and settings["prompt_version"] == named.prompt
     record = spec.describe()
-    assert record["config"] == name and record["settings"]["protocol"] == named.protocol
+    assert record["config"] == name and record["config_settings"]["protocol"] == named.protocol
 
 
 def test_an_unknown_name_is_one_line_naming_the_nearest() -> None:
@@ -138,7 +139,8 @@ def test_contributing_worked_example_runs_by_name(tmp_path: Path, monkeypatch: p
     assert all(r["delta_logprob"] == pytest.approx(3.9) for r in records)
     record = spec.describe()
     assert (record["name"], record["config"], record["model"]) == ("overall_mini", "overall_mini", "gpt-4o-mini")
-    assert record["settings"]["threshold"] == 3.003349167 and record["settings"]["parser"] == "zhang_top2"
+    assert record["config_settings"]["threshold"] == 3.003349167
+    assert record["config_settings"]["parser"] == "zhang_top2"
     assert spec.settings("overall")["deviations"] == ["The judge is gpt-4o-mini; the paper's is gpt-4-turbo."]
 
 
@@ -155,3 +157,22 @@ def test_every_protocol_object_is_whole(name: str) -> None:
     context = {"rule": protocol.paper["rule"], "model_position": "A"} if protocol.takes_rule else {}
     assert protocol.parse(reply, **context) == job.parse(reply)
     assert get_protocol(name) is protocol and protocol.modules
+
+
+def test_evaluate_with_a_named_judge_records_the_configuration(sample_dataset: str, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "overall_mini.yaml").write_text(_worked_example(), encoding="utf-8")
+    monkeypatch.setenv("NYCC_BENCH_JUDGE_PATH", str(tmp_path))
+    with FakeChatServer(lambda body, attempt: Reply(text="A")) as server:
+        judge = JudgeSpec.parse("overall_mini", base_url=server.base_url, cache_dir=str(tmp_path / "cache"))
+        run = evaluate("random", ["caption_generation"], dataset=sample_dataset, judge=judge, out=tmp_path / "run",
+                       progress=False)
+    assert {r.body["model"] for r in server.requests} == {"gpt-4o-mini"}
+    record = run.record
+    assert record["judge"]["config"] == "overall_mini"
+    assert record["judge"]["config_settings"]["model"] == "gpt-4o-mini"
+    assert "--judge overall_mini" in record["commands"][0]
+    config = record["tasks"]["caption_generation"]["config"]
+    assert config["judge"]["config"] == "overall_mini" and config["judge"]["config_settings"]["parser"] == "zhang_top2"
+    assert config["judge"]["settings"]["rule"] == "zhang_top2"  # the protocol's settings, as the run applied them
+    assert "The judge is gpt-4o-mini; the paper's is gpt-4-turbo." in config["deviations"]
