@@ -40,7 +40,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from ...llm.chat import ChatRequest
+from ...llm.chat import ChatRequest, Completion
 from ...llm.config import LLMConfig
 from ...llm.engine import ERROR, Job, LLMEngine, Record
 from . import best_pick, judge_config, overall, resolve_prompt_version
@@ -218,15 +218,19 @@ def count_nonletter(records: Sequence[Record]) -> int:
 
 _PROBE: dict[str, Any] = {"model_groups": [["a"]], "human_groups": {"h": [["b"]]}, "contest_numbers": [1],
                           "descriptions": [("c.", "u.")], "shots": None}
-_ZHANG_CODE = "ranking/rank_more.py (yguooo/cartoon-caption-generation)"
+
+
+def _overall_parse(completion: Completion, rule: str = overall.DEFAULT_RULE, **_: Any) -> dict[str, Any]:
+    """Overall's reading of a reply (the order a group was shown in does not matter to it)."""
+    return overall.parse(completion, rule)
+
 
 OVERALL = register_protocol(Protocol(
-    name="overall", build=build_group_jobs, parse=lambda completion, rule=overall.DEFAULT_RULE, **_: overall.parse(
-        completion, rule), versions=overall.KNOWN_VERSIONS,
+    name="overall", build=build_group_jobs, parse=_overall_parse, versions=overall.KNOWN_VERSIONS,
     parsers=overall.RULES, prompts=overall.prompt_files, probe=_PROBE, fixed={"protocol": "overall"},
     modules=("overall", "group_comparison", "zhang_format"), parser_args=("top_logprobs", "parse_retries"),
     has_threshold=True, desc="judge overall",
-    paper={"source": f"Zhang et al. 2024, App. B.2 and C.2; {_ZHANG_CODE}",
+    paper={"source": "Zhang et al. 2024, App. B.2 and C.2; ranking/rank_more.py (yguooo/cartoon-caption-generation)",
            "sent": {"model": overall.PAPER_MODEL, "temperature": 0.0, "logprobs": True, "top_logprobs": 2},
            "rule": overall.DEFAULT_RULE, "n_shots": 5},
 ))
