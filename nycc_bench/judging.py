@@ -55,7 +55,7 @@ class JudgeSpec:
     @classmethod
     def parse(cls, spec: str, **options: Any) -> JudgeSpec:
         """A judge configuration's name (or .yaml path), or `backend:model` (a bare model name means `openai:`)."""
-        named = load_judge(spec) if is_path(spec) or (":" not in spec and find(spec)) else None
+        named = load_judge(spec) if ":" not in spec and (is_path(spec) or find(spec)) else None
         if named is None and ":" not in spec and (near := nearest_name(spec)):
             raise NyccBenchError(f"judge: no judge configuration {spec!r}; did you mean {near!r}? (a model is "
                                  f"named openai:{spec})")

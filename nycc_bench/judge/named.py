@@ -14,13 +14,13 @@ from typing import Any
 import yaml
 
 from ..errors import NyccBenchError
+from ..llm.config import BACKENDS as LLM_BACKENDS
 from ..urls import has_credentials, redact_url
 from .parsers import PARSERS
 from .registry import get_protocol
 
 CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
 PATH_VARIABLE = "NYCC_BENCH_JUDGE_PATH"
-LLM_BACKENDS = ("openai", "transformers")
 KEYS = ("base", "summary", "backend", "model", "protocol", "prompt", "parser", "parser_args", "threshold",
         "base_url")
 PARSER_ARG_RANGES: dict[str, tuple[int, int]] = {"top_logprobs": (1, 20), "parse_retries": (0, 10)}
