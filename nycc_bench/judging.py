@@ -119,8 +119,8 @@ class JudgeSpec:
     def settings(self, protocol: str, **options: Any) -> dict[str, Any]:
         """``protocol_settings`` of this judge on ``protocol`` (a named judge's parser and threshold unless given)."""
         if self.named is not None:
-            options["rule"] = options.get("rule") or self.named.parser
-            options["threshold"] = options.get("threshold") or self.named.threshold
+            for key, value in (("rule", self.named.parser), ("threshold", self.named.threshold)):
+                options[key] = value if options.get(key) is None else options[key]
         return protocol_settings(protocol, protocol_config(self, protocol), **options)
 
     def config(self) -> LLMConfig:
