@@ -350,9 +350,11 @@ def cmd_publish(args: argparse.Namespace) -> int:
 
 def _judge_options(p: argparse.ArgumentParser, required: bool = False) -> None:
     """The options every judged command shares."""
+    shipped = sorted(path.stem for path in (Path(__file__).parent / "judge" / "configs").glob("*.yaml"))  # no import
     p.add_argument("--judge", required=required, metavar="SPEC",
-                   help="openai:MODEL, transformers:PATH, reward:PATH (offline humor reward model) or "
-                        "embedding:PATH (offline HumorBench grader); API keys come from OPENAI_API_KEY")
+                   help=f"a judge configuration ({', '.join(shipped)}; a NYCC_BENCH_JUDGE_PATH folder's, "
+                        "or a .yaml path), openai:MODEL, transformers:PATH, reward:PATH (offline humor reward "
+                        "model) or embedding:PATH (offline HumorBench grader); API keys come from OPENAI_API_KEY")
     p.add_argument("--judge-base-url", help="OpenAI-compatible endpoint of the judge")
     p.add_argument("--cache-dir", help="judge cache folder (default ~/.cache/nycc_bench/judge)")
     p.add_argument("--max-concurrency", type=int, default=16, help="parallel judge calls")

@@ -18,14 +18,6 @@ from typing import Any
 
 from .tasks import Task
 
-PROTOCOL_MODULES: dict[str, tuple[str, ...]] = {
-    "overall": ("overall", "group_comparison", "zhang_format"),
-    "best_pick": ("best_pick", "group_comparison", "zhang_format"),
-    "humorbench_autograder": ("humorbench",),
-    "explanation_pairwise": ("explanation_pairwise",),
-}
-"""The modules of `nycc_bench.judge.protocols` whose code a protocol runs."""
-
 
 def _names(code: types.CodeType) -> Iterator[str]:
     """Global names a code object (and the functions, lambdas and comprehensions inside it) refers to."""
@@ -73,7 +65,9 @@ def _sources(builder: Any, parser: Any, scorer: Any, protocol: str) -> dict[str,
     seen: dict[str, str] = {}
     for fn in (builder, parser, scorer):
         _closure(fn, seen)
-    for module in PROTOCOL_MODULES.get(protocol, ()):
+    from .judge.registry import get_protocol, protocol_names  # the modules each protocol object says it runs
+
+    for module in get_protocol(protocol).modules if protocol in protocol_names() else ():
         mod = import_module(f"nycc_bench.judge.protocols.{module}")
         seen[mod.__name__] = inspect.getsource(mod)
     return seen

@@ -2,29 +2,29 @@
 the humor reward model, or the embedding element grader. Metrics, `nycc-bench score` and the leaderboard
 call these, so a judge is named the same way everywhere:
 
+    <name>                  a named judge configuration (`nycc_bench/judge/configs/<name>.yaml`, or a folder of
+                            NYCC_BENCH_JUDGE_PATH, or a path to a .yaml): backend, model, protocol, prompt, parser
     openai:<model>          any OpenAI-compatible endpoint (`base_url`; key from OPENAI_API_KEY / NYCC_JUDGE_API_KEY)
     transformers:<path|id>  a local causal LM
     reward:<path|repo>      the humor reward model (group comparisons; free, offline)
     embedding:<path|repo>   the embedding element grader (HumorBench; free, offline)
+
+Every LLM protocol runs through one function, :func:`run_judge`: the judge's settings applied to the protocol
+object's jobs, the dry run estimating those same jobs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from functools import cache
 from typing import Any
 
 from .errors import DryRun, NyccBenchError
-from .judge import (
-    build_explanation_jobs,
-    build_grader_jobs,
-    build_group_jobs,
-    grade_elements,
-    judge_explanations,
-    judge_groups,
-)
+from .judge.named import NamedJudge, find, is_path, judge_names, load_judge, nearest_name
+from .judge.protocols.settings import protocol_settings
 from .judge.protocols.zhang_format import Description, RankingExample
+from .judge.registry import BUILT_IN, get_protocol
 from .llm import LLMConfig, estimate_jobs
 from .urls import redact_url
 
@@ -42,6 +42,7 @@ class JudgeSpec:
     max_concurrency: int = 16
     dry_run: bool = False  # LLM judges: count the calls still needed and their cost, then stop (DryRun)
     timeout_s: float | None = None  # LLM judges: seconds one call may take before it is retried (None: 120)
+    named: NamedJudge | None = None  # the judge configuration it came from (protocol, prompt, parser, threshold)
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -53,21 +54,23 @@ class JudgeSpec:
 
     @classmethod
     def parse(cls, spec: str, **options: Any) -> JudgeSpec:
-        """`backend:model` (a bare model name means `openai:`)."""
+        """A judge configuration's name (or .yaml path), or `backend:model` (a bare model name means `openai:`)."""
+        named = load_judge(spec) if ":" not in spec and (is_path(spec) or find(spec)) else None
+        if named is None and ":" not in spec and (near := nearest_name(spec)):
+            raise NyccBenchError(f"judge: no judge configuration {spec!r}; did you mean {near!r}? (a model is "
+                                 f"named openai:{spec})")
         backend, sep, model = spec.partition(":")
-        if not sep or backend not in BACKENDS:
+        if named is not None:
+            backend, model = named.backend, named.model
+        elif not sep or backend not in BACKENDS:
             backend, model = "openai", spec
-        accepted = [f.name for f in fields(cls) if f.name not in ("backend", "model")]
+        accepted = [f.name for f in fields(cls) if f.name not in ("backend", "model", "named")]
         if unknown := sorted(set(options) - set(accepted)):
             raise NyccBenchError(f"judge-option: the judge {backend}:{model} takes no option {unknown[0]!r}; it takes: "
                                  f"{', '.join(accepted)}")
+        if named is not None:
+            options = {**options, "base_url": options.get("base_url") or named.base_url, "named": named}
         return cls(backend, model, **options)
-
-    def stop_if_dry(self, jobs: Callable[[LLMConfig], list[Any]]) -> None:
-        """In a dry run, estimate the jobs the judge would run (after the cache) and stop before any call."""
-        if self.dry_run and self.backend in ("openai", "transformers"):
-            config = self.config()
-            raise DryRun(estimate_jobs(jobs(config), config, echo=False))
 
     @property
     def is_llm(self) -> bool:
@@ -75,39 +78,89 @@ class JudgeSpec:
         return self.backend in ("openai", "transformers")
 
     def metric_kwargs(self) -> dict[str, Any]:
-        """The judge as the judged metrics' keyword arguments."""
+        """The judge as the judged metrics' keyword arguments (a named judge by its name, so they load it too)."""
+        if self.named is not None:
+            return {"judge_model": self.named.ref, "judge_backend": None, "judge_base_url": self.base_url,
+                    "cache_dir": self.cache_dir, "max_concurrency": self.max_concurrency}
         return {"judge_model": self.model, "judge_backend": self.backend, "judge_base_url": self.base_url,
                 "cache_dir": self.cache_dir, "max_concurrency": self.max_concurrency}
 
+    def win_rate_kwargs(self) -> dict[str, Any]:
+        """The group win rate's settings a named judge fixes (its recalibration threshold), else none."""
+        return {} if self.threshold is None else {"threshold": self.threshold}
+
     def describe(self) -> dict[str, Any]:
-        """How results record the judge (never a key)."""
-        return {"name": self.name, "backend": self.backend, "model": self.model, "base_url": redact_url(self.base_url)}
+        """How results record the judge (never a key); a named one with its configuration's resolved settings."""
+        record = {"name": self.name, "backend": self.backend, "model": self.model,
+                  "base_url": redact_url(self.base_url)}
+        if self.named is not None:
+            record.update(config=self.named.name,
+                          config_settings={**self.named.settings(), "base_url": record["base_url"]})
+        return record
 
     @property
     def name(self) -> str:
-        """How results and cards name this judge."""
-        return f"{self.backend}:{self.model}"
+        """How results, cards and recorded commands name this judge: its configuration, or `backend:model`."""
+        return self.named.ref if self.named is not None else f"{self.backend}:{self.model}"
+
+    @property
+    def threshold(self) -> float | None:
+        """The named judge's recalibration threshold (None: the paper's)."""
+        return None if self.named is None else self.named.threshold
+
+    def check_protocol(self, protocol: str) -> None:
+        """A named judge is made for one protocol: running it on another is one line naming the fix."""
+        if self.named is not None and self.named.protocol != protocol:
+            fitting = [n for n in judge_names() if load_judge(n).protocol == protocol]
+            raise NyccBenchError(f"judge: {self.name} is a {self.named.protocol} judge, not {protocol}; pass "
+                                 f"{' or '.join(fitting) or 'backend:model'}, or run the task's "
+                                 f"{self.named.protocol} protocol (its `protocol` option)")
+
+    def settings(self, protocol: str, **options: Any) -> dict[str, Any]:
+        """``protocol_settings`` of this judge on ``protocol`` (a named judge's parser and threshold unless given)."""
+        if self.named is not None:
+            for key, value in (("rule", self.named.parser), ("threshold", self.named.threshold)):
+                options[key] = value if options.get(key) is None else options[key]
+        return protocol_settings(protocol, protocol_config(self, protocol), **options)
 
     def config(self) -> LLMConfig:
         """The LLM judge engine's config for this spec."""
         if self.backend not in ("openai", "transformers"):
             raise ValueError(f"judge: {self.name} is not an LLM judge")
         timeout = {} if self.timeout_s is None else {"timeout_s": self.timeout_s}
+        named: dict[str, Any] = {}
+        if self.named is not None:
+            named = {"prompt_version": self.named.prompt, **dict(self.named.parser_args)}
         return LLMConfig(backend=self.backend, model=self.model, base_url=self.base_url,
-                           cache_dir=self.cache_dir, max_concurrency=self.max_concurrency, **timeout)
+                         cache_dir=self.cache_dir, max_concurrency=self.max_concurrency, **timeout, **named)
 
 
-PAPER_PARSE_RETRIES = {"humorbench_autograder": 0}
+PAPER_PARSE_RETRIES = {p.name: p.paper["parse_retries"] for p in BUILT_IN if "parse_retries" in p.paper}
 """Re-asks of an unreadable judge reply, where the paper's code differs from the engine's default (HumorBench's
 autograder records such a reply as ERROR at once: autograder.py)."""
 
 
 def protocol_config(judge: JudgeSpec, protocol: str | None) -> LLMConfig:
-    """The engine config a protocol runs with: the spec's, with the paper's re-asks for that protocol."""
+    """The engine config a protocol runs with: the spec's, with the paper's re-asks for that protocol unless a
+    named judge sets its own."""
     config = judge.config()
-    if protocol in PAPER_PARSE_RETRIES:
-        config = replace(config, parse_retries=PAPER_PARSE_RETRIES[protocol])
+    paper = get_protocol(protocol).paper if protocol else {}
+    if "parse_retries" in paper and "parse_retries" not in dict(judge.named.parser_args if judge.named else ()):
+        config = replace(config, parse_retries=paper["parse_retries"])
     return config
+
+
+def run_judge(protocol: str, judge: JudgeSpec, **inputs: Any) -> list[dict[str, Any]]:
+    """Run ``protocol`` (a registered name) with an LLM judge on ``inputs`` (the protocol's job builder's): a named
+    judge's parser and settings applied, a dry run stopping with the estimate of the same jobs."""
+    proto = get_protocol(protocol)
+    judge.check_protocol(proto.name)
+    if judge.named is not None and inputs.get("rule") is None and proto.takes_rule:
+        inputs["rule"] = judge.named.parser
+    config = protocol_config(judge, proto.name)
+    if judge.dry_run:
+        raise DryRun(estimate_jobs(proto.jobs(config, **inputs), config, echo=False))
+    return proto.run(config, **inputs)
 
 
 def judge_from_kwargs(judge_model: str | None, judge_backend: str | None = None, judge_base_url: str | None = None,
@@ -153,11 +206,9 @@ def group_judgments(judge: JudgeSpec, model_groups: Sequence[Sequence[str]],
     if judge.backend == "embedding":
         raise ValueError("judge: the embedding grader grades HumorBench elements, not caption groups; use reward:")
     images = images if protocol == "best_pick" and images and any(images) else None
-    judge.stop_if_dry(lambda config: build_group_jobs(model_groups, human_groups, contest_numbers, descriptions,
-                                                      protocol, config, shots or None, images=images,
-                                                      rule=rule))
-    return judge_groups(model_groups, human_groups, contest_numbers, descriptions, protocol, judge.config(),
-                        shots or None, images=images, rule=rule)
+    return run_judge(protocol, judge, model_groups=model_groups, human_groups=human_groups,
+                     contest_numbers=contest_numbers, descriptions=descriptions, shots=shots or None, images=images,
+                     rule=rule)
 
 
 def element_judgments(judge: JudgeSpec, descriptions: Sequence[str], captions: Sequence[str],
@@ -171,10 +222,8 @@ def element_judgments(judge: JudgeSpec, descriptions: Sequence[str], captions: S
                                         last_k_tokens=last_k_tokens)
     if judge.backend == "reward":
         raise ValueError("judge: the reward model compares captions; grade HumorBench with embedding: or an LLM")
-    judge.stop_if_dry(lambda config: build_grader_jobs(descriptions, captions, elements, explanations, config,
-                                                       last_k_tokens))
-    return grade_elements(descriptions, captions, elements, explanations,
-                          protocol_config(judge, "humorbench_autograder"), last_k_tokens)
+    return run_judge("humorbench_autograder", judge, descriptions=descriptions, captions=captions, elements=elements,
+                     explanations=explanations, last_k_tokens=last_k_tokens)
 
 
 def explanation_judgments(judge: JudgeSpec, descriptions: Sequence[str], captions: Sequence[str],
@@ -182,6 +231,5 @@ def explanation_judgments(judge: JudgeSpec, descriptions: Sequence[str], caption
     """Hessel's pairwise human evaluation played by an LLM judge: model vs human explanation, both orders."""
     if judge.backend not in ("openai", "transformers"):
         raise ValueError(f"judge: explanation pairwise judging needs an LLM judge, not {judge.name}")
-    judge.stop_if_dry(lambda config: build_explanation_jobs(descriptions, captions, model_explanations,
-                                                            human_explanations, config))
-    return judge_explanations(descriptions, captions, model_explanations, human_explanations, judge.config())
+    return run_judge("explanation_pairwise", judge, descriptions=descriptions, captions=captions,
+                     model_explanations=model_explanations, human_explanations=human_explanations)

@@ -30,10 +30,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import DryRun, NyccBenchError
-from .judge.protocols.group_comparison import PROTOCOLS, build_group_jobs, count_nonletter, judge_groups
-from .judge.protocols.settings import protocol_settings
+from .judge.protocols.group_comparison import PROTOCOLS, count_nonletter
 from .judge.protocols.zhang_format import Description
-from .judging import JudgeSpec, group_judgments
+from .judging import JudgeSpec, group_judgments, run_judge
 from .llm.engine import Estimate
 from .scorers import ranking_shots
 from .scoring.win_rate import THRESHOLD, win_rate
@@ -47,7 +46,6 @@ CONTEST_RULE = (
     "held-out contests (caption_generation validation+test) with both groups and a description, ascending; "
     "then train contests 530-890 with >= 1010 rated captions and a description, ascending"
 )
-LLM_BACKENDS = ("openai", "transformers")
 
 
 @dataclass(frozen=True)
@@ -195,7 +193,7 @@ def reliability(judge: JudgeSpec, dataset: str = DEFAULT_DATASET, protocol: str 
     "n_nonletter", "n_contests", "contests", "contests_held_out", "contests_train", "settings",
     "deviations", "judgments"}``. A dry-run spec raises :class:`ReliabilityDryRun` before any call.
     """
-    threshold = THRESHOLD if threshold is None else threshold
+    threshold = threshold if threshold is not None else judge.threshold if judge.threshold is not None else THRESHOLD
     vision = vision and protocol == "best_pick"
     contests = select_contests(dataset, protocol, n_contests, vision=vision)
     numbers = [c.contest_number for c in contests]
@@ -203,21 +201,16 @@ def reliability(judge: JudgeSpec, dataset: str = DEFAULT_DATASET, protocol: str 
     low = {LOW_GROUP: [list(c.low) for c in contests]}
     descriptions = [c.description for c in contests]
     images = [image_url(c.image) for c in contests] if vision else None
-    llm = judge.backend in LLM_BACKENDS
-    if llm:
+    if judge.is_llm:
         shots = ranking_shots(dataset, images=vision) if n_shots else []
-        jobs_for = lambda config: build_group_jobs(  # noqa: E731
-            top, low, numbers, descriptions, protocol, config, shots or None, images=images, n_shots=n_shots,
-            seed=seed, rule=rule)
         try:
-            judge.stop_if_dry(jobs_for)
+            records = run_judge(protocol, judge, model_groups=top, human_groups=low, contest_numbers=numbers,
+                                descriptions=descriptions, shots=shots or None, images=images, n_shots=n_shots,
+                                seed=seed, rule=rule)
         except DryRun as stop:
             raise ReliabilityDryRun(stop.estimate, protocol, numbers) from None
-        config = judge.config()
-        records = judge_groups(top, low, numbers, descriptions, protocol, config, shots or None, images=images,
-                               n_shots=n_shots, seed=seed, rule=rule)
-        settings = protocol_settings(protocol, config, rule=rule, vision=vision, threshold=threshold,
-                                     n_shots=n_shots if shots else 0)
+        settings = judge.settings(protocol, rule=rule, vision=vision, threshold=threshold,
+                                  n_shots=n_shots if shots else 0)
     else:
         records = group_judgments(judge, top, low, numbers, descriptions, protocol, images=images)
         settings = {"protocol": protocol, "model": judge.name, "notes": [],

@@ -7,7 +7,7 @@ when read, and read by everything that shows a number (CLI, report, leaderboard,
       "model": {"spec", "name", "source", "revision", "fingerprint", "parameters"},   # what answered
       "dataset": {"name", "revision", "fingerprint", "sample"},                      # what it answered
       "environment": {"python", "torch", "transformers", "datasets", "evaluate", "platform", "device"},
-      "judge": {"name", "backend", "model", "base_url"} | null,
+      "judge": {"name", "backend", "model", "base_url"[, "config", "config_settings"]} | null,  # named: its config
       "tasks": {"<task>": {"config": {... everything `tasks show` prints that affects the number, prompt hashes,
                                       options, decoding, folds, judge, deviations},
                            "scores": {"<score>": {"value", "ci_low", "ci_high", "n"}},

@@ -217,12 +217,10 @@ def task_config(task: Task, values: Mapping[str, Any], decoding: Mapping[str, An
         judge_deviations.append(f"Judged by the offline judge {judge.name}, not the paper's LLM judge.")
         effective["judge"] = {"name": judge.name, "backend": judge.backend}
     elif judge is not None and protocol:
-        from .judge.protocols.settings import protocol_settings
         from .judging import protocol_config
 
         engine = protocol_config(judge, protocol)
-        settings = protocol_settings(protocol, engine, rule=values.get("rule"),
-                                     n_shots=(judge_used or {}).get("n_shots"))
+        settings = judge.settings(protocol, rule=values.get("rule"), n_shots=(judge_used or {}).get("n_shots"))
         judge_record["protocol"], judge_record["settings"] = protocol, settings
         effective["judge"] = {"name": judge.name, "protocol": protocol, "sent": settings["sampling_sent"],
                               "endpoint": redact_url(judge.base_url) if judge.base_url else None,

@@ -135,7 +135,8 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
     metric = load_metric(task.judge.get("judged_metric", "group_win_rate"))
     scores["win_rate"] = {g: metric.compute(judgments=[{k: r[k] for k in ("contest_number", "model_position",
                                                                            "verdict", "delta_logprob")}
-                                                       for r in [*records, *lost] if r.get("human_group", g) == g])
+                                                       for r in [*records, *lost] if r.get("human_group", g) == g],
+                                        **judge.win_rate_kwargs())
                           for g in groups}
     scores["judge"] = {"judge": judge.name, "protocol": protocol, "missing": options.get("missing", "count"),
                        "rule": next((r.get("rule") for r in records if r.get("rule")), None), "shots": shot_record,

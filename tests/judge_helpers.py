@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fake_openai import last_user_text
 
 from nycc_bench.judge import RankingExample
@@ -85,3 +86,11 @@ def files_containing(root: Path, needle: str) -> list[Path]:
     """Every file under root whose bytes contain needle."""
     data = needle.encode()
     return [p for p in root.rglob("*") if p.is_file() and data in p.read_bytes()]
+
+
+def use_fake_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The judge environment of a test: the fake key, no real endpoint or key, a private default cache."""
+    monkeypatch.setenv("NYCC_JUDGE_API_KEY", KEY)
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "NYCC_BENCH_JUDGE_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NYCC_BENCH_CACHE", str(tmp_path / "default-cache"))

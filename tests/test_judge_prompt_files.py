@@ -50,8 +50,6 @@ VARIANTS: dict[str, tuple[str, str | None, bool, dict[str, str], str]] = {
                           "1791a7b7153e563f6a3bb2b3b3ab5886192fd1dc293a68a9bc31803fa0ff2a06"),
     "humorbench_autograder": ("humorbench_autograder", None, True, {"prompt": "humorbench-v1.autograder"},
                               "9a4b2f32b6ba45284bbc40308ce0585ef94aedab8f19cd3ff52f5de75fb23bfc"),
-    "humorbench_explainer": ("humorbench_explainer", None, True, {"prompt": "humorbench-v1.explainer"},
-                             "e82c23f2b61ef0fbec44c45cdabf9f7a0845bc25ceeaeab9e4f3eecac4b2230e"),
     "explanation_pairwise": ("explanation_pairwise", None, True,
                              {"system": "nycc-explanation-pairwise-v1.system",
                               "prompt": "nycc-explanation-pairwise-v1.prompt"},

@@ -25,7 +25,7 @@ from nycc_bench.builders import build_dataset
 from nycc_bench.contests import ZHANG_HELD_OUT
 from nycc_bench.judge import grade_elements, judge_groups
 from nycc_bench.judge.parsers import parse_explanation, zhang_top2_delta
-from nycc_bench.judge.protocols import ENGINE_CAN_OMIT_MAX_TOKENS, best_pick, humorbench, overall
+from nycc_bench.judge.protocols import ENGINE_CAN_OMIT_MAX_TOKENS, best_pick, overall
 from nycc_bench.judge.protocols.settings import PROTOCOLS, protocol_settings, sha256
 from nycc_bench.judging import JudgeSpec
 from nycc_bench.llm.chat import Completion
@@ -235,12 +235,6 @@ def test_parse_explanation_follows_upstream(reply: str, graded: str) -> None:
     assert parse_explanation(reply) == graded
 
 
-def test_explainer_defaults_to_temperature_one() -> None:
-    job = humorbench.build_explainer_jobs(["d"], ["c"], config("http://127.0.0.1:9", Path("/nonexistent")))[0]
-    assert job.request.temperature == 1.0
-    assert job.request.max_tokens == (None if ENGINE_CAN_OMIT_MAX_TOKENS else humorbench.EXPLAINER_MAX_TOKENS)
-
-
 # --- Settings recorded, deviations named -----------------------------------------------------------------------
 
 def test_paper_defaults_have_no_deviations_and_choices_are_named() -> None:
@@ -265,8 +259,7 @@ def test_paper_defaults_have_no_deviations_and_choices_are_named() -> None:
                                                    prompt_version="zhang2024-best-pick-v1"))
     assert pinned["prompt_version"] == "zhang2024-best-pick-v1" and len(pinned["deviations"]) == 1
     assert pinned["prompt_sha256"]["shot_first"] == sha256(best_pick.VISION_SHOT_FIRST_V1)
-    assert set(PROTOCOLS) == {"overall", "best_pick", "humorbench_autograder", "humorbench_explainer",
-                              "explanation_pairwise"}
+    assert set(PROTOCOLS) == {"overall", "best_pick", "humorbench_autograder", "explanation_pairwise"}
     with pytest.raises(ValueError, match="protocol: expected one of"):
         protocol_settings("pairwise")
 

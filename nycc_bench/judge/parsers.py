@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 ERROR = "ERROR"
 
@@ -202,3 +203,15 @@ def zhang_top2_delta(top_logprobs: Sequence[tuple[str, float]] | None) -> float 
     (first, first_lp), (_, second_lp) = pairs[0], pairs[1]
     log_a, log_b = (first_lp, second_lp) if first == "A" else (second_lp, first_lp)
     return float(log_a) - float(log_b)
+
+
+PARSERS: dict[str, Callable[..., Any]] = {
+    "zhang_top2": zhang_top2_delta,
+    "letters_topk": overall_delta,
+    "exact_letter": parse_exact_letter,
+    "last_char": parse_last_char,
+    "last_letter": parse_last_letter,
+    "judgement_pass_fail": parse_judgement,
+    "first_explanation_block": parse_explanation,
+}
+"""The named reply parsers: a protocol lists the names it reads replies with, a judge configuration picks one."""

@@ -54,6 +54,20 @@ VISION_SHOT_NEXT_V1 = read_prompt("zhang2024-best-pick-v1.vision-shot-next")
 VISION_QUERY = read_prompt("zhang2024-best-pick.vision-query")  # the instruction, then the two groups
 
 
+def prompt_files(version: str, vision: bool = True) -> dict[str, str]:
+    """The prompt files Best Pick sends, by template: the vision form's, or the text form's (Overall's
+    conversation with the Best Pick instruction)."""
+    if not vision:
+        return overall.text_prompt_files(version, "zhang2024-best-pick.text-instruction")
+    shots = "zhang2024-best-pick-v1" if version == "zhang2024-best-pick-v1" else "zhang2024-best-pick-v2"
+    return {
+        "system": "zhang2024-best-pick.vision-system", "task": "zhang2024-best-pick.vision-task",
+        "announce_shots": "zhang2024-best-pick.vision-announce-shots",
+        "shot_first": f"{shots}.vision-shot-first", "shot_next": f"{shots}.vision-shot-next",
+        "query": "zhang2024-best-pick.vision-query",
+    }
+
+
 def build_messages(
     description: Description | None,
     group_a: Sequence[str],

@@ -11,6 +11,7 @@ Entry points::
     build_explanation_jobs(...same arguments...) -> list[Job]
     explanation_win_rate(records, n_resamples=10000, confidence=0.95, seed=0) -> dict
         # {"win_rate" (0–1), "ci_low", "ci_high", "confidence", "n_items", "n_judgments", "n_error"}
+    PAIRWISE                                    # the registered Protocol object
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ from typing import Any
 
 from ...llm.chat import ChatRequest, Completion
 from ...llm.config import LLMConfig
-from ...llm.engine import ERROR, Job, LLMEngine, Record, run_jobs
+from ...llm.engine import ERROR, Job, LLMEngine, Record
 from ..parsers import parse_last_letter
 from ..prompts import read_prompt
 from . import judge_config, resolve_prompt_version
+from .base import Protocol, register_protocol, runner
 
 PROMPT_VERSION = "nycc-explanation-pairwise-v1"
 KNOWN_VERSIONS: tuple[str, ...] = (PROMPT_VERSION,)
@@ -83,16 +85,8 @@ def build_explanation_jobs(
     return jobs
 
 
-def judge_explanations(
-    descriptions: Sequence[str],
-    captions: Sequence[str],
-    model_explanations: Sequence[str],
-    human_explanations: Sequence[str],
-    config: LLMConfig | LLMEngine,
-) -> list[Record]:
-    """Judge each model explanation against the human one, in both orders."""
-    jobs = build_explanation_jobs(descriptions, captions, model_explanations, human_explanations, config)
-    return run_jobs(jobs, config, desc="judge explanations")
+judge_explanations = runner(build_explanation_jobs, "judge explanations")
+"""Judge each model explanation against the human one, in both orders."""
 
 
 def explanation_win_rate(
@@ -127,3 +121,15 @@ def explanation_win_rate(
         "n_judgments": len(records),
         "n_error": len(records) - n_valid,
     }
+
+
+PAIRWISE = register_protocol(Protocol(
+    name="explanation_pairwise", build=build_explanation_jobs, parse=lambda completion, **_: _parse(completion),
+    versions=KNOWN_VERSIONS, parsers=("last_letter",),
+    prompts=lambda version, vision=True: {"system": "nycc-explanation-pairwise-v1.system",
+                                          "prompt": "nycc-explanation-pairwise-v1.prompt"},
+    probe={"descriptions": ["d"], "captions": ["c"], "model_explanations": ["m"], "human_explanations": ["h"]},
+    modules=("explanation_pairwise",), desc="judge explanations",
+    paper={"source": "this project's judge (Hessel et al. 2023 compared explanations with human raters only)",
+           "sent": None, "rule": "last_letter"},
+))

@@ -19,8 +19,9 @@ from typing import Any
 
 from ...llm.chat import ChatRequest, Completion, Message
 from ...llm.config import LLMConfig
-from ...llm.engine import Job, LLMEngine, Record, run_jobs
+from ...llm.engine import Job, LLMEngine
 from . import judge_config
+from .base import runner
 
 DEFAULT_TEMPERATURE = 1.0
 DEFAULT_MAX_TOKENS = 1024
@@ -59,13 +60,5 @@ def build_generation_jobs(
     ]
 
 
-def generate_chats(
-    conversations: Sequence[Sequence[Message]],
-    config: LLMConfig | LLMEngine,
-    *,
-    samples: int = 1,
-    prompt_version: str = "generation-v1",
-) -> list[Record]:
-    """Generate a reply to each conversation (``samples`` times each)."""
-    jobs = build_generation_jobs(conversations, config, samples=samples, prompt_version=prompt_version)
-    return run_jobs(jobs, config, desc="generate")
+generate_chats = runner(build_generation_jobs, "generate")
+"""Generate a reply to each conversation (``samples`` times each)."""

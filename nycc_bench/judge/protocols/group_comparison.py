@@ -5,9 +5,9 @@ Entry points::
     judge_groups(model_groups, human_groups, contest_numbers, descriptions, protocol, config,
                  shots=None, *, images=None, n_shots=5, seed=0, rule=None) -> list[dict]
     build_group_jobs(...same arguments...) -> list[Job]        # for estimate_jobs(...) (dry run)
-    judge_reliability(top_groups, low_groups, contest_numbers, descriptions, protocol, config,
-                      shots=None, *, images=None, n_shots=5, seed=0, rule=None,
+    judge_reliability(top_groups, low_groups, ...build_group_jobs's other arguments...,
                       threshold=None (3.003349167), n_resamples=10000, confidence=0.95) -> dict
+    OVERALL, BEST_PICK                                           # the two registered Protocol objects
 
 ``model_groups[i]`` and each ``human_groups[name][i]`` are the captions of contest ``contest_numbers[i]``;
 ``human_groups`` maps a group name (e.g. ``"top10"``, ``"#200-209"``) to its per-contest groups (a bare list
@@ -34,15 +34,17 @@ None (the scoring package applies the threshold); Best Pick's ``verdict`` is the
 
 from __future__ import annotations
 
+import inspect
 import random
 from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from ...llm.chat import ChatRequest
+from ...llm.chat import ChatRequest, Completion
 from ...llm.config import LLMConfig
-from ...llm.engine import ERROR, Job, LLMEngine, Record, run_jobs
+from ...llm.engine import ERROR, Job, LLMEngine, Record
 from . import best_pick, judge_config, overall, resolve_prompt_version
+from .base import Protocol, register_protocol, runner
 from .zhang_format import Description, RankingExample
 
 PROTOCOLS: tuple[str, ...] = ("overall", "best_pick")
@@ -158,63 +160,23 @@ def build_group_jobs(
     return jobs
 
 
-def judge_groups(
-    model_groups: Sequence[Sequence[str]],
-    human_groups: Mapping[str, Sequence[Sequence[str]]] | Sequence[Sequence[str]],
-    contest_numbers: Sequence[int],
-    descriptions: Sequence[Description] | None,
-    protocol: str,
-    config: LLMConfig | LLMEngine,
-    shots: Sequence[RankingExample] | Mapping[int, Sequence[RankingExample]] | None = None,
-    *,
-    images: Sequence[str | None] | None = None,
-    n_shots: int = 5,
-    seed: int = 0,
-    rule: str | None = None,
-) -> list[Record]:
-    """Judge every contest's model group against every human group, both orders (see the module docstring)."""
-    jobs = build_group_jobs(
-        model_groups, human_groups, contest_numbers, descriptions, protocol, config, shots,
-        images=images, n_shots=n_shots, seed=seed, rule=rule,
-    )
-    return run_jobs(jobs, config, desc=f"judge {protocol}")
-
-
-def picked_letter(record: Record, threshold: float | None = None) -> str | None:
-    """The group letter a judgment picked: its verdict, or for Overall (verdict None) the recalibrated
-    Δ (``nycc_bench.scoring.recalibrate``: "A" iff Δ > threshold, default the paper's 3.003349167); None for
-    an ERROR judgment."""
-    from nycc_bench.scoring.win_rate import THRESHOLD, recalibrate  # lazy: scoring imports heavy packages
-
-    verdict = record.get("verdict")
-    if verdict == ERROR:
-        return None
-    if verdict is None:
-        delta = record.get("delta_logprob")
-        return None if delta is None else recalibrate(delta, THRESHOLD if threshold is None else threshold)
-    return verdict
+judge_groups = runner(build_group_jobs, "judge {protocol}")
+"""Judge every contest's model group against every human group, both orders (see the module docstring)."""
 
 
 def judge_reliability(
     top_groups: Sequence[Sequence[str]],
     low_groups: Sequence[Sequence[str]],
-    contest_numbers: Sequence[int],
-    descriptions: Sequence[Description] | None,
-    protocol: str,
-    config: LLMConfig | LLMEngine,
-    shots: Sequence[RankingExample] | Mapping[int, Sequence[RankingExample]] | None = None,
-    *,
-    images: Sequence[str | None] | None = None,
-    n_shots: int = 5,
-    seed: int = 0,
-    rule: str | None = None,
+    *args: Any,
     threshold: float | None = None,
     n_resamples: int = 10_000,
     confidence: float = 0.95,
+    **kwargs: Any,
 ) -> dict[str, Any]:
-    """Zhang et al.'s Table 2 check: human top10 vs #1000–1009, both orders; the share of judgments picking
-    the top group, with a percentile bootstrap CI over contests (``nycc_bench.scoring.win_rate`` with the top
-    group in the model's place; ERROR judgments are left out and counted).
+    """Zhang et al.'s Table 2 check: human top10 vs #1000–1009, both orders (the other arguments are
+    :func:`build_group_jobs`'s); the share of judgments picking the top group, with a percentile bootstrap CI
+    over contests (``nycc_bench.scoring.win_rate`` with the top group in the model's place; ERROR judgments
+    are left out and counted).
 
     Returns ``{"protocol", "accuracy" (0–1), "percent", "ci_low", "ci_high", "confidence", "n_contests",
     "n_judgments", "n_error", "n_nonletter", "threshold" (Overall only, else None), "judgments"}``.
@@ -222,10 +184,10 @@ def judge_reliability(
     from nycc_bench.scoring.win_rate import THRESHOLD, win_rate  # lazy: scoring imports heavy packages
 
     threshold = THRESHOLD if threshold is None else threshold
-    records = judge_groups(
-        top_groups, {"#1000-1009": low_groups}, contest_numbers, descriptions, protocol, config, shots,
-        images=images, n_shots=n_shots, seed=seed, rule=rule,
-    )
+    bound = inspect.signature(build_group_jobs).bind(top_groups, {"#1000-1009": low_groups}, *args, **kwargs)
+    bound.apply_defaults()
+    records = judge_groups(*bound.args, **bound.kwargs)
+    protocol, seed = bound.arguments["protocol"], bound.arguments["seed"]
     rate = win_rate(records, threshold=threshold, confidence=confidence, n_resamples=n_resamples, seed=seed)
     accuracy = rate["win_rate"]
     return {
@@ -252,3 +214,32 @@ def count_nonletter(records: Sequence[Record]) -> int:
     1
     """
     return sum(bool(record.get("nonletter")) for record in records)
+
+
+_PROBE: dict[str, Any] = {"model_groups": [["a"]], "human_groups": {"h": [["b"]]}, "contest_numbers": [1],
+                          "descriptions": [("c.", "u.")], "shots": None}
+
+
+def _overall_parse(completion: Completion, rule: str = overall.DEFAULT_RULE, **_: Any) -> dict[str, Any]:
+    """Overall's reading of a reply (the order a group was shown in does not matter to it)."""
+    return overall.parse(completion, rule)
+
+
+OVERALL = register_protocol(Protocol(
+    name="overall", build=build_group_jobs, parse=_overall_parse, versions=overall.KNOWN_VERSIONS,
+    parsers=overall.RULES, prompts=overall.prompt_files, probe=_PROBE, fixed={"protocol": "overall"},
+    modules=("overall", "group_comparison", "zhang_format"), parser_args=("top_logprobs", "parse_retries"),
+    has_threshold=True, desc="judge overall",
+    paper={"source": "Zhang et al. 2024, App. B.2 and C.2; ranking/rank_more.py (yguooo/cartoon-caption-generation)",
+           "sent": {"model": overall.PAPER_MODEL, "temperature": 0.0, "logprobs": True, "top_logprobs": 2},
+           "rule": overall.DEFAULT_RULE, "n_shots": 5},
+))
+BEST_PICK = register_protocol(Protocol(
+    name="best_pick", build=build_group_jobs, parse=best_pick.parse, versions=best_pick.KNOWN_VERSIONS,
+    parsers=best_pick.RULES, prompts=best_pick.prompt_files, probe={**_PROBE, "images": ["data:image/png;base64,"]},
+    fixed={"protocol": "best_pick"}, modules=("best_pick", "group_comparison", "zhang_format"),
+    desc="judge best_pick",
+    paper={"source": "Zhang et al. 2024, App. B.2; ranking/rank_more.py (vision Best Pick, GPT-4o with the cartoon)",
+           "sent": {"model": best_pick.PAPER_MODEL, "temperature": 0.0, "logprobs": True, "top_logprobs": 2},
+           "rule": "exact_letter", "n_shots": 5},
+))

@@ -1,9 +1,10 @@
-"""HumorBench (Narad et al. 2025): the explainer and the element autograder, and its validation on human labels.
+"""HumorBench (Narad et al. 2025): the element autograder, and its validation on human labels.
+
+The explainer is the system under test: its prompt is the task's (``tasks/humorbench/prompts/explainer.txt``)
+and its reply is read by the task's ``explanation`` parser (:func:`nycc_bench.judge.parsers.parse_explanation`).
 
 Entry points::
 
-    explain_captions(descriptions, captions, config, *, samples=1) -> list[dict]
-        # {"index", "sample", "explanation", "raw", "prompt_version", "error"}
     grade_elements(descriptions, captions, elements, explanations, config, last_k_tokens=None,
                    tokenizer=None) -> list[dict]
         # {"index", "verdict": "PASS"|"FAIL"|"ERROR", "reasoning", "graded_explanation", "raw",
@@ -13,21 +14,20 @@ Entry points::
         # {"verdicts", "labels", "rows", "records", "n_skipped",
         #  "metrics": nycc_bench.scoring.validation_scores(...): accuracy, ci_low, ci_high, fpr, fnr, tp, fp, tn,
         #  fn, n, n_error}
-    build_explainer_jobs(...), build_grader_jobs(...)  # for estimate_jobs(...) (dry run)
+    build_grader_jobs(...)                             # for estimate_jobs(...) (dry run)
+    AUTOGRADER                                         # the registered Protocol object
 
-Prompts: appendices A and B of the paper, with the line breaks of the authors' ``prompts.py`` (the paper's
+Prompt: appendix B of the paper, with the line breaks of the authors' ``prompts.py`` (the paper's
 text run together; github.com/ReubenNarad/Humor-Bench, MIT licence, prompts reproduced as facts of the
-protocol); each prompt is sent as the single user message, as upstream does, leading and trailing newline
-included. Parsing follows upstream (``explainer.py``, ``autograder.py`` at cc99276): explanation =
-:func:`nycc_bench.judge.parsers.parse_explanation` (``<reasoning>`` blocks removed, the first
-``<explanation>`` block, else the whole reply; nothing truncated unless ``last_k_tokens`` is given); verdict =
-inside ``<judgement>…</judgement>``, stripped, exactly PASS or FAIL, else ERROR, which leaves the denominator.
+protocol); it is sent as the single user message, as upstream does, leading and trailing newline
+included. Parsing follows upstream (``autograder.py`` at cc99276): nothing of the explanation is truncated
+unless ``last_k_tokens`` is given; verdict = inside ``<judgement>…</judgement>``, stripped, exactly PASS or
+FAIL, else ERROR, which leaves the denominator.
 
 Defaults (the paper's setting): the autograder is GPT-4o (``gpt-4o-2024-08-06``, §3.5) called with no
-sampling settings at all, as upstream's ``chat.completions.create(model, messages)`` (the API's defaults);
-the explainer samples at an explicit temperature 1.0 (the paper: "all models had temperature set to 1";
-upstream sends nothing, so the providers' default, 1) with ``max_tokens`` unset. A config's ``temperature``
-or ``max_tokens`` overrides these and is named in the protocol settings' deviations.
+sampling settings at all, as upstream's ``chat.completions.create(model, messages)`` (the API's defaults).
+A config's ``temperature`` or ``max_tokens`` overrides these and is named in the protocol settings'
+deviations.
 """
 
 from __future__ import annotations
@@ -40,30 +40,22 @@ from typing import Any
 
 from ...llm.chat import ChatRequest, Completion
 from ...llm.config import LLMConfig
-from ...llm.engine import ERROR, Job, LLMEngine, Record, run_jobs
-from ..parsers import parse_explanation, parse_judgement, parse_reasoning
+from ...llm.engine import ERROR, Job, LLMEngine
+from ..parsers import parse_judgement, parse_reasoning
 from ..prompts import read_prompt
 from . import judge_config, resolve_prompt_version, unset_max_tokens
+from .base import Protocol, register_protocol, runner
 
 log = logging.getLogger("nycc_bench.judge")
 
 PROMPT_VERSION = "humorbench-v1"
 KNOWN_VERSIONS: tuple[str, ...] = (PROMPT_VERSION,)
 PAPER_GRADER_MODEL = "gpt-4o-2024-08-06"  # §3.5: "GPT-4o" refers to the gpt-4o-2024-08-06 release
-EXPLAINER_TEMPERATURE = 1.0
-EXPLAINER_MAX_TOKENS = 1024  # sent only while the engine cannot leave max_tokens unset (upstream sends none)
-EXPLAINER_EXPECTED_TOKENS = 250
 GRADER_TEMPERATURE: float | None = None  # not sent: the API's default, as upstream
 GRADER_MAX_TOKENS = 512  # sent only while the engine cannot leave max_tokens unset (upstream sends none)
 GRADER_EXPECTED_TOKENS = 120
 
-EXPLAINER_PROMPT = read_prompt("humorbench-v1.explainer")  # appendix A
 AUTOGRADER_PROMPT = read_prompt("humorbench-v1.autograder")  # appendix B
-
-
-def explainer_prompt(description: str, caption: str) -> str:
-    """Appendix A, filled in."""
-    return EXPLAINER_PROMPT.format(description=description, caption=caption)
 
 
 def autograder_prompt(description: str, caption: str, explanation: str, element: str) -> str:
@@ -100,10 +92,6 @@ def truncate_last_k(text: str, k: int | None, tokenizer: Any = None) -> str:
     return text if len(ids) <= k else tokenizer.decode(ids[len(ids) - k :])
 
 
-def _explainer_parse(completion: Completion) -> dict[str, Any]:
-    return {"explanation": parse_explanation(completion.text)}
-
-
 def _grader_parse(completion: Completion) -> dict[str, Any]:
     return {"verdict": parse_judgement(completion.text), "reasoning": parse_reasoning(completion.text)}
 
@@ -113,48 +101,6 @@ def _check_lengths(**columns: Sequence[Any]) -> int:
     if len(set(lengths.values())) > 1:
         raise ValueError(f"inputs differ in length: {lengths}")
     return next(iter(lengths.values()), 0)
-
-
-def build_explainer_jobs(
-    descriptions: Sequence[str],
-    captions: Sequence[str],
-    config: LLMConfig | LLMEngine,
-    *,
-    samples: int = 1,
-) -> list[Job]:
-    """One explainer call per caption (and sample)."""
-    n = _check_lengths(descriptions=descriptions, captions=captions)
-    cfg = judge_config(config)
-    version = resolve_prompt_version(config, KNOWN_VERSIONS)
-    temperature = EXPLAINER_TEMPERATURE if cfg.temperature is None else cfg.temperature
-    max_tokens = unset_max_tokens(EXPLAINER_MAX_TOKENS) if cfg.max_tokens is None else cfg.max_tokens
-    jobs = []
-    for i in range(n):
-        for sample in range(samples):
-            request = ChatRequest(
-                messages=({"role": "user", "content": explainer_prompt(descriptions[i], captions[i])},),
-                max_tokens=max_tokens,
-                temperature=temperature,
-                sample_index=sample,
-            )
-            jobs.append(
-                Job(
-                    request=request,
-                    parse=_explainer_parse,
-                    prompt_version=version,
-                    meta={"index": i, "sample": sample},
-                    failure={"explanation": None},
-                    expected_output_tokens=EXPLAINER_EXPECTED_TOKENS,
-                )
-            )
-    return jobs
-
-
-def explain_captions(
-    descriptions: Sequence[str], captions: Sequence[str], config: LLMConfig | LLMEngine, *, samples: int = 1
-) -> list[Record]:
-    """Run the HumorBench explainer (the system under test) on each caption."""
-    return run_jobs(build_explainer_jobs(descriptions, captions, config, samples=samples), config, "explain")
 
 
 def build_grader_jobs(
@@ -191,18 +137,8 @@ def build_grader_jobs(
     return jobs
 
 
-def grade_elements(
-    descriptions: Sequence[str],
-    captions: Sequence[str],
-    elements: Sequence[str],
-    explanations: Sequence[str],
-    config: LLMConfig | LLMEngine,
-    last_k_tokens: int | None = None,
-    tokenizer: Any = None,
-) -> list[Record]:
-    """Grade each explanation against its element: PASS, FAIL or ERROR, in input order."""
-    jobs = build_grader_jobs(descriptions, captions, elements, explanations, config, last_k_tokens, tokenizer)
-    return run_jobs(jobs, config, desc="autograde")
+grade_elements = runner(build_grader_jobs, "autograde")
+"""Grade each explanation against its element: PASS, FAIL or ERROR, in input order."""
 
 
 def load_rubric(paths: str | Path | Iterable[str | Path]) -> tuple[list[dict[str, Any]], int]:
@@ -277,3 +213,14 @@ def validate_autograder(
         "n_skipped": skipped,
         "metrics": validation_scores(verdicts, labels, [r["caption"] for r in rows], seed=seed),
     }
+
+
+AUTOGRADER = register_protocol(Protocol(
+    name="humorbench_autograder", build=build_grader_jobs, parse=lambda completion, **_: _grader_parse(completion),
+    versions=KNOWN_VERSIONS, parsers=("judgement_pass_fail",),
+    prompts=lambda version, vision=True: {"prompt": "humorbench-v1.autograder"},
+    probe={"descriptions": ["d"], "captions": ["c"], "elements": ["e"], "explanations": ["x"]},
+    modules=("humorbench",), desc="autograde",
+    paper={"source": "Narad et al. 2025, §3.5 and App. B; autograder.py, main_benchmark.py (ReubenNarad/Humor-Bench)",
+           "sent": {"model": PAPER_GRADER_MODEL}, "rule": "judgement_pass_fail", "parse_retries": 0},
+))

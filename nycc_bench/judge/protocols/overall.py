@@ -42,6 +42,14 @@ RULES: tuple[str, ...] = ("zhang_top2", "letters_topk")
 DEFAULT_RULE = "zhang_top2"
 UPSTREAM_TOP_LOGPROBS = 2
 
+TEXT_PROMPT_FILES = {
+    "system": "zhang2024-overall.system", "task": "zhang2024-overall.task",
+    "announce_shots": "zhang2024-overall-v2.announce-shots", "shot_first": "zhang2024-overall.shot-first",
+    "shot_next": "zhang2024-overall.shot-next", "shot_answer": "zhang2024-overall.shot-answer",
+    "query": "zhang2024-overall.query",
+}
+"""The prompt files of Zhang's text conversation (Overall, and Best Pick's text form), by template."""
+
 SYSTEM = read_prompt("zhang2024-overall.system")
 TASK = read_prompt("zhang2024-overall.task")
 ANNOUNCE_SHOTS = read_prompt("zhang2024-overall-v2.announce-shots")
@@ -51,6 +59,18 @@ SHOT_NEXT = read_prompt("zhang2024-overall.shot-next")
 SHOT_ANSWER = read_prompt("zhang2024-overall.shot-answer")
 QUERY = read_prompt("zhang2024-overall.query")
 INSTRUCTION = read_prompt("zhang2024-overall.instruction")
+
+
+def text_prompt_files(version: str, instruction: str) -> dict[str, str]:
+    """The text conversation's prompt files for ``version`` (a ``-v1`` version announces the shots with the
+    paper's full stop), ending with ``instruction``."""
+    announce = {"announce_shots": "zhang2024-overall-v1.announce-shots"} if version.endswith("-v1") else {}
+    return {**TEXT_PROMPT_FILES, **announce, "instruction": instruction}
+
+
+def prompt_files(version: str, vision: bool = True) -> dict[str, str]:
+    """The prompt files Overall sends, by template (it is a text judge: ``vision`` changes nothing)."""
+    return text_prompt_files(version, "zhang2024-overall.instruction")
 
 
 def shot_messages(shots: Sequence[RankingExample], version: str = PROMPT_VERSION) -> list[Message]:

@@ -19,43 +19,15 @@ from nycc_bench.scoring.win_rate import THRESHOLD
 
 from ...llm.chat import ChatRequest
 from ...llm.config import LLMConfig
-from . import best_pick, explanation_pairwise, humorbench, overall
-from .group_comparison import build_group_jobs
+from ..prompts import read_prompt
+from ..registry import get_protocol, protocol_names
+from . import best_pick, overall
 
-PROTOCOLS: tuple[str, ...] = (
-    "overall", "best_pick", "humorbench_autograder", "humorbench_explainer", "explanation_pairwise",
-)
+PROTOCOLS: tuple[str, ...] = protocol_names()
+"""The registered protocols' names (each protocol object carries its paper setting, prompts and parsers)."""
 
-PAPER: dict[str, dict[str, Any]] = {
-    "overall": {
-        "source": "Zhang et al. 2024, App. B.2 and C.2; ranking/rank_more.py (yguooo/cartoon-caption-generation)",
-        "sent": {"model": overall.PAPER_MODEL, "temperature": 0.0, "logprobs": True, "top_logprobs": 2},
-        "rule": overall.DEFAULT_RULE,
-        "n_shots": 5,
-    },
-    "best_pick": {
-        "source": "Zhang et al. 2024, App. B.2; ranking/rank_more.py (vision Best Pick, GPT-4o with the cartoon)",
-        "sent": {"model": best_pick.PAPER_MODEL, "temperature": 0.0, "logprobs": True, "top_logprobs": 2},
-        "rule": "exact_letter",
-        "n_shots": 5,
-    },
-    "humorbench_autograder": {
-        "source": "Narad et al. 2025, §3.5 and App. B; autograder.py, main_benchmark.py (ReubenNarad/Humor-Bench)",
-        "sent": {"model": humorbench.PAPER_GRADER_MODEL},
-        "rule": "judgement_pass_fail",
-        "parse_retries": 0,
-    },
-    "humorbench_explainer": {
-        "source": "Narad et al. 2025, §4 and App. A; explainer.py (ReubenNarad/Humor-Bench)",
-        "sent": {"temperature": 1.0},
-        "rule": "first_explanation_block",
-    },
-    "explanation_pairwise": {
-        "source": "this project's judge (Hessel et al. 2023 compared explanations with human raters only)",
-        "sent": None,
-        "rule": "last_letter",
-    },
-}
+PAPER: dict[str, dict[str, Any]] = {name: dict(get_protocol(name).paper) for name in PROTOCOLS}
+"""Each protocol's paper setting: source, the sampling it sent, its reply rule (and shots, re-asks)."""
 
 
 def sha256(text: str) -> str:
@@ -68,46 +40,8 @@ def sha256(text: str) -> str:
 
 
 def _templates(protocol: str, version: str, vision: bool) -> dict[str, str]:
-    """The prompt templates a protocol sends, by name."""
-    text_zhang = {
-        "system": overall.SYSTEM, "task": overall.TASK,
-        "announce_shots": overall.ANNOUNCE_SHOTS_V1 if version.endswith("-v1") else overall.ANNOUNCE_SHOTS,
-        "shot_first": overall.SHOT_FIRST, "shot_next": overall.SHOT_NEXT, "shot_answer": overall.SHOT_ANSWER,
-        "query": overall.QUERY,
-    }
-    if protocol == "overall":
-        return {**text_zhang, "instruction": overall.INSTRUCTION}
-    if protocol == "best_pick":
-        if not vision:
-            return {**text_zhang, "instruction": best_pick.INSTRUCTION}
-        v1 = version == "zhang2024-best-pick-v1"
-        return {
-            "system": best_pick.VISION_SYSTEM, "task": best_pick.VISION_TASK,
-            "announce_shots": best_pick.VISION_ANNOUNCE_SHOTS,
-            "shot_first": best_pick.VISION_SHOT_FIRST_V1 if v1 else best_pick.VISION_SHOT_FIRST,
-            "shot_next": best_pick.VISION_SHOT_NEXT_V1 if v1 else best_pick.VISION_SHOT_NEXT,
-            "query": best_pick.VISION_QUERY,
-        }
-    if protocol == "humorbench_autograder":
-        return {"prompt": humorbench.AUTOGRADER_PROMPT}
-    if protocol == "humorbench_explainer":
-        return {"prompt": humorbench.EXPLAINER_PROMPT}
-    return {"system": explanation_pairwise.SYSTEM, "prompt": explanation_pairwise.PROMPT}
-
-
-def _probe_request(protocol: str, config: LLMConfig, rule: str | None, vision: bool) -> tuple[ChatRequest, str]:
-    """One request (and its prompt version) built by the protocol itself from placeholder inputs."""
-    if protocol in ("overall", "best_pick"):
-        images = ["data:image/png;base64,"] if protocol == "best_pick" and vision else None
-        job = build_group_jobs([["a"]], {"h": [["b"]]}, [1], [("c.", "u.")], protocol, config, None,
-                               images=images, rule=rule)[0]
-    elif protocol == "humorbench_autograder":
-        job = humorbench.build_grader_jobs(["d"], ["c"], ["e"], ["x"], config)[0]
-    elif protocol == "humorbench_explainer":
-        job = humorbench.build_explainer_jobs(["d"], ["c"], config)[0]
-    else:
-        job = explanation_pairwise.build_explanation_jobs(["d"], ["c"], ["m"], ["h"], config)[0]
-    return job.request, job.prompt_version
+    """The prompt templates a protocol sends, by name (read from the protocol's prompt files)."""
+    return {name: read_prompt(file) for name, file in get_protocol(protocol).prompts(version, vision).items()}
 
 
 def sent_settings(request: ChatRequest, config: LLMConfig) -> dict[str, Any]:
@@ -141,14 +75,15 @@ def protocol_settings(
     "notes", "deviations"}``, JSON-serialisable. ``vision`` False is Best Pick's text form; ``n_shots`` None
     means the paper's (5 for Zhang's protocols).
     """
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"protocol: expected one of {', '.join(PROTOCOLS)}, got {protocol!r}")
-    paper = PAPER[protocol]
+    if protocol not in protocol_names():
+        raise ValueError(f"protocol: expected one of {', '.join(protocol_names())}, got {protocol!r}")
+    proto = get_protocol(protocol)
+    paper = proto.paper
     paper_sent = paper["sent"]
     if config is None:
         model = (paper_sent or {}).get("model", "gpt-4o")
         config = LLMConfig(model=model, parse_retries=paper.get("parse_retries", 2))
-    request, version = _probe_request(protocol, config, rule, vision)
+    request, version = proto.probe_request(config, rule=rule, vision=vision)
     sent = sent_settings(request, config)
     if protocol == "overall":
         used_rule = overall.check_rule(rule)
@@ -156,9 +91,8 @@ def protocol_settings(
         used_rule = best_pick.check_rule(rule, vision)
     else:
         used_rule = paper["rule"]
-    zhang = protocol in ("overall", "best_pick")
-    shots = (n_shots if n_shots is not None else 5) if zhang else None
-    used_threshold = (THRESHOLD if threshold is None else float(threshold)) if protocol == "overall" else None
+    shots = (paper["n_shots"] if n_shots is None else n_shots) if "n_shots" in paper else None
+    used_threshold = (THRESHOLD if threshold is None else float(threshold)) if proto.has_threshold else None
     templates = _templates(protocol, version, vision)
     hashes = {name: sha256(text) for name, text in templates.items()}
     settings: dict[str, Any] = {
@@ -192,8 +126,6 @@ def _differences(protocol: str, s: dict[str, Any]) -> tuple[list[str], list[str]
     if paper is None:
         notes.append("No published judge for this protocol: the prompt and settings are this project's own.")
         return notes, deviations
-    if protocol == "humorbench_explainer":
-        paper = {**paper, "model": sent["model"]}  # the explainer is the system under test: any model
     if paper.get("model") and sent["model"] != paper["model"]:
         deviations.append(f"The judge is {sent['model']}; the paper's is {paper['model']}.")
     if sent.get("temperature") != paper.get("temperature"):
