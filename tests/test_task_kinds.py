@@ -3,6 +3,7 @@ worked examples ("How to add a task") are written out of the document and run, s
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from nycc_bench import evaluate
-from nycc_bench.cli import main
+from nycc_bench.cli import main, parser
 from nycc_bench.errors import NyccBenchError
 from nycc_bench.tasks import get_task, include_tasks, list_tasks
 from nycc_bench.tasks import kinds as kinds_module
@@ -80,6 +81,12 @@ def test_the_funnier_task_from_an_outside_folder(sample_dataset: str, tmp_path: 
     assert 0.0 <= entry["scores"]["accuracy"]["value"] <= 1.0
     assert entry["config"]["task_file"] == "pairwise/funnier.yaml"
     assert "funnier" not in list_tasks() and "funnier_pairs" not in BUILDERS  # nothing leaks past the call
+    predictions = str(tmp_path / "run" / entry["predictions"][0])
+    assert main(["score", "--task", "funnier", "--predictions", predictions, "--dataset", sample_dataset,
+                 "--include-path", str(folder)]) == 0
+    scored = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert scored["scores"]["accuracy"]["value"] == entry["scores"]["accuracy"]["value"]
+    assert parser().parse_args(["leaderboard", "--include-path", str(folder)]).include_path == [str(folder)]
 
 
 def test_a_task_path_folder_from_the_environment(tmp_path: Path, monkeypatch, capsys) -> None:

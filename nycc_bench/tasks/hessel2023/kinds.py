@@ -10,7 +10,7 @@ from ...errors import NyccBenchError
 from ...scorers import metric_arguments
 from ..definition import Task
 from ..instances import row_description
-from ..kinds import Built, Instance, prompt_text, register_builder, register_parser, register_scorer, render
+from ..kinds import Built, Instance, register_builder, register_parser, register_scorer, render
 from ..parsing import marked_letter
 
 
@@ -66,7 +66,7 @@ def _hessel_pixels(task: Task, row: Mapping[str, Any]) -> str:
     body = (f"Caption: {choices}" if isinstance(choices, str)
             else "\n".join(f"{task.letters[i]}: {c}" for i, c in enumerate(choices)))
     tail = "Answer:" if task.kind == "choice" else "Explanation:"
-    return f"{prompt_text(task, 'instruction')}\n\n{body}\n{tail}"
+    return f"{render(task, 'instruction')}\n\n{body}\n{tail}"
 
 
 def _hessel_fields(task: Task, row: Mapping[str, Any]) -> dict[str, str]:
