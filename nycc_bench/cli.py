@@ -7,13 +7,43 @@ answer at once. Bad input ends with one line on stderr and exit status 2, never 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from .errors import DryRun, NyccBenchError
+
+
+def _include_path(p: argparse.ArgumentParser) -> None:
+    """`--include-path DIR` (repeatable): task folders outside the package, beside NYCC_BENCH_TASK_PATH."""
+    p.add_argument("--include-path", action="append", metavar="DIR",
+                   help="a folder of outside tasks (<family>/<task>.yaml, prompt files, optional kinds.py); repeatable")
+
+
+@contextlib.contextmanager
+def _outside_tasks(args: argparse.Namespace) -> Iterator[None]:
+    """The command's `--include-path` folders are known inside, to child processes too (the leaderboard's
+    worker) through NYCC_BENCH_TASK_PATH, restored afterwards."""
+    from .tasks.registry import ENV_TASK_PATH, include_tasks
+
+    with include_tasks(getattr(args, "include_path", None)) as folders:
+        if not folders:
+            yield
+            return
+        old = os.environ.get(ENV_TASK_PATH)
+        os.environ[ENV_TASK_PATH] = os.pathsep.join([*([old] if old else []), *map(str, folders)])
+        try:
+            yield
+        finally:
+            if old is None:
+                os.environ.pop(ENV_TASK_PATH, None)
+            else:
+                os.environ[ENV_TASK_PATH] = old
 
 
 def _dataset_default() -> str:
@@ -422,6 +452,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--offline-judges", action="store_true",
                    help="check: train the offline judges on the sample so judged scores are checked too (slower)")
     t.add_argument("--json", action="store_true", help="as JSON")
+    _include_path(t)
     t.set_defaults(func=cmd_tasks)
 
     e = sub.add_parser("evaluate", help="run and score many tasks with one system into RUN_DIR/results.json")
@@ -434,6 +465,7 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--folds", help="Hessel folds, e.g. 0,1,2,3,4 (default: every fold the dataset has)")
     e.add_argument("--out", required=True, help="run folder: results.json and predictions/ (resumable)")
     _judge_options(e)
+    _include_path(e)
     e.set_defaults(func=cmd_evaluate)
 
     sm = sub.add_parser("submission", help="Hessel leaderboard submissions: `check FILE`, `from-responses FILE.jsonl`")
@@ -468,6 +500,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--last-k-tokens", type=int, help="HumorBench: grade only the last k tokens of an explanation")
     s.add_argument("--out", help="also write the result JSON here (folders are created)")
     _judge_options(s)
+    _include_path(s)
     s.set_defaults(func=cmd_score)
 
     j = sub.add_parser("reliability", help="Zhang's judge-reliability check (Table 2): top 10 vs #1000-1009")
@@ -497,6 +530,7 @@ def parser() -> argparse.ArgumentParser:
     lb.add_argument("--port", type=int, default=7860)
     lb.add_argument("--host", default="127.0.0.1")
     lb.add_argument("--dataset", help="dataset folder or Hub repo the worker and the Browse tab read")
+    _include_path(lb)
     lb.set_defaults(func=cmd_leaderboard)
 
     c = sub.add_parser("cards", help="model cards from results records (optionally evaluating the baselines)")
@@ -555,7 +589,8 @@ def main(argv: list[str] | None = None) -> int:
         datasets.disable_progress_bars()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        return args.func(args)
+        with _outside_tasks(args):
+            return args.func(args)
     except DryRun as stop:
         print(stop)
         estimate = stop.estimate

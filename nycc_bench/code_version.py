@@ -54,9 +54,7 @@ def _closure(fn: Any, seen: dict[str, str]) -> None:
 
 def _parts(task: Task) -> tuple[Any, Any, Any, str]:
     """The registered builder, parser and scorer of `task`, and its judge protocol's name."""
-    from .scorers import SCORERS
-    from .tasks.instances import BUILDERS
-    from .tasks.parsing import PARSERS
+    from .tasks.kinds import BUILDERS, PARSERS, SCORERS
 
     return BUILDERS[task.instances], PARSERS[task.parser], SCORERS[task.scorer], str(task.judge.get("protocol"))
 

@@ -32,6 +32,7 @@ from .systems import System, SystemCannotAnswer, make_system
 from .tasks import Task, config_name, get_task, resolve_tasks
 from .tasks.check import check_task
 from .tasks.instances import DEFAULT_DATASET, LEADERBOARD_SPLIT
+from .tasks.registry import IncludePath, task_path, with_include_path
 from .urls import redact_url
 
 log = logging.getLogger("nycc_bench")
@@ -95,7 +96,7 @@ def available_folds(task_name: str, dataset: str, wanted: Sequence[int] | None) 
 
 def _command(system: str, tasks: Sequence[str], dataset: str, judge: Any, folds: Sequence[int] | None,
              split: str | None, limit: int | None, options: Mapping[str, Any], out: Path,
-             base_url: str | None = None) -> str:
+             base_url: str | None = None, include_path: Sequence[Path] = ()) -> str:
     """The `nycc-bench evaluate` line that reproduces this run (endpoints without credentials)."""
     words = ["nycc-bench", "evaluate", "--system", system, "--tasks", ",".join(tasks), "--dataset", dataset]
     if base_url:
@@ -114,6 +115,8 @@ def _command(system: str, tasks: Sequence[str], dataset: str, judge: Any, folds:
         words += ["--limit", str(limit)]
     for k, v in options.items():
         words += ["--system-option", f"{k}={v}"]
+    for folder in include_path:
+        words += ["--include-path", str(folder)]
     return shlex.join([*words, "--out", str(out)])
 
 
@@ -131,19 +134,21 @@ def _judges(judge: JudgeArg | Mapping[str, JudgeArg], names: Sequence[str]) -> d
 
 
 @locks_out  # one writer per run folder
+@with_include_path  # the tasks of `include_path`'s folders are known for the whole run
 def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: str = DEFAULT_DATASET,
              judge: JudgeArg | Mapping[str, JudgeArg] = None, folds: Sequence[int] | None = None,
              split: str | None = None, out: str | Path = "runs/run", limit: int | None = None, *,
              base_url: str | None = None, task_options: Mapping[str, Mapping[str, Any]] | None = None,
              progress: bool = True, extra: Mapping[str, Any] | None = None, model: Mapping[str, Any] | None = None,
              on_task: Callable[[str, int, int], None] | None = None, raise_errors: bool = True,
-             **system_options: Any) -> RunResult:
+             include_path: IncludePath = None, **system_options: Any) -> RunResult:
     """Run and score every task (names or groups: all, hessel, zhang, humorbench) with one system.
 
     `judge` is one judge for every task or a mapping task -> judge. A task the system cannot answer, or that
     cannot be scored without a judge, is listed in `skipped` with the reason (its predictions are kept).
     `folds` None runs every fold of the Hessel tasks the dataset has. With `raise_errors=False` (the
-    leaderboard worker) a task that fails is recorded in `errors` and the others still run.
+    leaderboard worker) a task that fails is recorded in `errors` and the others still run. `include_path` (a
+    folder or several, beside `NYCC_BENCH_TASK_PATH`) adds the task folders outside the package.
     """
     from .runner import run_task
     from .score import score
@@ -199,7 +204,7 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
         "judge": (next(iter(judge_names.values())) if len(distinct) == 1 else judge_names) if judge_names else None,
         "tasks": entries, "skipped": skipped, "errors": errors,
         "commands": [_command(spec, names, dataset, judge, folds, split, limit, {**system_options, **aliased}, out,
-                              base_url)],
+                              base_url, task_path())],
         "notes": ([f"--limit {limit}: only the first {limit} items of each task were run."] if limit else []),
         **({"extra": dict(extra)} if extra else {}),
     }

@@ -34,10 +34,10 @@ from .judge.protocols.group_comparison import PROTOCOLS, count_nonletter
 from .judge.protocols.zhang_format import Description
 from .judging import JudgeSpec, group_judgments, run_judge
 from .llm.engine import Estimate
-from .scorers import ranking_shots
 from .scoring.win_rate import THRESHOLD, win_rate
 from .systems.api import image_url
 from .tasks.instances import DEFAULT_DATASET, load_split
+from .tasks.zhang2024.kinds import ranking_shots
 
 LOW_GROUP = "human_1000"
 TRAIN_RANGE = (530, 890)  # Zhang 2024, App. C.3: the contests their train and test splits are drawn from

@@ -20,10 +20,11 @@ from .errors import NyccBenchError
 from .judging import JudgeSpec
 from .predictions import FAILED, UNPARSED, read_meta, read_predictions
 from .runner import subset
-from .scorers import SCORERS
 from .tasks import Task, config_name, get_task
-from .tasks.instances import DEFAULT_DATASET, Instance, build_instances
+from .tasks.instances import DEFAULT_DATASET, Instance, build
+from .tasks.kinds import SCORERS
 from .tasks.lookup import extract_scores
+from .tasks.registry import IncludePath, with_include_path
 from .urls import redact_url
 
 log = logging.getLogger("nycc_bench")
@@ -110,11 +111,13 @@ def _count_errors(details: Any) -> int:
     return 0
 
 
+@with_include_path
 def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str = DEFAULT_DATASET,
           split: str | None = None, folds: Sequence[int] | None = None, judge: JudgeSpec | None = None,
           task_options: Mapping[str, Any] | None = None, last_k_tokens: int | None = None,
-          limit: int | None = None) -> dict[str, Any]:
-    """Score one task: one predictions file per fold (`folds` lists them; Hessel's folds are averaged)."""
+          limit: int | None = None, *, include_path: IncludePath = None) -> dict[str, Any]:
+    """Score one task: one predictions file per fold (`folds` lists them; Hessel's folds are averaged);
+    `include_path` adds task folders outside the package."""
     task = get_task(task_name)
     split = split or task.split
     folds = list(folds) if folds is not None else [0] * len(prediction_files)
@@ -136,7 +139,8 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     total = 0
     for path, fold, meta in zip(prediction_files, folds, metas, strict=True):
         check_meta(meta, task, config_name(task, fold), split, dataset, path)
-        every = build_instances(task, dataset, split, fold, values, unprompted)
+        made = build(task, dataset, split, fold, values)
+        every, unprompted = made.instances, [*unprompted, *made.skipped]
         built = subset(every, limit)
         total += len(every)
         records += _join(task, built, load_predictions(path), str(path), limited=limit is not None)

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import NyccBenchError
-from .tasks.parsing import fallback_letter, parse_hessel_answer
+from .tasks.hessel2023.kinds import parse_hessel_answer
+from .tasks.parsing import fallback_letter
 
 
 @dataclass(frozen=True)

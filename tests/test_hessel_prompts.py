@@ -14,16 +14,10 @@ from fake_openai import FakeChatServer, Reply
 
 from nycc_bench.errors import NyccBenchError
 from nycc_bench.tasks import get_task
-from nycc_bench.tasks.instances import Instance, build_instances, draw_hessel_shots, load_split, prompt_text
-from nycc_bench.tasks.parsing import (
-    PARSERS,
-    extractor_messages,
-    fallback_letter,
-    parse_extractor_reply,
-    parse_hessel_answer,
-    parse_hessel_explanation,
-    read_replies,
-)
+from nycc_bench.tasks.hessel2023.kinds import draw_hessel_shots, parse_hessel_answer, parse_hessel_explanation
+from nycc_bench.tasks.instances import Instance, build_instances, load_split
+from nycc_bench.tasks.kinds import PARSERS, prompt_text
+from nycc_bench.tasks.parsing import extractor_messages, fallback_letter, parse_extractor_reply, read_replies
 from nycc_bench.tasks.registry import ROOT
 
 ROW = "73dbb0f228d613d9f688fd19b70fdd62"  # the sample's matching test item of contest 12 (fold 0)

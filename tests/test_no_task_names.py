@@ -27,7 +27,7 @@ CONFIG_MODULES = {
     "reward/data.py": "trains the reward model on the `caption_ratings`/`caption_generation` configs' rows",
 }
 OTHER_MEANINGS = {
-    "judge/protocols/humorbench.py": {"explanation", "humorbench"},  # the explainer's output field; this module's name (Protocol.modules)
+    "judge/protocols/humorbench.py": {"explanation", "humorbench"},  # output field; module name
     "reward/grader.py": {"explanation"},  # a labelled row's field (element, explanation, label)
     "reward/card.py": {"humorbench"},  # a Hub tag on the element grader's card
     "code_version.py": {"humorbench"},  # the module judge/protocols/humorbench.py, hashed into code_version

@@ -57,9 +57,9 @@ def test_a_score_may_not_borrow_another_scores_interval(tmp_path: Path) -> None:
 
 
 def _raw(name: str) -> dict:
-    from nycc_bench.tasks.registry import _resolved
+    from nycc_bench.tasks.registry import _raw_files, _resolved
 
-    return _resolved(name)
+    return _resolved(name, _raw_files())[0]
 
 
 @pytest.mark.parametrize(("edit", "field"), [
@@ -174,17 +174,18 @@ def test_editing_a_builder_changes_code_version_and_refuses_resume(sample_datase
                                                                    monkeypatch) -> None:
     from nycc_bench.code_version import code_version
     from nycc_bench.runner import run_task
-    from nycc_bench.tasks import instances
+    from nycc_bench.tasks import kinds
 
     out = tmp_path / "matching.jsonl"
     run_task("matching", "random", out, dataset=sample_dataset, limit=2, progress=False)
     before = code_version(get_task("matching"))
-    original = instances.BUILDERS["hessel"]
+    original = kinds.BUILDERS["hessel"]
 
     def edited(*args, **kwargs):  # an edited builder: its source differs
-        return original(*args, **kwargs)[::-1]
+        built = original(*args, **kwargs)
+        return kinds.Built(built.instances[::-1], built.skipped)
 
-    monkeypatch.setitem(instances.BUILDERS, "hessel", edited)
+    monkeypatch.setitem(kinds.BUILDERS, "hessel", edited)
     after = code_version(get_task("matching"))
     assert after != before
     with pytest.raises(NyccBenchError, match=f"code_version {before!r}, now {after!r}"):
@@ -200,12 +201,12 @@ def test_a_typo_in_a_task_file_fails_tasks_check(tmp_path: Path, monkeypatch, ca
     path.write_text(path.read_text().replace("options:", "optons:"))
     monkeypatch.setattr(registry, "ROOT", copy)
     registry._raw_files.cache_clear()
-    registry.all_tasks.cache_clear()
+    registry._all_tasks.cache_clear()
     try:
         assert main(["tasks", "check", "matching_5shot"]) == 2
     finally:
         registry._raw_files.cache_clear()
-        registry.all_tasks.cache_clear()
+        registry._all_tasks.cache_clear()
     err = capsys.readouterr().err
     assert "task file hessel2023/matching_5shot.yaml: unknown key 'optons'; did you mean 'options'?" in err
 

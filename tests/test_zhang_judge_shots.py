@@ -12,7 +12,7 @@ import pytest
 from nycc_bench.builders import build_dataset
 from nycc_bench.builders.hessel2023 import features
 from nycc_bench.judge.protocols.zhang_shots import draw
-from nycc_bench.scorers import zhang_judge_shots
+from nycc_bench.tasks.zhang2024.kinds import zhang_judge_shots
 
 CONTESTS = [896, 512, 640, 777, 903, 555]  # any order: upstream walks them ascending
 

@@ -74,7 +74,7 @@ def choice_results(task_name: str, doc: Mapping[str, Any], results: Sequence[tup
 def generation_results(task_name: str, doc: Mapping[str, Any], results: Sequence[str]) -> dict[str, Any]:
     """`process_results` of a generation task: the reply read by the task's parser (unreadable: empty, scored as
     nycc-bench scores it), as one item per reported score."""
-    from ..tasks.parsing import PARSERS
+    from ..tasks.kinds import PARSERS
 
     task = get_task(task_name)
     raw = results[0] if results else None
@@ -89,8 +89,7 @@ def score_keys(task_name: str) -> list[str]:
 
 def details(task_name: str, items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """nycc-bench's metric output over lm-eval's items (the task's scorer, folds averaged), no judge."""
-    from ..scorers import SCORERS
-    from ..tasks.instances import Instance
+    from ..tasks.kinds import SCORERS, Instance
 
     task = get_task(task_name)
     instances = [Instance(instance_id=i["id"], user="", reference=dict(i["reference"])) for i in items]

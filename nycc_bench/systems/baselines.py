@@ -16,7 +16,6 @@ from .registry import register_system
 if TYPE_CHECKING:
     import numpy as np
 
-N_CAPTIONS = 10
 POOL_TOP_RANKS = 200  # retrieval pools hold each train contest's 200 best-rated captions
 
 
@@ -26,7 +25,7 @@ def text_pool(task: Task, dataset: str) -> list[str]:
     Captions: the best-rated captions of every train contest's primary rating run. Explanations: the human
     explanations of Hessel's `explanation` train split (also used for HumorBench, which has no train split).
     """
-    if task.parser == "captions":
+    if task.outputs.count > 1:  # several captions per item
         ratings = load_split(dataset, "caption_ratings", "train")
         ratings = ratings.filter(lambda r: r["is_primary"] and r["rank"] < POOL_TOP_RANKS,
                                  input_columns=None, desc=None)
@@ -63,7 +62,7 @@ class RandomSystem(System):
 
     def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
         pool = text_pool(task, self.dataset)
-        k = N_CAPTIONS if task.parser == "captions" else 1
+        k = task.outputs.count
         out = []
         for inst in instances:
             picked = random.Random(_seed(self.seed, inst.instance_id)).sample(pool, min(k, len(pool)))
@@ -163,7 +162,7 @@ class SbertSystem(System):
         self._check(task, instances)
         pool = text_pool(task, self.dataset)
         pool_emb = self._embed(pool)
-        k = N_CAPTIONS if task.parser == "captions" else 1
+        k = task.outputs.count
         sims = self._embed([i.context for i in instances]) @ pool_emb.T
         out = []
         for row in sims:

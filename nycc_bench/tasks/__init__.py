@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .definition import Kind, Score, Task, TaskOption
-from .registry import GROUPS, all_tasks, config_name, get_task, list_tasks, resolve_tasks
+from .definition import Kind, Outputs, Score, Task, TaskOption
+from .registry import GROUPS, all_tasks, config_name, get_task, include_tasks, list_tasks, resolve_tasks
 
 
 def __getattr__(name: str) -> object:
@@ -13,5 +13,5 @@ def __getattr__(name: str) -> object:
     raise AttributeError(name)
 
 
-__all__ = ["GROUPS", "Kind", "Score", "Task", "TaskOption", "all_tasks", "config_name", "get_task", "list_tasks",
-           "resolve_tasks"]
+__all__ = ["GROUPS", "Kind", "Outputs", "Score", "Task", "TaskOption", "all_tasks", "config_name", "get_task",
+           "include_tasks", "list_tasks", "resolve_tasks"]

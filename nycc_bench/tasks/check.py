@@ -24,9 +24,7 @@ def _known(kind: str, name: str, names: Any, task: Task) -> None:
 def check_task(task: Task) -> None:
     """Refuse a task whose builder, parser, scorer or metric is not registered (names the file and the key)."""
     from ..metrics import METRIC_NAMES
-    from ..scorers import SCORERS
-    from .instances import BUILDERS
-    from .parsing import PARSERS
+    from .kinds import BUILDERS, PARSERS, SCORERS
 
     _known("instances builder", task.instances, BUILDERS, task)
     _known("parser", task.parser, PARSERS, task)

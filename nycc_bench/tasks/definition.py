@@ -48,6 +48,15 @@ class Score:
         return (0.0, 1.0) if self.rate else (None, None)
 
 
+@dataclass(frozen=True)
+class Outputs:
+    """The shape of a system's answer to one instance: how many outputs, and how several are written (systems read
+    it; the parser reads them back)."""
+
+    count: int = 1
+    format: str = "text"  # "text": one answer as is; "numbered": "1. ..." lines, one output each
+
+
 OPTION_TYPES: dict[str, tuple[type, ...]] = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,)}
 
 
@@ -175,6 +184,8 @@ class Task:
     source: str = ""  # the task file, relative to the tasks folder
     paper_settings: Mapping[str, PaperSetting] = field(default_factory=dict)
     display: Display = field(default_factory=Display)  # how the leaderboard's Browse tab shows it
+    outputs: Outputs = Outputs()
+    built_in: bool = True  # False: read from a folder of the include path (`source` is relative to that folder)
 
     @property
     def has_folds(self) -> bool:
@@ -229,6 +240,9 @@ class Task:
             "dataset": {"config": self.config, "split": self.split, "folds": list(self.folds)},
             "kind": self.kind, "letters": self.letters, "from_pixels": self.from_pixels,
             "instances": self.instances, "parser": self.parser,
+            **({} if self.outputs == Outputs() else {"outputs": {"count": self.outputs.count,
+                                                                  "format": self.outputs.format}}),
+            **({} if self.built_in else {"included": True}),
             "prompts": {role: {"file": self.prompt_files[role], "sha256": sha}
                         for role, sha in self.prompt_sha256.items()},
             "prompt_version": self.prompt_version,
@@ -244,10 +258,11 @@ class Task:
 
 
 def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    """Deep-merge a variant's keys over its base (mappings merge, everything else replaces)."""
+    """Deep-merge a variant's keys over its base (mappings merge, everything else replaces; an empty mapping
+    replaces too, so `options: {}` clears what the base set)."""
     out = copy.deepcopy(base)
     for key, value in override.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+        if isinstance(value, Mapping) and value and isinstance(out.get(key), Mapping):
             out[key] = _merge(dict(out[key]), value)
         else:
             out[key] = copy.deepcopy(value)
@@ -260,7 +275,8 @@ REQUIRED = ("name", "family", "version", "summary", "paper", "follows", "dataset
 SCHEMA: dict[str, tuple[str, ...]] = {
     "": ("base", "name", "order", "family", "version", "summary", "paper", "follows", "dataset", "kind", "letters",
          "from_pixels", "instances", "parser", "prompts", "scorer", "judge", "decoding", "options", "scores",
-         "deviations", "checks", "higher_is_better", "display"),
+         "deviations", "checks", "higher_is_better", "display", "outputs"),
+    "outputs": ("count", "format"),
     "dataset": ("config", "split", "folds"),
     "scorer": ("name", "metric", "arguments", "options"),
     "judge": ("required", "protocol", "judged_metric"),
@@ -289,7 +305,7 @@ def _refuse_unknown(data: Any, allowed: tuple[str, ...], where: str, at: str) ->
 def check_schema(raw: Mapping[str, Any], where: str) -> None:
     """Refuse any key a task file cannot have (a typo such as `optons:` would otherwise be dropped silently)."""
     _refuse_unknown(raw, SCHEMA[""], where, "")
-    for section in ("dataset", "scorer", "judge", "decoding", "display"):
+    for section in ("dataset", "scorer", "judge", "decoding", "display", "outputs"):
         if section in raw:
             _refuse_unknown(raw[section], SCHEMA[section], where, section)
     for name, option in (raw.get("options") or {}).items():
@@ -337,20 +353,34 @@ def _option(name: str, raw: Mapping[str, Any], where: str) -> TaskOption:
     return option
 
 
-def build_task(raw: Mapping[str, Any], root: Path, source: str) -> Task:
-    """A `Task` from a task file's merged content; every missing, unknown or wrong key is named."""
-    where = f"task file {source}"
+def _outputs(raw: Any, where: str) -> Outputs:
+    """The `outputs:` block: a count ≥ 1 and a format (text for one output, numbered for several)."""
+    outputs = Outputs(**(raw or {}))
+    if isinstance(outputs.count, bool) or not isinstance(outputs.count, int) or outputs.count < 1:
+        raise NyccBenchError(f"{where}: outputs.count must be a whole number ≥ 1, got {outputs.count!r}")
+    if outputs.format not in ("text", "numbered") or (outputs.format == "text") != (outputs.count == 1):
+        raise NyccBenchError(f"{where}: outputs.format must be text (one output) or numbered (several), got "
+                             f"{outputs.format!r} for {outputs.count}")
+    return outputs
+
+
+def build_task(raw: Mapping[str, Any], root: Path, source: str, *, prompt_roots: Mapping[str, Path] | None = None,
+               built_in: bool = True) -> Task:
+    """A `Task` from a task file's merged content; every missing, unknown or wrong key is named. Prompt paths are
+    relative to `root` unless `prompt_roots` gives a role another folder (a variant of a task in another folder);
+    a task from the include path (`built_in` False) may name a family of its own."""
+    where = f"task file {source}" if built_in else f"task file {root / source}"
     check_schema(raw, where)
     if missing := [k for k in REQUIRED if k not in raw]:
         raise NyccBenchError(f"{where}: lacks {', '.join(missing)}; copy the keys of an existing task file")
-    if raw["family"] not in families():
+    if built_in and raw["family"] not in families():
         raise NyccBenchError(f"{where}: family {raw['family']!r} is not one of {', '.join(families())} "
                              "(tasks/families.yaml)")
     if raw["kind"] not in ("choice", "generation"):
         raise NyccBenchError(f"{where}: kind must be choice or generation, got {raw['kind']!r}")
     prompts, files = {}, {}
     for role, rel in raw["prompts"].items():
-        path = root / rel
+        path = (prompt_roots or {}).get(role, root) / rel
         if not path.is_file():
             raise NyccBenchError(f"{where}: prompt file {rel} ({role}) does not exist; add it beside the task")
         prompts[role], files[role] = path.read_text(encoding="utf-8"), rel
@@ -386,4 +416,5 @@ def build_task(raw: Mapping[str, Any], root: Path, source: str) -> Task:
         higher_is_better=bool(raw.get("higher_is_better", True)), deviations=tuple(raw.get("deviations") or ()),
         checks=tuple(raw.get("checks") or ()), source=source, paper_settings=paper_settings,
         display=read_display(raw.get("display"), where),
+        outputs=_outputs(raw.get("outputs"), where), built_in=built_in,
     )

@@ -1,8 +1,9 @@
-"""Parsers of system outputs, by name; an unparseable output is None, recorded and counted.
+"""The generic parsers of system outputs (`choice`, `captions`, `text`) and the one reading of replies; a
+family's own parsers live in its `kinds.py`. An unparseable output is None, recorded and counted.
 
-The parsers are pure. Hessel's tasks read replies as upstream does, and `read_replies` applies upstream's scheme for
-an unreadable reply (the answer extractor when one is configured, else a seeded random letter), which the record
-still marks as unparsed.
+The parsers are pure. `read_replies` applies, for a task with the option `unparsed: random` (Hessel's, upstream's
+scheme), the answer extractor when one is configured, else a seeded random letter, which the record still marks as
+unparsed.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from ..errors import NyccBenchError
 from ..predictions import FAILED, OK, UNPARSED
 from .definition import Task
+from .kinds import PARSERS, register_parser, render, stable_seed
 
 _ANSWER = re.compile(r"answer\s*(?:is|:)?\s*[:\-]?\s*\**\(?([A-Z])\b\)?", re.IGNORECASE)
 _LEADING = re.compile(r"^\s*\**\(?([A-Z])\)?\**\s*(?:[).:\-]|$)")
@@ -25,6 +27,7 @@ _NUMBERED = re.compile(r"^\s*(?:\d{1,2}\s*[.):]|[-*•])\s*(.+)$")
 _QUOTED = re.compile(r"^[\"“](.+?)[\"”]")
 
 
+@register_parser("choice")
 def parse_choice(text: str | None, letters: str) -> str | None:
     """The letter a reply chose, or None when it names none of `letters` unambiguously.
 
@@ -82,46 +85,27 @@ def parse_captions(text: str | None, n: int = 10) -> list[str]:
     return out
 
 
-def parse_text(text: str | None) -> str | None:
+@register_parser("captions")
+def parse_caption_list(text: str | None, letters: str = "") -> list[str] | None:
+    """The captions of a numbered list (`parse_captions`); None when there is none."""
+    return parse_captions(text) or None
+
+
+@register_parser("text")
+def parse_text(text: str | None, letters: str = "") -> str | None:
     """A free-text answer, stripped; None when empty."""
     return str(text).strip() or None if text is not None else None
 
 
-def _explanation(text: str | None) -> str | None:
-    """HumorBench's explainer reply as upstream grades it (see `judge.parsers.parse_explanation`)."""
-    from ..judge.parsers import parse_explanation
-
-    return (parse_explanation(text) or None) if text is not None else None
-
-
-
-
-# ---- Hessel et al. 2023: upstream's reading of GPT-3.5/4 replies (jmhessel/caption_contest_corpus, gpt4/) ----------
+# ---- an unreadable choice reply (Hessel et al. 2023: upstream's answer extractor, then a seeded letter) -----------
 
 UPSTREAM_LETTERS = "ABCDE"  # upstream looks for these five in matching and ranking replies alike
 
 
-def _single(text: str, marker: str) -> str | None:
+def marked_letter(text: str, marker: str) -> str | None:
     """The one letter X of UPSTREAM_LETTERS for which `marker + X` occurs in the text; None for none or several."""
     found = [ch for ch in UPSTREAM_LETTERS if f"{marker}{ch}" in text]
     return found[0] if len(found) == 1 else None
-
-
-def parse_hessel_answer(text: str | None, letters: str = "ABCDE") -> str | None:
-    """A reply's letter as upstream reads it (`extract_prediction_from_response`): the reply must contain
-    "Answer: X" for exactly one X of A-E (a plain substring test, case-sensitive; "Final Answer: B" counts).
-
-    The letter is returned even when it is not one of the task's `letters` (a ranking reply "Answer: C"), as
-    upstream does; it then scores as wrong.
-
-    >>> parse_hessel_answer("Caption C fits the vending machine best. Answer: C")
-    'C'
-    >>> parse_hessel_answer("Answer: A or Answer: B, hard to say") is None
-    True
-    >>> parse_hessel_answer("answer: c") is None
-    True
-    """
-    return _single(text, "Answer: ") if text else None
 
 
 def parse_extractor_reply(text: str | None) -> str | None:
@@ -132,49 +116,23 @@ def parse_extractor_reply(text: str | None) -> str | None:
     >>> parse_extractor_reply("Unknown") is None
     True
     """
-    return _single(text, "Final Answer: ") if text else None
-
-
-def parse_hessel_explanation(text: str | None) -> str | None:
-    """An explanation as upstream reads it (`extract_explanation_from_response`): a few markers ("Here's my best
-    explanation:", "Step 3: Explanation -", "Summary:", "explanation:") become "Explanation:", and the text between
-    the first "Explanation:" and the next one, whitespace squeezed, is the explanation; a reply without the marker
-    is kept whole. An empty reply is None (unparsed).
-
-    >>> parse_hessel_explanation("Step by step... Explanation: The   doctor bills per snack.")
-    'The doctor bills per snack.'
-    >>> parse_hessel_explanation("Here's my best explanation: A pun on B4.")
-    'A pun on B4.'
-    >>> parse_hessel_explanation("No marker here.")
-    'No marker here.'
-    """
-    if not text:
-        return None
-    for marker in ("Here's my best explanation:", "Step 3: Explanation -", "Summary:", "explanation:"):
-        text = text.replace(marker, "Explanation:")
-    parts = text.split("Explanation:")
-    return " ".join(parts[1].split()) if len(parts) > 1 else (text or None)
+    return marked_letter(text, "Final Answer: ") if text else None
 
 
 def fallback_letter(instance_id: str, letters: str) -> str:
     """The random letter an unreadable reply gets (upstream's last resort), seeded by the instance id alone so
     every run, order and resume gives the same letter."""
-    from .instances import stable_seed
-
     return random.Random(stable_seed("hessel-unparsed", instance_id)).choice(letters)
 
 
 def extractor_messages(task: Task, reply: str) -> list[dict[str, str]]:
     """Upstream's answer-extraction chat for one reply (`generate_parsing_answer_request`): its system message,
     its two worked examples, then the reply followed by "Please extract the final answer from the above text."."""
-    from .instances import prompt_text
-
-    user = prompt_text(task, "extractor_user")
-    messages = [{"role": "system", "content": prompt_text(task, "extractor_system")}]
-    for example in json.loads(prompt_text(task, "extractor_examples")):
-        messages += [{"role": "user", "content": user.format(reply=example["reply"])},
+    messages = [{"role": "system", "content": render(task, "extractor_system")}]
+    for example in json.loads(render(task, "extractor_examples")):
+        messages += [{"role": "user", "content": render(task, "extractor_user", reply=example["reply"])},
                      {"role": "assistant", "content": example["answer"]}]
-    return [*messages, {"role": "user", "content": user.format(reply=reply)}]
+    return [*messages, {"role": "user", "content": render(task, "extractor_user", reply=reply)}]
 
 
 def extractor_prompt_version(task: Task) -> str:
@@ -283,14 +241,3 @@ def read_replies(task: Task, items: Sequence[tuple[Any, str | None]], options: M
             readings[k] = Reading(fallback_letter(inst.instance_id, inst.letters), UNPARSED, "random",
                                   got.raw if got is not None else None)
     return [r for r in readings if r is not None]
-
-
-# name (a task file's `parser:`) -> function of (raw text, the instance's letters)
-PARSERS = {
-    "choice": lambda raw, letters: parse_choice(raw, letters),
-    "captions": lambda raw, letters: parse_captions(raw) or None,
-    "text": lambda raw, letters: parse_text(raw),
-    "explanation": lambda raw, letters: _explanation(raw),
-    "hessel_answer": lambda raw, letters: parse_hessel_answer(raw, letters),
-    "hessel_explanation": lambda raw, letters: parse_hessel_explanation(raw),
-}

@@ -1,59 +1,164 @@
-"""Every task file under `nycc_bench/tasks/<family>/`, read once: lookup with near-name hints, groups, folds."""
+"""Every task file under `nycc_bench/tasks/<family>/`, and under each folder of the include path, read once per
+include path: lookup with near-name hints, groups, folds; each folder's `kinds.py` is imported with its tasks.
+
+The include path is `NYCC_BENCH_TASK_PATH` (os.pathsep-separated folders) plus the folders of `include_tasks(...)`
+(`--include-path`, `evaluate(include_path=...)`). An outside folder holds `<family-or-any>/*.yaml` with prompt files
+beside and an optional `kinds.py`; its prompt paths are relative to the folder itself.
+"""
 
 from __future__ import annotations
 
 import difflib
+import functools
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import cache
+from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
 from ..errors import NyccBenchError
 from .definition import Task, _merge, build_task
 from .families import families, groups
+from .kinds import activate, outside_kinds
 
 ROOT = Path(__file__).resolve().parent
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the CLI reads every task file
+ENV_TASK_PATH = "NYCC_BENCH_TASK_PATH"
+IncludePath = str | Path | Sequence[str | Path] | None
+_included: list[tuple[Path, ...]] = []  # the include_tasks(...) blocks entered now, innermost last
+
+
+def _folders(include_path: IncludePath) -> tuple[Path, ...]:
+    """The folders of an include path argument (one folder, or several), each checked to exist."""
+    if include_path is None:
+        return ()
+    items = [include_path] if isinstance(include_path, str | Path) else list(include_path)
+    out = []
+    for item in items:
+        folder = Path(item).expanduser()
+        if not folder.is_dir():
+            raise NyccBenchError(f"include-path: {item} is not a folder; pass a folder holding <family>/<task>.yaml")
+        out.append(folder.resolve())
+    return tuple(out)
+
+
+def task_path() -> tuple[Path, ...]:
+    """The outside task folders in use now: `NYCC_BENCH_TASK_PATH`, then those of the `include_tasks` blocks."""
+    env = [p for p in os.environ.get(ENV_TASK_PATH, "").split(os.pathsep) if p.strip()]
+    return tuple(dict.fromkeys([*_folders(env), *(f for block in _included for f in block)]))
+
+
+@contextmanager
+def include_tasks(include_path: IncludePath) -> Iterator[tuple[Path, ...]]:
+    """Inside the block, the tasks (and kinds) of `include_path`'s folders are known beside the built-in ones."""
+    folders = _folders(include_path)
+    _included.append(folders)
+    try:
+        yield folders
+    finally:
+        _included.pop()
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def with_include_path(fn: F) -> F:
+    """Run `fn` inside `include_tasks(include_path)`, its keyword argument `include_path` (also passed on)."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with include_tasks(kwargs.get("include_path")):
+            return fn(*args, **kwargs)
+    return wrapper  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class _File:
+    """One task file: its own keys, its path relative to its root, the root, and whether it is built in."""
+
+    raw: dict[str, Any]
+    rel: str
+    root: Path
+    built_in: bool
 
 
 @cache
-def _raw_files() -> dict[str, tuple[dict[str, Any], str]]:
-    """name -> (the file's own keys, its path relative to the tasks folder)."""
-    out: dict[str, tuple[dict[str, Any], str]] = {}
-    for path in sorted(ROOT.glob("*/*.yaml")):
-        rel = path.relative_to(ROOT).as_posix()
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER) or {}
-        name = raw.get("name") or path.stem
-        if name in out:
-            raise NyccBenchError(f"task file {rel}: name {name!r} is already used by {out[name][1]}")
-        out[name] = (raw, rel)
+def _raw_files(folders: tuple[Path, ...] = ()) -> dict[str, _File]:
+    """name -> the task file that defines it: the built-in ones, then each outside folder's."""
+    out: dict[str, _File] = {}
+    for root in (ROOT, *folders):
+        for path in sorted(root.glob("*/*.yaml")):
+            rel = path.relative_to(root).as_posix()
+            raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER) or {}
+            if not isinstance(raw, dict):
+                raise NyccBenchError(f"task file {path}: must be a mapping of keys")
+            name = raw.get("name") or path.stem
+            if name in out:
+                where = "a built-in task" if out[name].built_in else f"the task of {out[name].root / out[name].rel}"
+                shown = rel if root == ROOT else str(path)
+                raise NyccBenchError(f"task file {shown}: name {name!r} is already used by {where}; rename it")
+            out[name] = _File(raw, rel, root, root == ROOT)
     return out
 
 
-def _resolved(name: str, seen: tuple[str, ...] = ()) -> dict[str, Any]:
-    """A task file's keys with its `base` chain merged under them."""
-    raw, rel = _raw_files()[name]
-    base = raw.get("base")
+def _resolved(name: str, files: dict[str, _File], seen: tuple[str, ...] = ()) -> tuple[dict[str, Any], dict]:
+    """A task file's keys with its `base` chain merged under them (the hand-written `deviations` accumulate),
+    and the folder each prompt path is relative to."""
+    own = files[name]
+    roots = {role: own.root for role in own.raw.get("prompts") or {}}
+    base = own.raw.get("base")
     if base is None:
-        return dict(raw)
-    if base not in _raw_files() or base in seen:
-        raise NyccBenchError(f"task file {rel}: base {base!r} is not a task (or loops)")
-    merged = _merge(_resolved(base, (*seen, name)), {k: v for k, v in raw.items() if k != "base"})
+        return dict(own.raw), roots
+    if base not in files or base in seen:
+        raise NyccBenchError(f"task file {own.rel}: base {base!r} is not a task (or loops)")
+    inherited, base_roots = _resolved(base, files, (*seen, name))
+    merged = _merge(inherited, {k: v for k, v in own.raw.items() if k != "base"})
+    if own.raw.get("deviations") and inherited.get("deviations"):
+        merged["deviations"] = list(dict.fromkeys([*inherited["deviations"], *own.raw["deviations"]]))
     merged["name"] = name
-    return merged
+    return merged, {**base_roots, **roots}
+
+
+@cache
+def _built_in_kinds() -> None:
+    """Import the shared kinds (generic parsers and scorer) and each built-in family's `kinds.py`."""
+    from .. import scorers  # noqa: F401  (registers the generic `metric` scorer)
+    from . import parsing  # noqa: F401  (registers the generic parsers)
+
+    for folder in sorted(ROOT.iterdir()):
+        if (folder / "kinds.py").is_file():
+            import_module(f"{__package__}.{folder.name}.kinds")
+
+
+def load_kinds(folders: tuple[Path, ...] = ()) -> None:
+    """Make the builders, parsers and scorers of the built-in families and of `folders` the registered ones."""
+    _built_in_kinds()
+    activate({path: outside_kinds(path) for root in folders for path in sorted(root.glob("*/kinds.py"))})
 
 
 GROUPS = groups()  # CLI group name -> family key (tasks/families.yaml); `all`: every task
 
 
-@cache
 def all_tasks() -> dict[str, Task]:
-    """Every task by name: by family (papers' order), then each file's `order`."""
-    resolved = {name: _resolved(name) for name in _raw_files()}
+    """Every task by name (the include path's too): by family (papers' order), then each file's `order`."""
+    folders = task_path()
+    load_kinds(folders)
+    return _all_tasks(folders)
+
+
+@cache
+def _all_tasks(folders: tuple[Path, ...]) -> dict[str, Task]:
+    """Every task of the built-in folder and `folders`, read once per include path."""
+    files = _raw_files(folders)
+    resolved = {name: _resolved(name, files) for name in files}
     order = {key: family.order for key, family in families().items()}
-    names = sorted(resolved, key=lambda n: (order.get(resolved[n].get("family"), 99), resolved[n].get("order", 99), n))
-    return {name: build_task(resolved[name], ROOT, _raw_files()[name][1]) for name in names}
+    rank = lambda n: (order.get(resolved[n][0].get("family"), 99), resolved[n][0].get("order", 99), n)  # noqa: E731
+    return {name: build_task(resolved[name][0], files[name].root, files[name].rel, prompt_roots=resolved[name][1],
+                             built_in=files[name].built_in) for name in sorted(resolved, key=rank)}
 
 
 def list_tasks(family: str | None = None) -> list[str]:
@@ -75,8 +180,6 @@ def get_task(name: str) -> Task:
     near = difflib.get_close_matches(name, tasks, n=1)
     hint = f" Did you mean {near[0]!r}?" if near else ""
     raise NyccBenchError(f"task: unknown task {name!r}.{hint} Known: {', '.join(tasks)} (`nycc-bench tasks`)")
-
-
 
 
 def resolve_tasks(names: str | list[str]) -> list[str]:

@@ -1,0 +1,180 @@
+"""Hessel et al. 2023 kinds: the `hessel` builder (upstream's GPT-3.5/4 chats from description, or our
+from-pixels prompt), upstream's reply readers (`hessel_answer`, `hessel_explanation`) and the `explanation` scorer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ...errors import NyccBenchError
+from ...scorers import metric_arguments
+from ..definition import Task
+from ..instances import row_description
+from ..kinds import Built, Instance, register_builder, register_parser, register_scorer, render
+from ..parsing import marked_letter
+
+
+def _entity_title(link: str) -> str:
+    """A Wikipedia link as upstream names the entity in its prompts (`format_chatgpt_input`): the page title after
+    /wiki/ with its anchor, `&redirect=no` and "(disambiguation)" removed, `%27s` replaced by an apostrophe (the
+    "s" is dropped, as upstream drops it), underscores as spaces and runs of spaces squeezed."""
+    link = link.split("#")[0].replace("&redirect=no", "").replace("https://en.wikipedia.org/?title=", "/wiki/")
+    title = link.split("/wiki/", 1)[1] if "/wiki/" in link else link
+    title = title.replace("%27s", "'").replace("(disambiguation)", "").replace("_", " ")
+    return " ".join(title.split())
+
+
+def hessel_description(task: Task, row: Mapping[str, Any]) -> str:
+    """The cartoon as upstream's GPT-3.5/4 baselines describe it (scene location, description, uncanny
+    description, entities: `format_chatgpt_input` mode 4, the paper's)."""
+    return render(task, "description", location=row["image_location"], description=row["image_description"],
+                  uncanny=row["image_uncanny_description"],
+                  entities=", ".join(_entity_title(e) for e in row["entities"]))
+
+
+def draw_hessel_shots(test_rows: Any, train_rows: Any, shots: int, seed: int) -> list[list[int]]:
+    """Upstream's worked examples for every test item, as train row indices (gpt4_from_description.py).
+
+    numpy's RandomState(seed) (upstream: `np.random.seed(2)`) shuffles the test split's order; then, for each item
+    in that order, it picks `shots` distinct train contests (contest numbers sorted) without replacement and one
+    train row of each, in that order. So each item has examples from `shots` different contests, redrawn per item,
+    and the draw is upstream's own for the same rows (until upstream draws a random letter for an unreadable reply
+    from the same stream, which moves its later draws).
+    """
+    import numpy as np
+
+    by_contest: dict[int, list[int]] = {}
+    for k, number in enumerate(train_rows["contest_number"]):
+        by_contest.setdefault(number, []).append(k)
+    contests = sorted(by_contest)
+    if shots > len(contests):
+        raise NyccBenchError(f"shots: {shots} examples from distinct contests asked for, but the train split has "
+                             f"{len(contests)} contests; pass fewer shots or a larger dataset")
+    rng = np.random.RandomState(seed)
+    order = list(range(len(test_rows)))
+    rng.shuffle(order)
+    out: list[list[int]] = [[] for _ in order]
+    for k in order:
+        picked = [contests[c] for c in rng.choice(len(contests), size=shots, replace=False)]
+        out[k] = [by_contest[c][rng.choice(len(by_contest[c]))] for c in picked]
+    return out
+
+
+def _hessel_pixels(task: Task, row: Mapping[str, Any]) -> str:
+    """From pixels: our instruction, the captions (or the caption to explain), then "Answer:"/"Explanation:"."""
+    choices = row["caption_choices"]
+    body = (f"Caption: {choices}" if isinstance(choices, str)
+            else "\n".join(f"{task.letters[i]}: {c}" for i, c in enumerate(choices)))
+    tail = "Answer:" if task.kind == "choice" else "Explanation:"
+    return f"{render(task, 'instruction')}\n\n{body}\n{tail}"
+
+
+def _hessel_fields(task: Task, row: Mapping[str, Any]) -> dict[str, str]:
+    """The placeholders of upstream's query and worked-example templates for one row."""
+    choices = row["caption_choices"]
+    return {"description": hessel_description(task, row),
+            "choices": "\n".join(f"{letter}: {c}" for letter, c in zip(task.letters, choices, strict=False))
+            if not isinstance(choices, str) else "",
+            "caption": choices if isinstance(choices, str) else ""}
+
+
+def _hessel_chat(task: Task, row: Mapping[str, Any], examples: list[Mapping[str, Any]]) -> tuple[str, list, str]:
+    """(system, earlier turns, last user turn) of upstream's chat: zero-shot with chain of thought, or few-shot
+    with direct answers (`generate_request_*` and `generate_request_*_few_shot`)."""
+    if not examples:
+        return (render(task, "system"),
+                [{"role": "user", "content": render(task, "instruction")},
+                 {"role": "assistant", "content": render(task, "acknowledgement")}],
+                render(task, "query", **_hessel_fields(task, row)))
+    after = render(task, "next")
+    turns: list[dict[str, str]] = []
+    for k, example in enumerate(examples):
+        prefix = render(task, "instruction_direct") if k == 0 else after
+        turns += [{"role": "user", "content": render(task, "shot", prefix=prefix, **_hessel_fields(task, example))},
+                  {"role": "assistant", "content": render(task, "shot_answer", label=example["label"])}]
+    return render(task, "system_direct"), turns, render(task, "shot", prefix=after, **_hessel_fields(task, row))
+
+
+@register_builder("hessel")
+def build_hessel(task: Task, rows: Any, split_rows: Callable[[str], Any], options: Mapping[str, Any]) -> Built:
+    """Hessel matching / ranking / explanation. From description: upstream's GPT-3.5/4 chats (zero-shot with chain
+    of thought, or `shots` worked examples drawn as upstream draws them); from pixels: our instruction and the item."""
+    shots, seed = int(options.get("shots", 0)), options.get("seed", 2)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise NyccBenchError(f"task-option: {task.name}.seed must be a non-negative integer, got {seed!r}")
+    if shots and task.from_pixels:
+        raise NyccBenchError(f"shots: few-shot prompts exist for the from-description tasks, not {task.name}")
+    train = split_rows("train") if shots else None
+    drawn = draw_hessel_shots(rows, train, shots, seed) if shots else [[] for _ in range(len(rows))]
+    out: list[Instance] = []
+    for row, picked in zip(rows, drawn, strict=True):
+        choices = row["caption_choices"]
+        common = {"instance_id": row["instance_id"], "choices": choices if isinstance(choices, list) else [choices],
+                  "letters": task.letters,
+                  "reference": {"label": row.get("label"), "winner_source": row.get("winner_source"),
+                                "description": row_description(row),
+                                "caption": choices if isinstance(choices, str) else None}}
+        if task.from_pixels:  # the system sees the image only, so no description for similarity baselines
+            out.append(Instance(user=_hessel_pixels(task, row), image=row["image"], **common))
+            continue
+        system, turns, user = _hessel_chat(task, row, [train[k] for k in picked])
+        out.append(Instance(system=system, turns=turns, user=user, context=row_description(row), **common))
+    return Built(out)
+
+
+# ---- upstream's reading of GPT-3.5/4 replies (jmhessel/caption_contest_corpus, gpt4/) ------------------------------
+
+def parse_hessel_answer(text: str | None, letters: str = "ABCDE") -> str | None:
+    """A reply's letter as upstream reads it (`extract_prediction_from_response`): the reply must contain
+    "Answer: X" for exactly one X of A-E (a plain substring test, case-sensitive; "Final Answer: B" counts).
+
+    The letter is returned even when it is not one of the task's `letters` (a ranking reply "Answer: C"), as
+    upstream does; it then scores as wrong.
+
+    >>> parse_hessel_answer("Caption C fits the vending machine best. Answer: C")
+    'C'
+    >>> parse_hessel_answer("Answer: A or Answer: B, hard to say") is None
+    True
+    >>> parse_hessel_answer("answer: c") is None
+    True
+    """
+    return marked_letter(text, "Answer: ") if text else None
+
+
+register_parser("hessel_answer")(parse_hessel_answer)
+
+
+@register_parser("hessel_explanation")
+def parse_hessel_explanation(text: str | None, letters: str = "") -> str | None:
+    """An explanation as upstream reads it (`extract_explanation_from_response`): a few markers ("Here's my best
+    explanation:", "Step 3: Explanation -", "Summary:", "explanation:") become "Explanation:", and the text between
+    the first "Explanation:" and the next one, whitespace squeezed, is the explanation; a reply without the marker
+    is kept whole. An empty reply is None (unparsed).
+
+    >>> parse_hessel_explanation("Step by step... Explanation: The   doctor bills per snack.")
+    'The doctor bills per snack.'
+    >>> parse_hessel_explanation("Here's my best explanation: A pun on B4.")
+    'A pun on B4.'
+    >>> parse_hessel_explanation("No marker here.")
+    'No marker here.'
+    """
+    if not text:
+        return None
+    for marker in ("Here's my best explanation:", "Step 3: Explanation -", "Summary:", "explanation:"):
+        text = text.replace(marker, "Explanation:")
+    parts = text.split("Explanation:")
+    return " ".join(parts[1].split()) if len(parts) > 1 else (text or None)
+
+
+@register_scorer("explanation")
+def score_explanation(task: Task, instances: Sequence[Instance], preds: Sequence[Any], fold_ids: Sequence[int],
+                      judge: Any, options: Mapping[str, Any], **_: Any) -> dict[str, Any]:
+    """The task's metric (BLEU-4 / ROUGE-L against the annotated explanation) per fold, then the mean, and, with an
+    LLM judge, the pairwise win rate."""
+    from ...metrics import load_metric
+
+    args = metric_arguments(task, instances, [p or "" for p in preds])
+    judged = {} if judge is None else {
+        "descriptions": [i.reference["description"] for i in instances],
+        "captions": [i.choices[0] for i in instances], **judge.metric_kwargs()}
+    return load_metric(task.metric).compute(**args, folds=list(fold_ids), **judged, **task.metric_options)

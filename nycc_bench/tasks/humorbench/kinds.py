@@ -1,0 +1,70 @@
+"""HumorBench kinds: the `humorbench` builder (upstream's explainer prompt, one instance per annotation row or
+per caption), the `explanation` parser (the explainer's reply as upstream grades it) and the `elements` scorer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ...errors import JudgeRequired
+from ...scorers import instance_field
+from ..definition import Task
+from ..kinds import Built, Instance, register_builder, register_parser, register_scorer, render
+
+
+@register_builder("humorbench")
+def build_humorbench(task: Task, rows: Any, split_rows: Callable[[str], Any], options: Mapping[str, Any]) -> Built:
+    """HumorBench: the explainer prompt as the single user message, as upstream sends it; one instance per
+    annotation row (upstream's unit) or per caption (option `unit=caption`)."""
+    out = []
+    for row in rows:
+        user = render(task, "user", final_newline=True,  # upstream's prompt ends with a newline
+                      description=row["description"], caption=row["caption"])
+        n = len(row["elements"])
+        hard = row.get("element_in_hard") or [None] * n
+        units = [list(range(n))] if options.get("unit") == "caption" else [[k] for k in range(n)]
+        for ks in units:
+            iid = row["caption_id"] if len(ks) == n and options.get("unit") == "caption" else \
+                f"{row['caption_id']}/{row['element_ids'][ks[0]]}"
+            out.append(Instance(
+                instance_id=iid, user=user, context=f"{row['description']} {row['caption']}",
+                reference={"caption_id": row["caption_id"], "description": row["description"],
+                           "caption": row["caption"], "elements": [row["elements"][k] for k in ks],
+                           "element_ids": [row["element_ids"][k] for k in ks],
+                           "element_categories": [row["element_categories"][k] for k in ks],
+                           "element_in_hard": [hard[k] for k in ks] if row.get("element_in_hard") else None}))
+    return Built(out)
+
+
+@register_parser("explanation")
+def parse_explainer_reply(text: str | None, letters: str = "") -> str | None:
+    """HumorBench's explainer reply as upstream grades it (see `judge.parsers.parse_explanation`)."""
+    from ...judge.parsers import parse_explanation
+
+    return (parse_explanation(text) or None) if text is not None else None
+
+
+@register_scorer("elements")
+def score_elements(task: Task, instances: Sequence[Instance], preds: Sequence[Any], fold_ids: Sequence[int],
+                   judge: Any, options: Mapping[str, Any], last_k_tokens: int | None = None,
+                   **_: Any) -> dict[str, Any]:
+    """HumorBench: every (explanation, element) row graded by the task's metric, then element accuracy and its
+    breakdowns. `scorer.arguments` maps the metric's arguments onto instance fields; a field holding one value
+    per element (a list) gives each row its element's value, and a field that is null everywhere is passed as
+    null (no hard-subset flags)."""
+    from ...metrics import load_metric
+
+    if judge is None:
+        raise JudgeRequired("judge: HumorBench is scored by an autograder; pass --judge (e.g. openai:gpt-4o, or "
+                             "embedding:<grader folder> for the offline grader)")
+    rows = [(p or "", i, k) for p, i in zip(preds, instances, strict=True) for k in range(len(i.reference["elements"]))]
+
+    def column(name: str) -> list[Any] | None:
+        values = [instance_field(name, i, p) for p, i, _ in rows]
+        if all(v is None for v in values):
+            return None
+        return [v[k] if isinstance(v, list) else v for v, (_, _, k) in zip(values, rows, strict=True)]
+
+    return load_metric(task.metric).compute(**{arg: column(name) for arg, name in task.arguments.items()},
+                                            last_k_tokens=last_k_tokens, **judge.metric_kwargs(),
+                                            **task.metric_options)

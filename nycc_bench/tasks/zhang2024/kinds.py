@@ -1,0 +1,167 @@
+"""Zhang et al. 2024 kinds: the `zhang_generation` builder (one prompt per held-out contest) and the
+`caption_groups` scorer (diversity, and with a judge the win rate against each human group), with the group
+judge's in-context examples."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ...errors import NyccBenchError
+from ...groups import HUMAN_GROUPS
+from ...scorers import metric_arguments
+from ..definition import Task
+from ..instances import load_split, row_description
+from ..kinds import Built, Instance, register_builder, register_scorer, render
+
+log = logging.getLogger("nycc_bench")
+
+
+def _generation_user(task: Task, row: Mapping[str, Any], source: str) -> tuple[str | None, str | None]:
+    """Zhang's user turn and which description filled it: GPT-4o's (the paper's), else Hessel's annotations,
+    else the one-sentence nextml description."""
+    fields = {"gpt4o": ("gpt4o_canny", "gpt4o_uncanny", "gpt4o_location", "gpt4o_entities"),
+              "hessel": ("image_description", "image_uncanny_description", "image_location", "entities")}
+    order = ["gpt4o", "hessel"] if source == "gpt4o" else ["hessel"]
+    for name in order:
+        desc, uncanny, location, entities = fields[name]
+        if row.get(desc):
+            return render(task, "user", description=row[desc], uncanny=row.get(uncanny) or "",
+                          location=row.get(location) or "", entities=", ".join(row.get(entities) or [])), name
+    if row.get("description"):
+        return render(task, "user_short", description=row["description"].rstrip(".")), "nextml"
+    return None, None
+
+
+def _caption_gen_user(task: Task, row: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """The user turn of Zhang's API generation script (`generation/caption_gen.py` L33-48): Hessel's annotations,
+    the entities as the last path segment of each Wikipedia URL joined by ", "; None without Hessel's description."""
+    if not row.get("image_description"):
+        return None, None
+    entities = ", ".join(e.split("/")[-1] for e in row.get("entities") or [])
+    return render(task, "caption_gen_user", description=row["image_description"],
+                  uncanny=row.get("image_uncanny_description") or "", location=row.get("image_location") or "",
+                  entities=entities), "hessel"
+
+
+@register_builder("zhang_generation")
+def build_zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], Any],
+                           options: Mapping[str, Any]) -> Built:
+    """Zhang caption generation: one instance per held-out contest; contests that cannot be prompted are left
+    out (`Built.skipped`: they still count as lost when scored, see the scorer)."""
+    out, skipped = [], []
+    caption_gen = options.get("prompt") == "caption_gen"
+    for row in rows:
+        user, source = (_caption_gen_user(task, row) if caption_gen
+                        else _generation_user(task, row, options.get("description", "gpt4o")))
+        if user is None:
+            skipped.append(row["contest_number"])
+            continue
+        out.append(Instance(
+            instance_id=str(row["contest_number"]), user=user,
+            system=render(task, "caption_gen_system" if caption_gen else "system"),
+            context=row_description(row),
+            reference={"contest_number": row["contest_number"], **{g: row[g] for g in HUMAN_GROUPS},
+                       "description_source": source,
+                       "judge_description": ((row["image_description"], row.get("image_uncanny_description") or "")
+                                             if row.get("image_description") else row.get("description")),
+                       "judge_image": row.get("image")},  # Best Pick's vision form; never shown to the system
+        ))
+    return Built(out, skipped)
+
+
+def ranking_shots(dataset: str, images: bool = False) -> list[Any]:
+    """Hessel `ranking` train items as the group judge's in-context examples (with their cartoons for Best
+    Pick's vision form); none when the config is absent."""
+    from ...judge.protocols.zhang_format import RankingExample
+    from ...systems.api import image_url
+
+    try:
+        rows = load_split(dataset, "ranking", "train")
+    except ValueError:
+        log.warning("no Hessel ranking train split in %s: the group judge runs zero-shot", dataset)
+        return []
+    if not images:
+        return [RankingExample.from_hessel_row(r) for r in rows.remove_columns("image")]
+    return [RankingExample.from_hessel_row(r, image_url=image_url(r["image"])) for r in rows]
+
+
+def zhang_judge_shots(dataset: str, contests: Sequence[int], images: bool = False) -> tuple[dict[int, list], dict]:
+    """The group judge's examples per contest, drawn as upstream draws them (`zhang_shots`) from the dataset's
+    Hessel `ranking` train split, and the record of that draw; zero-shot (recorded) where the data lacks it."""
+    from ...judge.protocols.zhang_format import RankingExample
+    from ...judge.protocols.zhang_shots import ShotDraw, draw
+    from ...systems.api import image_url
+
+    try:
+        rows = load_split(dataset, "ranking", "train")
+    except ValueError:
+        log.warning("no Hessel ranking train split in %s: the group judge runs zero-shot", dataset)
+        return {}, ShotDraw({}, f"{dataset}: ranking train", 0, "the dataset has no Hessel ranking train "
+                            "split, so the judge runs zero-shot").describe()
+    pool = (f"{dataset}: Hessel ranking train, fold 0, all {len(rows)} rows in order (upstream's pool is the "
+            "Hub's shard train-00000-of-00002 alone: the same draw when the split is that shard)")
+    drawn = draw(contests, len(rows), pool)
+    if not drawn.rows:
+        log.warning("%s", drawn.zero_shot_reason)
+    wanted = sorted({k for ks in drawn.rows.values() for k in ks})
+    picked = rows.select(wanted) if wanted else []
+    if wanted and not images:
+        picked = picked.remove_columns("image")
+    example = {k: RankingExample.from_hessel_row(r, image_url=image_url(r["image"]) if images else None)
+               for k, r in zip(wanted, picked, strict=True)}
+    return {c: [example[k] for k in ks] for c, ks in drawn.rows.items()}, drawn.describe()
+
+
+def _losses(contests: Sequence[int], protocol: str) -> list[dict[str, Any]]:
+    """Both orders of a contest the model gave no caption for, as judgments the model lost (Zhang counts them)."""
+    return [{"contest_number": c, "model_position": pos, "verdict": "B" if pos == "A" else "A",
+             "delta_logprob": None, "protocol": protocol, "missing_output": True}
+            for c in contests for pos in ("A", "B")]
+
+
+@register_scorer("caption_groups")
+def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Sequence[Any], fold_ids: Sequence[int],
+                         judge: Any, options: Mapping[str, Any], dataset: str = "", **_: Any) -> dict[str, Any]:
+    """The task's metric (diversity) over the caption groups and, with a judge, the task's `judge.judged_metric`
+    (win rate) against each human group, both orders.
+
+    A contest without a parseable caption list loses every comparison (option `missing=count`, the paper's
+    rule) or is left out (`missing=drop`); either way it is counted in `n_missing`.
+    """
+    from ...judging import group_judgments
+    from ...metrics import load_metric
+    from ...systems.api import image_url
+
+    answered = [(p, i) for p, i in zip(preds, instances, strict=True) if p]
+    missing = [i.reference["contest_number"] for p, i in zip(preds, instances, strict=True) if not p]
+    if not answered:
+        raise NyccBenchError("predictions: no contest has a parseable caption list; nothing can be scored")
+    scores: dict[str, Any] = load_metric(task.metric).compute(
+        **metric_arguments(task, [i for _, i in answered], [p for p, _ in answered]), **task.metric_options)
+    scores["n_missing"] = len(missing)
+    if judge is None:
+        return scores
+    protocol = options.get("protocol", "overall")
+    groups = {g: [i.reference[g] for _, i in answered] for g in HUMAN_GROUPS}
+    groups = {g: v for g, v in groups.items() if all(v)}  # a contest too small for #1000 has no such group
+    contests = [i.reference["contest_number"] for _, i in answered]
+    shots, shot_record = zhang_judge_shots(dataset, contests, images=protocol == "best_pick") if judge.is_llm \
+        else ({}, None)
+    records = group_judgments(judge, [p for p, _ in answered], groups, contests,
+                              [i.reference["judge_description"] for _, i in answered], protocol,
+                              shots if judge.is_llm else None,
+                              [image_url(i.reference["judge_image"]) for _, i in answered], rule=options.get("rule"))
+    lost = _losses(missing, protocol) if options.get("missing", "count") == "count" else []
+    metric = load_metric(task.judge.get("judged_metric", "group_win_rate"))
+    scores["win_rate"] = {g: metric.compute(judgments=[{k: r[k] for k in ("contest_number", "model_position",
+                                                                           "verdict", "delta_logprob")}
+                                                       for r in [*records, *lost] if r.get("human_group", g) == g],
+                                        **judge.win_rate_kwargs())
+                          for g in groups}
+    scores["judge"] = {"judge": judge.name, "protocol": protocol, "missing": options.get("missing", "count"),
+                       "rule": next((r.get("rule") for r in records if r.get("rule")), None), "shots": shot_record,
+                       "n_shots": (shot_record or {}).get("n_shots"),
+                       "shots_source": (shot_record or {}).get("pool") if (shot_record or {}).get("n_shots") else None}
+    return scores

@@ -1,0 +1,146 @@
+"""Task kinds beside their YAML, variants as a few keys, and tasks from outside the package: CONTRIBUTING.md's
+worked examples ("How to add a task") are written out of the document and run, so the document cannot drift."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from nycc_bench import evaluate
+from nycc_bench.cli import main, parser
+from nycc_bench.errors import NyccBenchError
+from nycc_bench.tasks import get_task, include_tasks, list_tasks
+from nycc_bench.tasks import kinds as kinds_module
+from nycc_bench.tasks.kinds import BUILDERS, PARSERS, SCORERS, Instance
+
+ROOT = Path(__file__).resolve().parents[1]
+_FILE = re.compile(r"^\*\*`mytasks/([^`]+)`\*\*\n```\w*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def contributing_files() -> dict[str, str]:
+    """Path inside the example folder -> text, for every file CONTRIBUTING.md shows as `mytasks/...`."""
+    return dict(_FILE.findall((ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")))
+
+
+def write_example(folder: Path, prefix: str) -> Path:
+    """Write CONTRIBUTING's files under `prefix` into `folder`; the folder."""
+    for rel, text in contributing_files().items():
+        if rel.startswith(prefix):
+            (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+            (folder / rel).write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_contributing_shows_the_examples() -> None:
+    files = contributing_files()
+    assert set(files) == {"hessel2023/ranking_3shot.yaml", "pairwise/funnier.yaml", "pairwise/funnier.txt",
+                          "pairwise/kinds.py"}
+    assert len(files["hessel2023/ranking_3shot.yaml"].splitlines()) <= 10
+    assert sum(rel.endswith(".py") for rel in files if rel.startswith("pairwise/")) <= 2
+
+
+def test_the_3shot_variant_runs_with_its_computed_deviation(sample_dataset: str, tmp_path: Path) -> None:
+    folder = write_example(tmp_path / "mytasks", "hessel2023/")
+    run = evaluate(system="random", tasks="ranking_3shot", dataset=sample_dataset, folds=[0], limit=3,
+                   out=tmp_path / "run", progress=False, include_path=folder)
+    entry = run.record["tasks"]["ranking_3shot"]
+    assert entry["n"] == 3 and "accuracy" in entry["scores"]
+    assert entry["config"]["task_file"] == "hessel2023/ranking_3shot.yaml"
+    assert "3 worked examples per item; the paper used 0 or 5." in entry["config"]["deviations"]
+    assert get_task("ranking").deviations[0] in entry["config"]["deviations"]  # inherited along base:
+    assert "--include-path" in run.record["commands"][0]
+    with pytest.raises(NyccBenchError, match="unknown task 'ranking_3shot'"):
+        get_task("ranking_3shot")  # the include path does not outlive the call
+
+
+def test_deviations_accumulate_along_base(tmp_path: Path) -> None:
+    folder = tmp_path / "more" / "hessel2023"
+    folder.mkdir(parents=True)
+    (folder / "a.yaml").write_text("base: ranking\nname: ranking_a\ndeviations: [\"A's own deviation.\"]\n")
+    (folder / "b.yaml").write_text("base: ranking_a\nname: ranking_b\ndeviations: [\"B's own deviation.\"]\n")
+    with include_tasks(tmp_path / "more"):
+        b = get_task("ranking_b")
+    assert b.deviations == (*get_task("ranking").deviations, "A's own deviation.", "B's own deviation.")
+
+
+def test_the_funnier_task_from_an_outside_folder(sample_dataset: str, tmp_path: Path, capsys) -> None:
+    folder = write_example(tmp_path / "mytasks", "pairwise/")
+    assert main(["tasks", "check", "funnier", "--include-path", str(folder), "--dataset", sample_dataset]) == 0
+    assert "ok   funnier:" in capsys.readouterr().out
+    assert main(["tasks", "show", "funnier", "--include-path", str(folder)]) == 0
+    shown = capsys.readouterr().out
+    assert "task_file: pairwise/funnier.yaml" in shown and "family: pairwise" in shown
+    run = evaluate(system="random", tasks="funnier", dataset=sample_dataset, out=tmp_path / "run", progress=False,
+                   include_path=str(folder))
+    entry = run.record["tasks"]["funnier"]
+    assert entry["status"] == "complete" and entry["n"] >= 1
+    assert 0.0 <= entry["scores"]["accuracy"]["value"] <= 1.0
+    assert entry["config"]["task_file"] == "pairwise/funnier.yaml"
+    assert "funnier" not in list_tasks() and "funnier_pairs" not in BUILDERS  # nothing leaks past the call
+    predictions = str(tmp_path / "run" / entry["predictions"][0])
+    assert main(["score", "--task", "funnier", "--predictions", predictions, "--dataset", sample_dataset,
+                 "--include-path", str(folder)]) == 0
+    scored = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert scored["scores"]["accuracy"]["value"] == entry["scores"]["accuracy"]["value"]
+    assert parser().parse_args(["leaderboard", "--include-path", str(folder)]).include_path == [str(folder)]
+
+
+def test_a_task_path_folder_from_the_environment(tmp_path: Path, monkeypatch, capsys) -> None:
+    folder = write_example(tmp_path / "mytasks", "pairwise/")
+    monkeypatch.setenv("NYCC_BENCH_TASK_PATH", str(folder))
+    assert "funnier" in list_tasks("pairwise") and get_task("funnier").family == "pairwise"
+    assert BUILDERS["funnier_pairs"].__name__ == "funnier_pairs"
+    monkeypatch.delenv("NYCC_BENCH_TASK_PATH")
+    assert "funnier" not in list_tasks() and "funnier_pairs" not in BUILDERS
+
+
+def test_outside_names_may_not_shadow_built_in_ones(tmp_path: Path, capsys) -> None:
+    clash = tmp_path / "clash" / "hessel2023"
+    clash.mkdir(parents=True)
+    (clash / "matching.yaml").write_text("base: ranking\nname: matching\n")
+    assert main(["tasks", "list", "--include-path", str(tmp_path / "clash")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("name 'matching' is already used by a built-in task; rename it") and "\n" not in err
+    kinds = tmp_path / "kinds" / "mine"
+    kinds.mkdir(parents=True)
+    (kinds / "kinds.py").write_text("from nycc_bench.tasks.kinds import register_parser\n\n\n"
+                                    "@register_parser('choice')\ndef mine(raw, letters):\n    return raw\n")
+    with (pytest.raises(NyccBenchError, match="registers the built-in parser 'choice'; choose another name"),
+          include_tasks(tmp_path / "kinds")):
+        list_tasks()
+    assert PARSERS["choice"].__module__ == "nycc_bench.tasks.parsing"
+    with pytest.raises(NyccBenchError, match=r"include-path: .*nowhere is not a folder"), \
+            include_tasks(tmp_path / "nowhere"):
+        pass
+
+
+def test_each_family_registers_its_kinds_beside_its_yaml() -> None:
+    get_task("matching")  # loading the tasks imports the kinds
+    assert BUILDERS["hessel"].__module__ == "nycc_bench.tasks.hessel2023.kinds"
+    assert BUILDERS["zhang_generation"].__module__ == "nycc_bench.tasks.zhang2024.kinds"
+    assert PARSERS["explanation"].__module__ == SCORERS["elements"].__module__ == "nycc_bench.tasks.humorbench.kinds"
+    assert SCORERS["metric"].__module__ == "nycc_bench.scorers"
+    assert get_task("caption_generation").outputs.count == 10 and get_task("matching").outputs.count == 1
+
+
+def test_the_caption_scorer_calls_the_task_files_metric() -> None:
+    task = get_task("caption_generation")
+    insts = [Instance(instance_id=str(c), user="", reference={"contest_number": c}) for c in (1, 2)]
+    preds = [["a cat", "a dog at work"], ["the boss is a bear", "coffee again"]]
+    scores = SCORERS[task.scorer](task, insts, preds, [0, 0], None, {})
+    assert scores["n_missing"] == 0 and "average_ead" in scores
+    with pytest.raises(NyccBenchError, match="no_such_argument"):
+        SCORERS[task.scorer](replace(task, metric_options={"no_such_argument": 1}), insts, preds, [0, 0], None, {})
+
+
+def test_a_builder_returns_its_skipped_rows(sample_dataset: str) -> None:
+    from nycc_bench.tasks.instances import build
+
+    built = build(get_task("caption_generation"), sample_dataset, options={"prompt": "caption_gen"})
+    assert isinstance(built, kinds_module.Built) and built.instances
+    assert all(isinstance(i, Instance) for i in built.instances)
+    assert not {i.instance_id for i in built.instances} & {str(c) for c in built.skipped}
