@@ -16,7 +16,7 @@ from nycc_bench.tasks import GROUPS, all_tasks, list_tasks, resolve_tasks
 from nycc_bench.tasks.definition import build_task
 from nycc_bench.tasks.display import read_display
 from nycc_bench.tasks.families import FILE, families, read_families
-from nycc_bench.tasks.registry import ROOT, _resolved
+from nycc_bench.tasks.registry import ROOT, _raw_files, _resolved
 from nycc_bench.tasks.scores import FAMILIES, family_summary
 
 
@@ -67,7 +67,7 @@ def test_a_wrong_families_file_is_one_line_naming_the_key(tmp_path: Path, change
 
 
 def test_a_task_of_an_unknown_family_is_refused() -> None:
-    raw = {**_resolved("matching"), "family": "hessel2032"}
+    raw = {**_resolved("matching", _raw_files())[0], "family": "hessel2032"}
     with pytest.raises(NyccBenchError, match="family 'hessel2032' is not one of hessel2023"):
         build_task(raw, ROOT, "hessel2023/matching.yaml")
 
@@ -84,7 +84,7 @@ def test_a_wrong_display_block_is_one_line(display: dict, message: str) -> None:
 
 
 def test_an_unknown_display_key_gets_the_nearest_one() -> None:
-    raw = {**_resolved("matching"), "display": {"veiw": "choices"}}
+    raw = {**_resolved("matching", _raw_files())[0], "display": {"veiw": "choices"}}
     with pytest.raises(NyccBenchError, match=r"unknown key 'display\.veiw'; did you mean 'view'"):
         build_task(raw, ROOT, "hessel2023/matching.yaml")
 
