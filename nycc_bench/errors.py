@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 
 class NyccBenchError(ValueError):
     """Bad input or an unusable environment; the message names the field (or file) and the fix."""
@@ -17,3 +21,14 @@ class DryRun(Exception):
     def __init__(self, estimate: object) -> None:
         super().__init__(str(estimate))
         self.estimate = estimate
+
+
+def refuse_unknown_keys(data: Any, allowed: Sequence[str], where: str, at: str = "", fix: str = "") -> None:
+    """One line naming the file, the first unknown key and the nearest known one (a typo is never dropped)."""
+    if not isinstance(data, Mapping):
+        raise NyccBenchError(f"{where}: {at or 'the file'} must be a mapping of keys, got {type(data).__name__}")
+    for key in data:
+        if key not in allowed:
+            near = difflib.get_close_matches(str(key), list(allowed), n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else f"; known keys: {', '.join(allowed)}"
+            raise NyccBenchError(f"{where}: unknown key {(at + '.' if at else '') + str(key)!r}{hint}{fix}")

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import NyccBenchError
+from ..errors import NyccBenchError, refuse_unknown_keys
 from ..llm.config import BACKENDS as LLM_BACKENDS
 from ..urls import has_credentials, redact_url
 from .parsers import PARSERS
@@ -107,11 +107,7 @@ def _read(path: Path) -> dict[str, Any]:
         raise NyccBenchError(f"{path}: not valid YAML ({str(err).splitlines()[0]}); fix the file") from None
     if not isinstance(raw, dict):
         raise NyccBenchError(f"{path}: expected a mapping of {', '.join(KEYS)}; fix the file")
-    for key in raw:
-        if key not in KEYS:
-            near = difflib.get_close_matches(str(key), KEYS, n=1)
-            hint = f"did you mean {near[0]!r}?" if near else f"known: {', '.join(KEYS)}"
-            raise NyccBenchError(f"{path}: unknown key {key!r}; {hint} (API keys come from the environment)")
+    refuse_unknown_keys(raw, KEYS, str(path), fix=" (API keys come from the environment)")
     return raw
 
 

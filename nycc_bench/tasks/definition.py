@@ -10,14 +10,13 @@ paper and upstream file it follows. `base: other_task` reuses another file and c
 from __future__ import annotations
 
 import copy
-import difflib
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import NyccBenchError
+from ..errors import NyccBenchError, refuse_unknown_keys
 from .display import Display, read_display
 from .families import families
 
@@ -291,34 +290,23 @@ SCHEMA: dict[str, tuple[str, ...]] = {
 """Every key a task file may have, by where it sits (`*`: each entry of a mapping or list)."""
 
 
-def _refuse_unknown(data: Any, allowed: tuple[str, ...], where: str, at: str) -> None:
-    """One line naming the file, the unknown key and the nearest known key."""
-    if not isinstance(data, Mapping):
-        raise NyccBenchError(f"{where}: {at or 'the file'} must be a mapping of keys, got {type(data).__name__}")
-    for key in data:
-        if key not in allowed:
-            near = difflib.get_close_matches(str(key), allowed, n=1)
-            hint = f"; did you mean {near[0]!r}?" if near else f"; known keys: {', '.join(allowed)}"
-            raise NyccBenchError(f"{where}: unknown key {(at + '.' if at else '') + str(key)!r}{hint}")
-
-
 def check_schema(raw: Mapping[str, Any], where: str) -> None:
     """Refuse any key a task file cannot have (a typo such as `optons:` would otherwise be dropped silently)."""
-    _refuse_unknown(raw, SCHEMA[""], where, "")
+    refuse_unknown_keys(raw, SCHEMA[""], where, "")
     for section in ("dataset", "scorer", "judge", "decoding", "display", "outputs"):
         if section in raw:
-            _refuse_unknown(raw[section], SCHEMA[section], where, section)
+            refuse_unknown_keys(raw[section], SCHEMA[section], where, section)
     for name, option in (raw.get("options") or {}).items():
-        _refuse_unknown(option, SCHEMA["options.*"], where, f"options.{name}")
+        refuse_unknown_keys(option, SCHEMA["options.*"], where, f"options.{name}")
         if option.get("type") not in (None, *OPTION_TYPES):
             raise NyccBenchError(f"{where}: options.{name}.type must be one of {', '.join(OPTION_TYPES)}")
     for k, score in enumerate(raw.get("scores") or ()):
-        _refuse_unknown(score, SCHEMA["scores.*"], where, f"scores[{k}]")
+        refuse_unknown_keys(score, SCHEMA["scores.*"], where, f"scores[{k}]")
     paper = raw.get("paper")
     if isinstance(paper, Mapping):
-        _refuse_unknown(paper, SCHEMA["paper"], where, "paper")
+        refuse_unknown_keys(paper, SCHEMA["paper"], where, "paper")
         for name, setting in (paper.get("settings") or {}).items():
-            _refuse_unknown(setting, SCHEMA["paper.settings.*"], where, f"paper.settings.{name}")
+            refuse_unknown_keys(setting, SCHEMA["paper.settings.*"], where, f"paper.settings.{name}")
             if ("value" in setting) == ("values" in setting):
                 raise NyccBenchError(f"{where}: paper.settings.{name} needs exactly one of value or values")
             for key in ("at", "source", "deviation"):
