@@ -111,7 +111,12 @@ def cmd_tasks(args: argparse.Namespace) -> int:
             prompt["text"] = task.prompts[role]
         from .systems.api import OpenAISystem
 
-        effective = {**task.default_effective(), "system": OpenAISystem("gpt-4o").effective(task)}
+        from .runner import for_system_kind
+
+        api = OpenAISystem("gpt-4o")
+        api_task, api_options = for_system_kind(task, api, task.default_effective()["options"])
+        effective = {**task.default_effective(), "options": api_options,
+                     "system": {"kind": "openai", **api.effective(api_task)}}
         described["deviations"] = task.computed_deviations(effective)  # those of a default run of an API system
         described["deviations_of"] = "a default run of an OpenAI-compatible system (nycc-bench evaluate --system " \
                                      "openai:MODEL)"

@@ -33,6 +33,7 @@ class Instance:
     context: str = ""  # the cartoon's description, for similarity baselines
     reference: dict[str, Any] = field(default_factory=dict)
     turns: list[dict[str, str]] = field(default_factory=list)  # earlier user/assistant turns (instruction, shots)
+    chat: bool = True  # False: sent as plain text, never through a chat template (upstream's raw prompts)
 
     def messages(self) -> list[dict[str, str]]:
         """The whole chat as text: the system message, the earlier turns and the last user turn (systems that
@@ -253,21 +254,43 @@ def _caption_gen_user(task: Task, row: Mapping[str, Any]) -> tuple[str | None, s
         location=row.get("image_location") or "", entities=entities), "hessel"
 
 
+def _save_results_user(task: Task, row: Mapping[str, Any], source: str) -> tuple[str | None, str | None]:
+    """The whole plain-text prompt of Zhang's Hugging Face runs (`finetuning/preprocess.py` L18, read by
+    `save_results.py`): scene, description, uncanny description and entities joined by ", ", from GPT-4o's
+    description (upstream's) or Hessel's annotations; None without either."""
+    fields = {"gpt4o": ("gpt4o_canny", "gpt4o_uncanny", "gpt4o_location", "gpt4o_entities"),
+              "hessel": ("image_description", "image_uncanny_description", "image_location", "entities")}
+    for name in (["gpt4o", "hessel"] if source == "gpt4o" else ["hessel"]):
+        desc, uncanny, location, entities = fields[name]
+        if row.get(desc):
+            return prompt_text(task, "save_results_user").format(
+                location=row.get(location) or "", description=row[desc], uncanny=row.get(uncanny) or "",
+                entities=", ".join(row.get(entities) or [])), name
+    return None, None
+
+
 def _zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], Any],
                       options: Mapping[str, Any]) -> list[Instance]:
     """Zhang caption generation: one instance per held-out contest; contests that cannot be prompted are left
-    out with a warning (they still count as lost when scored, see the scorer)."""
+    out with a warning (they still count as lost when scored, see the scorer). The option `prompt` picks App.
+    B.3's chat prompt (`paper`), the API script's (`caption_gen`) or the Hugging Face runs' plain text
+    (`save_results`)."""
     out, skipped = [], []
-    caption_gen = options.get("prompt") == "caption_gen"
+    prompt = options.get("prompt") or "paper"
     for row in rows:
-        user, source = (_caption_gen_user(task, row) if caption_gen
-                        else _generation_user(task, row, options.get("description", "gpt4o")))
+        if prompt == "caption_gen":
+            user, source = _caption_gen_user(task, row)
+        elif prompt == "save_results":
+            user, source = _save_results_user(task, row, options.get("description") or "gpt4o")
+        else:
+            user, source = _generation_user(task, row, options.get("description") or "gpt4o")
         if user is None:
             skipped.append(row["contest_number"])
             continue
         out.append(Instance(
-            instance_id=str(row["contest_number"]), user=user,
-            system=task.prompts["caption_gen_system" if caption_gen else "system"],
+            instance_id=str(row["contest_number"]), user=user, chat=prompt != "save_results",
+            system=(None if prompt == "save_results"
+                    else task.prompts["caption_gen_system" if prompt == "caption_gen" else "system"]),
             context=_description(row),
             reference={"contest_number": row["contest_number"], **{g: row[g] for g in HUMAN_GROUPS},
                        "description_source": source,
@@ -313,7 +336,7 @@ def build_instances(task: Task, dataset: str = DEFAULT_DATASET, split: str | Non
     config = config_name(task, fold)
     if split == LEADERBOARD_SPLIT:  # Hessel's hidden-label sets: their own configs, one split
         config, split = leaderboard_config(task, fold), "test"
-    values = task.option_values(options)
+    values = task.options_for("", task.option_values(options))  # unset options: the task's single setting
     rows = load_split(dataset, config, split)
     skipped: list[Any] = []
     out = BUILDERS[task.instances](task, rows, lambda s: load_split(dataset, config, s),
