@@ -109,9 +109,8 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         described = task.describe()
         for role, prompt in described["prompts"].items():
             prompt["text"] = task.prompts[role]
-        from .systems.api import OpenAISystem
-
         from .runner import for_system_kind
+        from .systems.api import OpenAISystem
 
         api = OpenAISystem("gpt-4o")
         api_task, api_options = for_system_kind(task, api, task.default_effective()["options"])

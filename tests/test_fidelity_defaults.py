@@ -98,7 +98,8 @@ def test_zhang_uniform_setting_is_sent_and_recorded_as_deviations(server, sample
     assert config["deviations"][:5] == [
         "Prompted with the paper prompt; upstream's API runs sent generation/caption_gen.py's text with Hessel's "
         "descriptions.", "max_tokens 512 was sent; upstream's API runs sent 1000.",
-        "temperature 0.7 was sent; upstream's API runs sent none.", "top_p 0.95 was sent; upstream's API runs sent none.",
+        "temperature 0.7 was sent; upstream's API runs sent none.",
+        "top_p 0.95 was sent; upstream's API runs sent none.",
         "seed 0 was sent; upstream's API runs sent none."]
     sent = config["effective"]["system"]["request"]  # recorded from what the system sends
     assert {k: sent[k] for k in ("temperature", "top_p", "seed", "max_tokens", "repetition_penalty")} == \

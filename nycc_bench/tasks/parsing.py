@@ -273,8 +273,8 @@ class Reading:
         return out
 
 
-def read_replies(task: Task, items: Sequence[tuple[Any, str | list[str] | None]], options: Mapping[str, Any] | None = None,
-                 cache_dir: str | None = None) -> list[Reading]:
+def read_replies(task: Task, items: Sequence[tuple[Any, str | list[str] | None]],
+                 options: Mapping[str, Any] | None = None, cache_dir: str | None = None) -> list[Reading]:
     """Read a batch of received replies, `(instance, raw text)` each, into predictions: the task's parser first;
     for a choice task with the option `unparsed: random` (Hessel's scheme, upstream's), an unreadable reply then
     goes to the answer extractor when the option `extractor` names one, and, when that finds no letter either (or
