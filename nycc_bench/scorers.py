@@ -57,21 +57,6 @@ def score_explanation(task: Task, instances: Sequence[Instance], preds: Sequence
     return load_metric(task.metric).compute(**args, folds=list(fold_ids), **judged)  # per fold, then the mean
 
 
-def ranking_shots(dataset: str, images: bool = False) -> list[Any]:
-    """Hessel `ranking` train items as the group judge's in-context examples (with their cartoons for Best
-    Pick's vision form); none when the config is absent."""
-    from .judge.protocols.zhang_format import RankingExample
-
-    try:
-        rows = load_split(dataset, "ranking", "train")
-    except ValueError:
-        log.warning("no Hessel ranking train split in %s: the group judge runs zero-shot", dataset)
-        return []
-    if not images:
-        return [RankingExample.from_hessel_row(r) for r in rows.remove_columns("image")]
-    return [RankingExample.from_hessel_row(r, image_url=image_url(r["image"])) for r in rows]
-
-
 def zhang_judge_shots(dataset: str, contests: Sequence[int], images: bool = False) -> tuple[dict[int, list], dict]:
     """The group judge's examples per contest, drawn as upstream draws them (`zhang_shots`) from the dataset's
     Hessel `ranking` train split, and the record of that draw; zero-shot (recorded) where the data lacks it."""
