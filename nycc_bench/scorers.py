@@ -15,7 +15,7 @@ from typing import Any
 
 from .errors import JudgeRequired, NyccBenchError
 from .groups import HUMAN_GROUPS
-from .judging import JudgeSpec, group_judgments
+from .judging import JudgeSpec, element_judgments, group_judgments
 from .metrics import load_metric
 from .systems.api import image_url
 from .tasks import Task
@@ -136,16 +136,26 @@ def score_elements(task: Task, instances: Sequence[Instance], preds: Sequence[An
     if judge is None:
         raise JudgeRequired("judge: HumorBench is scored by an autograder; pass --judge (e.g. openai:gpt-4o, or "
                              "embedding:<grader folder> for the offline grader)")
+    from .metrics.element_autograder import MAX_LAST_K_TOKENS
+    from .scoring.checks import check_int
+
     rows = [(p or "", i, k) for p, i in zip(preds, instances, strict=True) for k in range(len(i.reference["elements"]))]
     has_hard = instances[0].reference["element_in_hard"] is not None
     ref = lambda key: [i.reference[key][k] for _, i, k in rows]  # noqa: E731
-    return load_metric(task.metric).compute(
-        predictions=[p for p, _, _ in rows], references=ref("elements"),
-        descriptions=[i.reference["description"] for _, i, _ in rows],
-        captions=[i.reference["caption"] for _, i, _ in rows],
+    if last_k_tokens is not None:
+        check_int(last_k_tokens, "last_k_tokens", 1, MAX_LAST_K_TOKENS)
+    # graded here, then scored from the verdicts, so the record keeps each element's verdict (the leaderboard's
+    # "Hard, leaderboard rule" pools them over runs: leaderboard/hard_rule.py)
+    verdicts = [r["verdict"] for r in element_judgments(
+        judge, [i.reference["description"] for _, i, _ in rows], [i.reference["caption"] for _, i, _ in rows],
+        ref("elements"), [p for p, _, _ in rows], last_k_tokens)]
+    scores = load_metric(task.metric).compute(
+        predictions=[p for p, _, _ in rows], references=ref("elements"), judgments=verdicts,
         caption_ids=[i.reference["caption_id"] for _, i, _ in rows],
-        categories=ref("element_categories"), hard=ref("element_in_hard") if has_hard else None,
-        last_k_tokens=last_k_tokens, **judge.metric_kwargs())
+        categories=ref("element_categories"), hard=ref("element_in_hard") if has_hard else None)
+    scores["element_verdicts"] = {f"{i.reference['caption_id']}/{i.reference['element_ids'][k]}": v
+                                  for (_, i, k), v in zip(rows, verdicts, strict=True)}
+    return scores
 
 
 Scorer = Callable[..., dict[str, Any]]

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..citations import FAMILIES
 from .benchmarks import TASK_FAMILY, family_metrics
+from .hard_rule import about as hard_rule_about
 from .table import RANK_RULE, task_judges
 
 TITLE = "NYCC humor leaderboard"
@@ -53,6 +54,8 @@ ABOUT = """\
   (top 10, #200, #1000, median; a judge compares the groups in both orders) and Average EAD diversity.
 - **HumorBench**: explain the joke of a caption. The share of rubric elements the autograder finds
   (PASS / (PASS + FAIL)).
+
+{hard_rule}
 
 Rates are percentages; intervals are 95% percentile bootstrap intervals (over items, or over contests and
 captions where items are grouped). Judged scores appear only where a judge scored the run (the *Judge* column
@@ -121,7 +124,8 @@ def rows_facts(results: list[dict[str, Any]]) -> str:
 
 def about_markdown(results: list[dict[str, Any]]) -> str:
     """The About tab: how things are measured, what the rows hold (from their records), how submissions run."""
-    return ABOUT.replace("{rows}", rows_facts(results)) + "\n\n" + citations_markdown()
+    return ABOUT.replace("{rows}", rows_facts(results)).replace("{hard_rule}", hard_rule_about()) + "\n\n" + \
+        citations_markdown()
 
 
 def rank_rule(family: str | None) -> str:

@@ -22,8 +22,11 @@ from typing import Any
 
 import pandas as pd
 
+from . import hard_rule
 from .benchmarks import METRICS, Metric, family_metrics
 from .store import run_id, write_atomic
+
+POOLED = (hard_rule.METRIC,)  # columns computed over the store's runs, not read from one record
 
 TYPES = {"baseline": "Baseline", "open": "Open weights", "api": "API"}
 SIZES = [("< 1B", 0.0, 1.0), ("1-3B", 1.0, 3.0), ("3-7B", 3.0, 7.0), ("7-15B", 7.0, 15.0), ("15-35B", 15.0, 35.0),
@@ -158,7 +161,7 @@ def _cell_state(metric: Metric, result: dict[str, Any]) -> str:
 def build_frame(results: list[dict[str, Any]]) -> pd.DataFrame:
     """One row per run: model facts and, per metric, value / low / high / n (display scale) and its state."""
     rows = []
-    for result in results:
+    for result in hard_rule.with_hard_rule(results):
         model = result.get("model", {})
         params = model.get("parameters")
         tasks = result.get("tasks", {})
@@ -171,7 +174,7 @@ def build_frame(results: list[dict[str, Any]]) -> pd.DataFrame:
             "created_at": str(result.get("created_at") or ""), "judges": judges,
         }
         row["Model"] = model_link(row["name"], model.get("url"))
-        for metric in METRICS:
+        for metric in (*METRICS, *POOLED):
             entry = tasks.get(metric.task) or {}
             value, low, high, n = metric.extract(None if failed_task(entry) else entry.get("scores"))
             row[metric.key] = _scale(metric, value)
@@ -237,7 +240,8 @@ def overall_rank(means: pd.Series) -> pd.Series:
 def visible_metrics(family: str | None, filters: Filters) -> list[Metric]:
     """The tab's metrics in the settings the user kept."""
     kept = {s == "from pixels" for s in filters.settings or SETTINGS}
-    return [m for m in family_metrics(family) if m.from_pixels in kept]
+    pooled = [m for m in POOLED if m.family == family]
+    return [m for m in (*family_metrics(family), *pooled) if m.from_pixels in kept]
 
 
 def filter_rows(frame: pd.DataFrame, filters: Filters) -> pd.DataFrame:
@@ -330,7 +334,7 @@ def datatypes(columns: list[str]) -> list[str]:
 def export_records(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The whole leaderboard as plain records (every run, every metric, original scale) for the downloads."""
     out = []
-    for result in sorted(results, key=run_id):
+    for result in sorted(hard_rule.with_hard_rule(results), key=run_id):
         model = result.get("model", {})
         judges = task_judges(result)
         record: dict[str, Any] = {
@@ -340,7 +344,7 @@ def export_records(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "sample_data": bool(result.get("dataset", {}).get("sample")),
             "dataset_fingerprint": result.get("dataset", {}).get("fingerprint"),
             "nycc_bench_version": result.get("nycc_bench_version"), "created_at": result.get("created_at")}
-        for metric in METRICS:
+        for metric in (*METRICS, *POOLED):
             value, low, high, n = metric.extract((result.get("tasks", {}).get(metric.task) or {}).get("scores"))
             record.update({metric.key: value, f"{metric.key}:ci_low": low, f"{metric.key}:ci_high": high,
                            f"{metric.key}:n": n,
