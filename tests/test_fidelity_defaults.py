@@ -143,3 +143,10 @@ def test_the_description_source_is_a_named_option(server, sample_dataset: str, t
     hf = {**config["effective"], "system": {"kind": "hf", "request": {}}}
     assert any("Hessel's annotated descriptions" in d for d in get_task("caption_generation").computed_deviations(hf))
     assert "--system-option description=hessel" in run.record["commands"][0]
+
+
+def test_samples_is_refused_where_it_would_not_be_sent(sample_dataset: str, tmp_path: Path) -> None:
+    # upstream's 10 samples per prompt are an `hf:` setting; an API system would record n=1 and send one request
+    with pytest.raises(ValueError, match="samples=2 is for hf:"):
+        run_task("caption_generation", "openai:m", tmp_path / "p.jsonl", dataset=sample_dataset, progress=False,
+                 base_url="http://127.0.0.1:9", system_options={"samples": 2, "cache_dir": str(tmp_path / "c")})

@@ -66,6 +66,8 @@ class OpenAISystem(System):
     def config(self, task: Task) -> LLMConfig:
         """The engine's config for one task's decoding settings."""
         decoding = self.decoding(task)
+        if int(decoding.get("samples") or 1) != 1:
+            raise ValueError(f"system: openai: sends one request per prompt; samples={decoding['samples']} is for hf:")
         extra = {k: decoding[k] for k in ("top_p", "seed") if decoding.get(k) is not None}
         if self.base_url and decoding.get("repetition_penalty") not in (None, 1.0):
             extra["repetition_penalty"] = decoding["repetition_penalty"]

@@ -270,7 +270,10 @@ class CausalLMSystem(System):
     def effective(self, task: Task) -> dict[str, Any]:
         if task.kind == "choice" and self.mc_mode != "generate":
             return {"answer_by": "log-likelihood of each letter"}
-        return {"request": sent_settings(self.decoding(task)), "answer_by": "generation"}
+        decoding = self.decoding(task)
+        if task.kind != "generation":  # `samples` applies to generation tasks only (see `generate`)
+            decoding = {**decoding, "samples": None}
+        return {"request": sent_settings(decoding), "answer_by": "generation"}
 
     def describe(self) -> dict[str, Any]:
         scoring = f"sum log p(' <letter>' | prompt + {ANSWER_PREFIX!r})" if self.mc_mode == "loglikelihood" \
