@@ -173,6 +173,20 @@ def test_settings_per_system_kind() -> None:
     setting = PaperSetting("x", "options.p", (1,), "s", "p is {value}", when="system.kind=hf|vlm")
     assert setting.differs({"system": {"kind": "vlm"}, "options": {"p": 2}}) == "p is 2"
     assert setting.differs({"system": {"kind": "openai"}, "options": {"p": 2}}) is None
+    from nycc_bench.systems.hf import sent_settings
+
+    uniform = {**values, "setting": "uniform"}  # an hf: model in the single setting: each difference is named
+    effective = {"options": task.options_for("hf", uniform),
+                 "system": {"kind": "hf", "request": sent_settings(task.decoding_for("hf", uniform))}}
+    assert task.computed_deviations(effective) == [
+        "Prompted with the paper prompt; upstream's Hugging Face runs (finetuning/save_results.py) used its "
+        "zero-shot prompt (preprocess.py L18).",
+        "Generations are capped at 512 new tokens; upstream's Hugging Face runs capped them at 256.",
+        "Sampled with seed 0; upstream seeded 2024.",
+        "1 generation(s) per contest; upstream sampled 10 one-caption generations and kept the first line of each."]
+    effective = {"options": task.options_for("hf", values),
+                 "system": {"kind": "hf", "request": sent_settings(task.decoding_for("hf", values))}}
+    assert task.computed_deviations(effective) == []  # the default: upstream's
     matching = get_task("matching")  # no `by_system_kind`: the task's decoding for every kind
     assert not matching.by_system_kind and matching.decoding_for("hf", matching.option_values()) == matching.decoding
 
