@@ -68,7 +68,11 @@ def test_the_column_pools_the_stores_runs(tmp_path: Path) -> None:
     assert frame.loc["run5", METRIC.key] == pytest.approx(round(100 * expected(5, [5, 7, 8]), 1))
     assert expected(5, [5, 7, 8]) != expected(5, [0, 1, 2, 3, 5])  # pooling them together would differ
     assert pd.isna(frame.loc["run4", METRIC.key])
-    assert frame.loc["run4", METRIC.key + "|state"] == "no judge"
+    assert frame.loc["run4", METRIC.key + "|state"] == "no judge"  # no HumorBench score at all
+    judged = record(9, with_verdicts=False)  # judged, recorded before verdicts were kept
+    judged["tasks"]["humorbench"]["scores"] = {"element_accuracy": {"value": 0.5, "ci_low": 0.4, "ci_high": 0.6,
+                                                                     "n": 100}}
+    assert build_frame([judged]).loc[0, METRIC.key + "|state"] == "n/a"
     # adding a run moves the set: the column is recomputed over whatever the store holds
     store.save_result(record(6))
     again = build_frame(store.results()).set_index("run_id")

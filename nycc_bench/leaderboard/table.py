@@ -181,7 +181,9 @@ def build_frame(results: list[dict[str, Any]]) -> pd.DataFrame:
             row[metric.key + "|low"], row[metric.key + "|high"] = _scale(metric, low), _scale(metric, high)
             row[metric.key + "|n"] = n
             row[metric.key + "|ran"] = metric.task in tasks
-            row[metric.key + "|state"] = "" if value is not None else _cell_state(metric, result)
+            row[metric.key + "|state"] = "" if value is not None else (
+                CANNOT if metric in POOLED and (tasks.get(metric.task) or {}).get("scores") else  # judged, no verdicts
+                _cell_state(metric, result))
         rows.append(row)
     return pd.DataFrame(rows)
 

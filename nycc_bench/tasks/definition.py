@@ -252,8 +252,8 @@ class Task:
         return {
             "name": self.name, "version": self.version, "family": self.family, "summary": self.summary,
             "paper": self.paper, "follows": self.follows, "task_file": self.source,
-            "paper_settings": {n: {"at": p.at, "values": list(p.values), "source": p.source}
-                               for n, p in self.paper_settings.items()},
+            "paper_settings": {n: {"at": p.at, "values": list(p.values), "source": p.source,
+                                   **({"when": p.when} if p.when else {})} for n, p in self.paper_settings.items()},
             "dataset": {"config": self.config, "split": self.split, "folds": list(self.folds)},
             "kind": self.kind, "letters": self.letters, "from_pixels": self.from_pixels,
             "instances": self.instances, "parser": self.parser,
