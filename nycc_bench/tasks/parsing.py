@@ -86,14 +86,14 @@ def first_line(text: str) -> str:
     """A one-caption generation as Zhang's Hugging Face runs keep it (`finetuning/save_results.py` L49-64):
     stripped, outer quotes removed, the first line, outer quotes removed again.
 
-    >>> first_line(' "Not again."\nExplanation: it is Monday.')
+    >>> first_line(' "Not again."\\nExplanation: it is Monday.')
     'Not again.'
     """
     cell = str(text).strip()
-    while cell.startswith('"') and cell.endswith('"') and len(cell) > 1:
+    while cell.startswith('"') and cell.endswith('"'):
         cell = cell[1:-1].strip()
     cell = cell.split("\n", 1)[0]
-    while cell.startswith('"') and cell.endswith('"') and len(cell) > 1:
+    while cell.startswith('"') and cell.endswith('"'):
         cell = cell[1:-1].strip()
     return cell
 
@@ -102,7 +102,7 @@ def parse_samples(samples: list[str]) -> list[str]:
     """Captions from separate one-caption samples (upstream's Hugging Face runs): each sample's first line, the
     empty ones left out.
 
-    >>> parse_samples(['"Decaf."\nThe bear ...', "", "Not again."])
+    >>> parse_samples(['"Decaf."\\nThe bear ...', "", "Not again."])
     ['Decaf.', 'Not again.']
     """
     return [c for c in (first_line(s) for s in samples) if c]
