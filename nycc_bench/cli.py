@@ -139,9 +139,13 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         described = task.describe()
         for role, prompt in described["prompts"].items():
             prompt["text"] = task.prompts[role]
+        from .runner import for_system_kind
         from .systems.api import OpenAISystem
 
-        effective = {**task.default_effective(), "system": OpenAISystem("gpt-4o").effective(task)}
+        api = OpenAISystem("gpt-4o")
+        api_task, api_options = for_system_kind(task, api, task.default_effective()["options"])
+        effective = {**task.default_effective(), "options": api_options,
+                     "system": {"kind": "openai", **api.effective(api_task)}}
         described["deviations"] = task.computed_deviations(effective)  # those of a default run of an API system
         described["deviations_of"] = "a default run of an OpenAI-compatible system (nycc-bench evaluate --system " \
                                      "openai:MODEL)"

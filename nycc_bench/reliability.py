@@ -16,7 +16,9 @@ Contests (the upstream list, ``cartoons_GroupComparison``, is not published), in
    for vision Best Pick, an image, by ascending contest number.
 
 Descriptions are Hessel's (canny, uncanny) pair where the contest has one, else the one-sentence
-description; images are sent as PNG data URLs.
+description; images are sent as PNG data URLs. The judge's five examples per contest are the ones scoring gives
+it, drawn as upstream draws them (``scorers.zhang_judge_shots``: ``sample(n=600, random_state=42)`` over Hessel's
+ranking train, ``rank.py`` L122); zero-shot, with the reason recorded in ``settings.shots``, where the data lacks it.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from .llm.engine import Estimate
 from .scoring.win_rate import THRESHOLD, win_rate
 from .systems.api import image_url
 from .tasks.instances import DEFAULT_DATASET, load_split
-from .tasks.zhang2024.kinds import ranking_shots
+from .tasks.zhang2024.kinds import zhang_judge_shots
 
 LOW_GROUP = "human_1000"
 TRAIN_RANGE = (530, 890)  # Zhang 2024, App. C.3: the contests their train and test splits are drawn from
@@ -202,7 +204,10 @@ def reliability(judge: JudgeSpec, dataset: str = DEFAULT_DATASET, protocol: str 
     descriptions = [c.description for c in contests]
     images = [image_url(c.image) for c in contests] if vision else None
     if judge.is_llm:
-        shots = ranking_shots(dataset, images=vision) if n_shots else []
+        if n_shots not in (0, 5):
+            raise NyccBenchError(f"n_shots: 0 (zero-shot) or 5 (upstream's draw, ranking/rank.py L122), got {n_shots}")
+        # the shots scoring gives the judge too: upstream's pandas draw per contest, zero-shot (recorded) without data
+        shots, shot_record = zhang_judge_shots(dataset, numbers, images=vision) if n_shots else ({}, None)
         try:
             records = run_judge(protocol, judge, model_groups=top, human_groups=low, contest_numbers=numbers,
                                 descriptions=descriptions, shots=shots or None, images=images, n_shots=n_shots,
@@ -210,7 +215,9 @@ def reliability(judge: JudgeSpec, dataset: str = DEFAULT_DATASET, protocol: str 
         except DryRun as stop:
             raise ReliabilityDryRun(stop.estimate, protocol, numbers) from None
         settings = judge.settings(protocol, rule=rule, vision=vision, threshold=threshold,
-                                  n_shots=n_shots if shots else 0)
+                                  n_shots=(shot_record or {}).get("n_shots", 0))
+        settings = {**settings, "shots": shot_record,
+                    "shots_source": shot_record["pool"] if shot_record and shot_record["n_shots"] else None}
     else:
         records = group_judgments(judge, top, low, numbers, descriptions, protocol, images=images)
         settings = {"protocol": protocol, "model": judge.name, "notes": [],

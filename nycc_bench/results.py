@@ -93,6 +93,23 @@ def _check_task(name: str, entry: Any, where: str) -> None:
     _need(not entry["n_failed"] or status == "incomplete", f"{where}.status",
           f"is {status!r} but {entry['n_failed']} items failed; a task with failed items is 'incomplete'")
     _check_meaning(name, entry, where)
+    _check_verdicts(entry, where)
+
+
+def _check_verdicts(entry: dict[str, Any], where: str) -> None:
+    """HumorBench's per-element verdicts (`details.element_verdicts`, pooled by the leaderboard's "Hard,
+    leaderboard rule"): element id -> PASS, FAIL or ERROR, one per graded row."""
+    details = entry.get("details")
+    if not isinstance(details, dict) or "element_verdicts" not in details:
+        return
+    at = f"{where}.details.element_verdicts"
+    verdicts = details["element_verdicts"]
+    _need(isinstance(verdicts, dict) and all(isinstance(k, str) and v in ("PASS", "FAIL", "ERROR")
+                                             for k, v in verdicts.items()), at,
+          "must map element ids (caption_id/element_id) to PASS, FAIL or ERROR")
+    if _count(details.get("n_elements")):
+        _need(len(verdicts) == details["n_elements"], at,
+              f"holds {len(verdicts)} verdicts but details.n_elements is {details['n_elements']}")
 
 
 def _check_meaning(name: str, entry: dict[str, Any], where: str) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +64,16 @@ def split_options(task: Task, system_options: dict[str, Any] | None,
     return system_options, task_options
 
 
+def for_system_kind(task: Task, system: System, options: dict[str, Any]) -> tuple[Task, dict[str, Any]]:
+    """The task as a system of this kind runs it, and the options with the unset ones filled in: the task file's
+    `by_system_kind` settings (upstream's per kind) under the option `setting: per_system`, else its single
+    setting. The filled options are recorded, so scoring rebuilds the same prompts."""
+    if not task.by_system_kind:
+        return task, options
+    kind = system.spec.partition(":")[0]
+    return replace(task, decoding=task.decoding_for(kind, options)), task.options_for(kind, options)
+
+
 def subset(instances: list[Instance], limit: int | None) -> list[Instance]:
     """The first `limit` instances in the builder's fixed order (all with None); `limit` must be ≥ 1."""
     if limit is None:
@@ -105,7 +115,7 @@ def records(task: Task, batch: list[Instance], outputs: list[Output], spec: str,
                       "answer_source": "system", **base}
         else:
             texts.append(k)
-    readings = read_replies(task, [(batch[k], outputs[k].raw if isinstance(outputs[k].raw, str) else None)
+    readings = read_replies(task, [(batch[k], outputs[k].raw if isinstance(outputs[k].raw, str | list) else None)
                                    for k in texts], options, cache_dir)
     for k, reading in zip(texts, readings, strict=True):
         out[k] = {"instance_id": batch[k].instance_id, "raw": outputs[k].raw, **base, **reading.fields()}
@@ -122,9 +132,12 @@ def run_task(task_name: str, system_spec: str, out: str | Path, dataset: str = D
     system_options, task_options = split_options(task, system_options, task_options)
     options = task.run_options(task.option_values(task_options))
     system = system or make_system(system_spec, dataset, base_url=base_url, **(system_options or {}))
+    task, options = for_system_kind(task, system, options)
     instances = subset(build_instances(task, dataset, split, fold, options), limit)
     out = Path(out)
     meta = run_meta(task, system, dataset, split, fold, options)
+    if task.by_system_kind:  # the kind picks the settings, and the task file's `when`s read it
+        meta["effective"] = {"kind": system.spec.partition(":")[0], **meta["effective"]}
     _check_resume(read_meta(out), meta, out)
     done = {k: r for k, r in read_predictions(out, repair=True).items() if r["status"] != FAILED}
     todo = [i for i in instances if i.instance_id not in done]

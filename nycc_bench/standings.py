@@ -20,7 +20,10 @@ from typing import Any
 import pandas as pd
 
 from .results import run_id
+from .tasks.humorbench import hard_rule
 from .tasks.scores import METRICS, Metric, family_metrics
+
+POOLED = (hard_rule.METRIC,)  # columns computed over the store's runs, not read from one record
 
 TYPES = {"baseline": "Baseline", "open": "Open weights", "api": "API"}
 SIZES = [("< 1B", 0.0, 1.0), ("1-3B", 1.0, 3.0), ("3-7B", 3.0, 7.0), ("7-15B", 7.0, 15.0), ("15-35B", 15.0, 35.0),
@@ -155,7 +158,7 @@ def _cell_state(metric: Metric, result: dict[str, Any]) -> str:
 def build_frame(results: list[dict[str, Any]]) -> pd.DataFrame:
     """One row per run: model facts and, per metric, value / low / high / n (display scale) and its state."""
     rows = []
-    for result in results:
+    for result in hard_rule.with_hard_rule(results):
         model = result.get("model", {})
         params = model.get("parameters")
         tasks = result.get("tasks", {})
@@ -168,14 +171,16 @@ def build_frame(results: list[dict[str, Any]]) -> pd.DataFrame:
             "created_at": str(result.get("created_at") or ""), "judges": judges,
         }
         row["Model"] = model_link(row["name"], model.get("url"))
-        for metric in METRICS:
+        for metric in (*METRICS, *POOLED):
             entry = tasks.get(metric.task) or {}
             value, low, high, n = metric.extract(None if failed_task(entry) else entry.get("scores"))
             row[metric.key] = _scale(metric, value)
             row[metric.key + "|low"], row[metric.key + "|high"] = _scale(metric, low), _scale(metric, high)
             row[metric.key + "|n"] = n
             row[metric.key + "|ran"] = metric.task in tasks
-            row[metric.key + "|state"] = "" if value is not None else _cell_state(metric, result)
+            row[metric.key + "|state"] = "" if value is not None else (
+                CANNOT if metric in POOLED and (tasks.get(metric.task) or {}).get("scores") else  # judged, no verdicts
+                _cell_state(metric, result))
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -234,7 +239,8 @@ def overall_rank(means: pd.Series) -> pd.Series:
 def visible_metrics(family: str | None, filters: Filters) -> list[Metric]:
     """The tab's metrics in the settings the user kept."""
     kept = {s == "from pixels" for s in filters.settings or SETTINGS}
-    return [m for m in family_metrics(family) if m.from_pixels in kept]
+    pooled = [m for m in POOLED if m.family == family]
+    return [m for m in (*family_metrics(family), *pooled) if m.from_pixels in kept]
 
 
 def filter_rows(frame: pd.DataFrame, filters: Filters) -> pd.DataFrame:

@@ -144,9 +144,51 @@ def test_tasks_show_json_lists_defaults_and_deviations(capsys: pytest.CaptureFix
     shown = json.loads(capsys.readouterr().out)
     assert shown["decoding"] == {"temperature": 0.7, "top_p": 0.95, "repetition_penalty": 1.15, "seed": 0,
                                  "max_new_tokens": 512}
+    # issue 22: upstream's settings per system kind, read by the systems (setting=per_system, the default)
+    kinds = shown["by_system_kind"]
+    assert kinds["hf"]["decoding"] == {"temperature": 0.7, "top_p": 0.95, "repetition_penalty": 1.15, "seed": 2024,
+                                       "max_new_tokens": 256, "samples": 10}
+    assert kinds["hf"]["options"] == {"prompt": "save_results", "description": "gpt4o"}
+    assert kinds["openai"]["decoding"] == {"max_new_tokens": 1000}
+    assert kinds["openai"]["options"] == {"prompt": "caption_gen", "description": "hessel"}
+    assert shown["options"]["setting"]["default"] == "per_system" and "uniform" in shown["options"]["setting"]["values"]
+    assert not any("upstream's API runs" in d for d in shown["deviations"])  # a default API run is upstream's
     assert shown["judge"]["settings"]["rule"] == "zhang_top2"
     assert main(["tasks", "show", "matchin"]) == 2
     assert "Did you mean 'matching'" in capsys.readouterr().err
+
+
+def test_settings_per_system_kind() -> None:
+    """`decoding_for` / `options_for`: a kind's upstream settings under setting=per_system, the single setting
+    under uniform or for a kind without an entry; a set option is kept; `when: path=a|b` limits a paper setting."""
+    from nycc_bench.tasks.definition import PaperSetting
+
+    task = get_task("caption_generation")
+    values = task.option_values()
+    assert task.decoding_for("hf", values)["seed"] == 2024 and task.decoding_for("random", values) == task.decoding
+    assert task.decoding_for("hf", {**values, "setting": "uniform"}) == task.decoding
+    assert task.options_for("openai", values)["prompt"] == "caption_gen"
+    assert task.options_for("random", values)["prompt"] == "paper"
+    assert task.options_for("hf", {**values, "prompt": "paper"})["prompt"] == "paper"
+    setting = PaperSetting("x", "options.p", (1,), "s", "p is {value}", when="system.kind=hf|vlm")
+    assert setting.differs({"system": {"kind": "vlm"}, "options": {"p": 2}}) == "p is 2"
+    assert setting.differs({"system": {"kind": "openai"}, "options": {"p": 2}}) is None
+    from nycc_bench.systems.hf import sent_settings
+
+    uniform = {**values, "setting": "uniform"}  # an hf: model in the single setting: each difference is named
+    effective = {"options": task.options_for("hf", uniform),
+                 "system": {"kind": "hf", "request": sent_settings(task.decoding_for("hf", uniform))}}
+    assert task.computed_deviations(effective) == [
+        "Prompted with the paper prompt; upstream's Hugging Face runs (finetuning/save_results.py) used its "
+        "zero-shot prompt (preprocess.py L18).",
+        "Generations are capped at 512 new tokens; upstream's Hugging Face runs capped them at 256.",
+        "Sampled with seed 0; upstream seeded 2024.",
+        "1 generation(s) per contest; upstream sampled 10 one-caption generations and kept the first line of each."]
+    effective = {"options": task.options_for("hf", values),
+                 "system": {"kind": "hf", "request": sent_settings(task.decoding_for("hf", values))}}
+    assert task.computed_deviations(effective) == []  # the default: upstream's
+    matching = get_task("matching")  # no `by_system_kind`: the task's decoding for every kind
+    assert not matching.by_system_kind and matching.decoding_for("hf", matching.option_values()) == matching.decoding
 
 
 def test_unknown_task_and_bad_options_are_one_line_errors(sample_dataset: str, tmp_path: Path,

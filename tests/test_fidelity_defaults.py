@@ -16,6 +16,7 @@ from nycc_bench.judging import JudgeSpec
 from nycc_bench.predictions import read_predictions
 from nycc_bench.runner import run_task
 from nycc_bench.score import score
+from nycc_bench.tasks import get_task
 
 SILENT: list[str] = []  # the user prompt of the contest the fake model gives no caption list for
 
@@ -54,19 +55,52 @@ def test_humorbench_explains_once_per_row_at_temperature_one(server, sample_data
     assert per_caption.total == 18
 
 
-def test_zhang_sampling_is_sent_and_recorded(server, sample_dataset: str, tmp_path: Path) -> None:
+def test_zhang_api_generation_is_sent_as_caption_gen_and_recorded(server, sample_dataset: str,
+                                                                   tmp_path: Path) -> None:
+    # per system kind (issue 22): an API model as generation/caption_gen.py L41-53 ran it: max_tokens 1000 and no
+    # sampling settings, that file's prompt with Hessel's descriptions; no deviation
     run = evaluate("openai:m", ["caption_generation"], dataset=sample_dataset, out=tmp_path / "run",
                    base_url=server.base_url, progress=False, cache_dir=str(tmp_path / "c"))
+    bodies = [r.body for r in server.requests]
+    assert len(bodies) == 1 and {b["max_tokens"] for b in bodies} == {1000}  # one contest has Hessel's description
+    assert not any(k in b for b in bodies for k in ("temperature", "top_p", "seed", "repetition_penalty"))
+    assert all(b["messages"][0]["content"].startswith("I want you to act as a sophisticated reader of The New "
+                                                      "Yorker Magazine. You are competing in The New Yorker Cartoon "
+                                                      "Caption Contest.  Your task") for b in bodies)
+    config = run.record["tasks"]["caption_generation"]["config"]
+    assert config["decoding"] == {"max_new_tokens": 1000}
+    assert config["effective"]["system"]["kind"] == "openai"
+    assert config["effective"]["options"]["prompt"] == "caption_gen"
+    assert config["effective"]["descriptions"] == {"hessel": 1}
+    # no setting differs from upstream's (the sample's other contests lack Hessel's description, which this prompt
+    # needs: they are named as not evaluated)
+    assert config["deviations"][0] == "No judge: the judged scores are absent."
+    assert config["deviations"][1].startswith("46 dataset rows cannot be prompted") and len(config["deviations"]) == 2
+    greedy = evaluate("openai:m", ["caption_generation"], dataset=sample_dataset, out=tmp_path / "greedy",
+                      base_url=server.base_url, progress=False, cache_dir=str(tmp_path / "c"), temperature=0.0)
+    assert greedy.record["tasks"]["caption_generation"]["config"]["deviations"][0] == \
+        "temperature 0 was sent; upstream's API runs sent none."
+
+
+def test_zhang_uniform_setting_is_sent_and_recorded_as_deviations(server, sample_dataset: str,
+                                                                  tmp_path: Path) -> None:
+    # the single setting (option setting=uniform): App. B.3's prompt, T 0.7, top-p 0.95, seed 0, 512 tokens
+    run = evaluate("openai:m", ["caption_generation"], dataset=sample_dataset, out=tmp_path / "run",
+                   base_url=server.base_url, progress=False, cache_dir=str(tmp_path / "c"),
+                   task_options={"caption_generation": {"setting": "uniform"}})
     bodies = [r.body for r in server.requests]
     assert {(b["temperature"], b["top_p"], b["seed"], b["max_tokens"]) for b in bodies} == {(0.7, 0.95, 0, 512)}
     assert all(b["repetition_penalty"] == 1.15 for b in bodies)  # a non-OpenAI server takes it
     config = run.record["tasks"]["caption_generation"]["config"]
     assert config["decoding"] == {"temperature": 0.7, "top_p": 0.95, "repetition_penalty": 1.15, "seed": 0,
                                   "max_new_tokens": 512}
-    greedy = evaluate("openai:m", ["caption_generation"], dataset=sample_dataset, out=tmp_path / "greedy",
-                      base_url=server.base_url, progress=False, cache_dir=str(tmp_path / "c"), temperature=0.0)
-    assert "Sampling temperature is 0; the paper's is 0.7." in \
-        greedy.record["tasks"]["caption_generation"]["config"]["deviations"]
+    assert config["effective"]["options"]["prompt"] == "paper"
+    assert config["deviations"][:5] == [
+        "Prompted with the paper prompt; upstream's API runs sent generation/caption_gen.py's text with Hessel's "
+        "descriptions.", "max_tokens 512 was sent; upstream's API runs sent 1000.",
+        "temperature 0.7 was sent; upstream's API runs sent none.",
+        "top_p 0.95 was sent; upstream's API runs sent none.",
+        "seed 0 was sent; upstream's API runs sent none."]
     sent = config["effective"]["system"]["request"]  # recorded from what the system sends
     assert {k: sent[k] for k in ("temperature", "top_p", "seed", "max_tokens", "repetition_penalty")} == \
         {k: bodies[0][k] for k in ("temperature", "top_p", "seed", "max_tokens", "repetition_penalty")}
@@ -77,11 +111,11 @@ def test_a_contest_without_captions_counts_as_lost(server, sample_dataset: str, 
     from nycc_bench.tasks import get_task
     from nycc_bench.tasks.instances import build_instances
 
-    first = build_instances(get_task("caption_generation"), sample_dataset)[0]
+    first = build_instances(get_task("caption_generation"), sample_dataset)[0]  # the single setting's prompt
     SILENT[:] = [first.user]
     out = tmp_path / "gen.jsonl"
     run_task("caption_generation", "openai:m", out, dataset=sample_dataset, base_url=server.base_url,
-             progress=False, system_options={"cache_dir": str(tmp_path / "c")})
+             progress=False, system_options={"cache_dir": str(tmp_path / "c")}, task_options={"setting": "uniform"})
     records = read_predictions(out)
     missing = [k for k, r in records.items() if r["prediction"] is None]
     assert len(records) == 2 and len(missing) == 1 and records[missing[0]]["status"] == "unparsed"
@@ -100,8 +134,19 @@ def test_a_contest_without_captions_counts_as_lost(server, sample_dataset: str, 
 
 def test_the_description_source_is_a_named_option(server, sample_dataset: str, tmp_path: Path) -> None:
     run = evaluate("openai:m", ["caption_generation"], dataset=sample_dataset, out=tmp_path / "run",
-                   base_url=server.base_url, progress=False, cache_dir=str(tmp_path / "c"), description="hessel")
+                   base_url=server.base_url, progress=False, cache_dir=str(tmp_path / "c"), description="hessel",
+                   task_options={"caption_generation": {"setting": "uniform"}})
     config = run.record["tasks"]["caption_generation"]["config"]
     assert config["options"]["description"] == "hessel"
-    assert any("Hessel's annotated descriptions" in d for d in config["deviations"])
+    assert config["effective"]["descriptions"] == {"hessel": 1, "nextml": 1}
+    # upstream's Hugging Face runs used GPT-4o's descriptions: for that kind, Hessel's is a deviation
+    hf = {**config["effective"], "system": {"kind": "hf", "request": {}}}
+    assert any("Hessel's annotated descriptions" in d for d in get_task("caption_generation").computed_deviations(hf))
     assert "--system-option description=hessel" in run.record["commands"][0]
+
+
+def test_samples_is_refused_where_it_would_not_be_sent(sample_dataset: str, tmp_path: Path) -> None:
+    # upstream's 10 samples per prompt are an `hf:` setting; an API system would record n=1 and send one request
+    with pytest.raises(ValueError, match="samples=2 is for hf:"):
+        run_task("caption_generation", "openai:m", tmp_path / "p.jsonl", dataset=sample_dataset, progress=False,
+                 base_url="http://127.0.0.1:9", system_options={"samples": 2, "cache_dir": str(tmp_path / "c")})

@@ -107,9 +107,12 @@ def test_openai_system_and_judges_on_a_local_server(dataset: str, tmp_path: Path
     with FakeChatServer(system_reply) as server:
         for task in ("matching", "ranking_from_pixels", "explanation", "caption_generation", "humorbench"):
             out = tmp_path / f"{task}.jsonl"
+            # caption_generation in its single setting: both sample contests can be prompted (an API model's
+            # upstream prompt needs Hessel's description, which one of them lacks)
+            uniform = ["--task-option", f"{task}.setting=uniform"] if task == "caption_generation" else []
             assert main(["run", "--task", task, "--system", "openai:fake-model", "--base-url", server.base_url,
                          "--dataset", dataset, "--out", str(out), "--quiet",
-                         "--system-option", f"cache_dir={cache}"]) == 0
+                         "--system-option", f"cache_dir={cache}", *uniform]) == 0
         n_requests = server.count()
         assert main(["run", "--task", "matching", "--system", "openai:fake-model", "--base-url", server.base_url,
                      "--dataset", dataset, "--out", str(tmp_path / "again.jsonl"), "--quiet",
@@ -135,6 +138,9 @@ def test_openai_system_and_judges_on_a_local_server(dataset: str, tmp_path: Path
         humor = score("humorbench", [tmp_path / "humorbench.jsonl"], dataset=dataset, judge=spec)
         assert humor["scores"]["element_accuracy"]["value"] == 1.0  # every explanation says "joke"
         assert humor["details"]["n_pass"] == 31 and humor["details"]["category_scores"]
+        # each element's verdict, by caption_id/element_id (the leaderboard's "Hard, leaderboard rule" pools them)
+        ids = set(read_predictions(tmp_path / "humorbench.jsonl"))
+        assert humor["details"]["element_verdicts"] == dict.fromkeys(ids, "PASS") and len(ids) == 31
         explanation = score("explanation", [tmp_path / "explanation.jsonl"], dataset=dataset, judge=spec)
         assert explanation["scores"]["judge_win_rate"]["value"] == 0.5  # always "B": wins once per item
         assert main(["reliability", "--dataset", dataset, "--judge", "openai:fake-judge",

@@ -357,7 +357,8 @@ def test_every_task_end_to_end(kind: str, model: str, task: str, folders: dict, 
     out = tmp_path / "preds.jsonl"
     summary = run_task(task, spec, out, dataset=dataset, system=system, progress=False)
     records = _records(out)
-    assert summary.total == summary.answered == len(records) == len(build_instances(t, dataset))
+    options = json.loads(out.with_name(out.name + ".meta.json").read_text())["options"]  # the kind's (issue 22)
+    assert summary.total == summary.answered == len(records) == len(build_instances(t, dataset, options=options))
     assert len({r["instance_id"] for r in records}) == len(records)
     predictions = [r["prediction"] for r in records]
     assert summary.unparsed == sum(p is None for p in predictions)
@@ -374,6 +375,46 @@ def test_every_task_end_to_end(kind: str, model: str, task: str, folders: dict, 
     meta = json.loads(out.with_name(out.name + ".meta.json").read_text())["system"]
     assert meta["revision"] == str(folders[model]) and meta["source"] == "local" and meta["fingerprint"]
     assert (meta["dtype"], meta["device"]) == expected_placement()
+
+
+def test_caption_generation_runs_as_upstreams_hugging_face_script(folders: dict, dataset: str,
+                                                                   tmp_path: Path) -> None:
+    """Issue 22: an `hf:` model on caption_generation as finetuning/save_results.py ran one: the plain-text
+    prompt of preprocess.py L18 (no chat template, BOS added as `tokenizer(texts)` does), 10 sampled generations
+    per contest in one batch, T 0.7 / top-p 0.95 / repetition 1.15, seed 2024, the first line of each kept."""
+    from nycc_bench.tasks.parsing import parse_samples
+
+    system = make_system(f"hf:{folders['llama']}", dataset, max_new_tokens=NEW_TOKENS, batch_size=20)
+    rows: list[list[int]] = []
+    generate_batch = system._generate_batch
+    system._generate_batch = lambda prompts, config: (rows.extend(prompts), generate_batch(prompts, config))[1]
+    out = tmp_path / "gen.jsonl"
+    run_task("caption_generation", system.spec, out, dataset=dataset, system=system, progress=False)
+    meta = json.loads(out.with_name(out.name + ".meta.json").read_text())
+    assert (meta["options"]["setting"], meta["options"]["prompt"], meta["options"]["description"]) == \
+        ("per_system", "save_results", "gpt4o")
+    assert meta["decoding"] == {"temperature": 0.7, "top_p": 0.95, "repetition_penalty": 1.15, "seed": 2024,
+                                "max_new_tokens": NEW_TOKENS, "samples": 10}
+    assert meta["effective"]["kind"] == "hf"
+    assert {k: meta["effective"]["request"][k] for k in ("n", "seed", "temperature", "top_p")} == \
+        {"n": 10, "seed": 2024, "temperature": 0.7, "top_p": 0.95}
+    instances = build_instances(get_task("caption_generation"), dataset, options=meta["options"])
+    assert all(not i.chat and i.system is None for i in instances)
+    assert instances[0].user.startswith("[INST] <> I want you to act as a sophisticated reader of The New Yorker")
+    assert instances[0].user.endswith(" <> \n funny caption: [/INST]")
+    assert system.prompt(instances[0]) == instances[0].user  # the model has a chat template; it is not used
+    expected = [system.tokenizer(i.user)["input_ids"] for i in instances]
+    assert all(e[0] == system.tokenizer.bos_token_id for e in expected)
+    assert sorted(map(tuple, rows)) == sorted(tuple(e) for e in expected for _ in range(10))
+    records = _records(out)
+    assert len(records) == len(instances)
+    for record in records:
+        assert isinstance(record["raw"], list) and len(record["raw"]) == 10
+        assert record["prediction"] == (parse_samples(record["raw"]) or None)
+    uniform = make_system(f"hf:{folders['llama']}", dataset, max_new_tokens=NEW_TOKENS)
+    run_task("caption_generation", uniform.spec, tmp_path / "u.jsonl", dataset=dataset, system=uniform,
+             progress=False, task_options={"setting": "uniform"})
+    assert all(isinstance(r["raw"], str) for r in _records(tmp_path / "u.jsonl"))  # one generation, a list in it
 
 
 def test_vlm_attaches_the_image_for_from_pixels_tasks_only(folders: dict, dataset: str) -> None:

@@ -57,3 +57,47 @@ def test_too_little_data_runs_zero_shot_and_says_why(tmp_path: Path) -> None:
     assert len(draw(range(100), 600, "p").rows) == 100
     shots, record = zhang_judge_shots(str(tmp_path / "nothing"), CONTESTS)
     assert shots == {} and record["n_shots"] == 0 and "zero-shot" in record["zero_shot_reason"]
+
+
+def test_reliability_gives_the_judge_the_same_upstream_draw(sample_dataset: str, tmp_path: Path) -> None:
+    """`nycc-bench reliability` draws its judge's examples as scoring does (rank.py L122), and records the draw;
+    with too little ranking train data it runs zero-shot and says why."""
+    import json
+    import shutil
+
+    import yaml
+    from fake_openai import FakeChatServer, Reply
+
+    from nycc_bench.judging import JudgeSpec
+    from nycc_bench.reliability import reliability
+
+    out = tmp_path / "ds"
+    shutil.copytree(sample_dataset, out)
+    for old in (out / "data" / "ranking").glob("train-*.parquet"):
+        old.unlink()
+    rows = _ranking_rows(650)
+    datasets.Dataset.from_list(rows, features=features("ranking", False)).to_parquet(
+        str(out / "data" / "ranking" / "train-00000-of-00001.parquet"))
+    readme = out / "README.md"  # the card's recorded split sizes no longer hold: drop them
+    _, header, body = readme.read_text(encoding="utf-8").split("---\n", 2)
+    meta = yaml.safe_load(header)
+    meta.pop("dataset_info", None)
+    readme.write_text(f"---\n{yaml.safe_dump(meta, sort_keys=False)}---\n{body}", encoding="utf-8")
+
+    reply = lambda body, attempt: Reply(text="A", top_logprobs=[("A", -0.01), ("B", -6.0)])  # noqa: E731
+    with FakeChatServer(reply) as server:
+        spec = JudgeSpec("openai", "gpt-4-turbo", base_url=server.base_url, cache_dir=str(tmp_path / "cache"))
+        result = reliability(spec, str(out), "overall")
+        sent = [json.dumps(r.body) for r in server.requests]
+        zero = reliability(JudgeSpec("openai", "gpt-4-turbo", base_url=server.base_url,
+                                     cache_dir=str(tmp_path / "cache")), sample_dataset, "overall")
+    contests = result["contests"]
+    expected = draw(contests, 650, "p").rows
+    shots = result["settings"]["shots"]
+    assert shots["n_shots"] == 5 and shots["rows"] == {str(c): r for c, r in expected.items()}
+    assert "random_state=42" in shots["draw"] and result["settings"]["shots_source"] == shots["pool"]
+    for contest, positions in expected.items():  # both orders of each contest carry its five examples
+        carrying = [s for s in sent if all(rows[k]["caption_choices"][0] in s for k in positions)]
+        assert len(carrying) == 2, contest
+    assert zero["settings"]["shots"]["n_shots"] == 0 and zero["settings"]["shots_source"] is None
+    assert "zero-shot" in zero["settings"]["shots"]["zero_shot_reason"]

@@ -67,7 +67,8 @@ LIMITATIONS = """- Crowd ratings are subjective and come from one population of 
 - `humorbench_hard` is the paper's HumorBench-Hard: 100 captions, 164 elements (the paper's "100 unique elements"
   are these captions), recovered from upstream's history (commit 6e87dbf). The upstream leaderboard's July hard
   list was element-level and never written to a file; `nycc_bench.builders.hard_subset.hard_subset(runs)`
-  recomputes that rule from graded runs.
+  recomputes that rule from graded runs, and the leaderboard shows it as the column "Hard, leaderboard rule",
+  recomputed over the runs it holds from each run's recorded per-element verdicts (so it moves as runs are added).
 - Hessel explanations were written by one annotator each; BLEU/ROUGE correlate poorly with human judgment.
 """
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..standings import RANK_RULE, task_judges
 from ..tasks import get_task
+from ..tasks.humorbench.hard_rule import about as hard_rule_about
 from ..tasks.scores import FAMILIES, TASK_FAMILY, family_metrics, family_tasks_text
 
 TITLE = "NYCC humor leaderboard"
@@ -48,6 +49,8 @@ ABOUT = """\
 ## What is measured
 
 {measured}
+
+{hard_rule}
 
 Rates are percentages; intervals are 95% percentile bootstrap intervals (over items, or over contests and
 captions where items are grouped). Judged scores appear only where a judge scored the run (the *Judge* column
@@ -116,8 +119,8 @@ def rows_facts(results: list[dict[str, Any]]) -> str:
 
 def about_markdown(results: list[dict[str, Any]]) -> str:
     """The About tab: how things are measured, what the rows hold (from their records), how submissions run."""
-    return (ABOUT.replace("{measured}", measured_markdown()).replace("{rows}", rows_facts(results)) + "\n\n"
-            + citations_markdown())
+    return (ABOUT.replace("{measured}", measured_markdown()).replace("{rows}", rows_facts(results))
+            .replace("{hard_rule}", hard_rule_about()) + "\n\n" + citations_markdown())
 
 
 def measured_markdown() -> str:

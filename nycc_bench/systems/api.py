@@ -78,6 +78,8 @@ class OpenAISystem(System):
         from ..llm import LLMConfig
 
         decoding = self.decoding(task)
+        if int(decoding.get("samples") or 1) != 1:
+            raise ValueError(f"system: openai: sends one request per prompt; samples={decoding['samples']} is for hf:")
         extra = {k: decoding[k] for k in ("top_p", "seed") if decoding.get(k) is not None}
         if self.base_url and decoding.get("repetition_penalty") not in (None, 1.0):
             extra["repetition_penalty"] = decoding["repetition_penalty"]
@@ -94,8 +96,10 @@ class OpenAISystem(System):
         jobs = build_generation_jobs([to_messages(i) for i in instances], config, prompt_version=task.prompt_version)
         limit = self.decoding(task).get("max_new_tokens")  # None: not sent (the provider's default, as upstream)
         salt = (lambda i: stable_seed(i.instance_id) % 2**31) if config.temperature else (lambda i: 0)
-        # sampled: one cache entry per instance, so equal prompts are separate calls (HumorBench's rows)
-        jobs = [replace(job, request=replace(job.request, max_tokens=limit, sample_index=salt(i)))
+        # sampled: one cache entry per instance, so equal prompts are separate calls (HumorBench's rows);
+        # temperature None is not sent (the provider's default, as Zhang's caption_gen.py), never the engine's 1.0
+        jobs = [replace(job, request=replace(job.request, max_tokens=limit, temperature=config.temperature,
+                                             sample_index=salt(i)))
                 for job, i in zip(jobs, instances, strict=True)]
         records = run_jobs(jobs, config, desc="generate")
         return [Output(raw=r["text"]) if not r.get("error") and r.get("text") is not None

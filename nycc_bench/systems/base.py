@@ -10,7 +10,7 @@ from ..errors import NyccBenchError
 from ..tasks import Task
 from ..tasks.instances import Instance
 
-DECODING_KEYS = ("temperature", "top_p", "repetition_penalty", "seed", "max_new_tokens")
+DECODING_KEYS = ("temperature", "top_p", "repetition_penalty", "seed", "max_new_tokens", "samples")
 
 
 class SystemCannotAnswer(NyccBenchError):

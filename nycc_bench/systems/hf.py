@@ -215,7 +215,8 @@ def sent_settings(decoding: dict[str, Any]) -> dict[str, Any]:
     """The `generate` parameters `generation_config` sets from `decoding`, in the request vocabulary of the
     record (temperature 0 is greedy; top_p and the repetition penalty only when they change anything)."""
     temperature = float(decoding.get("temperature") or 0.0)
-    sent: dict[str, Any] = {"temperature": temperature, "max_tokens": max_new_tokens(decoding), "n": 1}
+    sent: dict[str, Any] = {"temperature": temperature, "max_tokens": max_new_tokens(decoding),
+                            "n": int(decoding.get("samples") or 1)}  # n: generations per prompt
     if temperature > 0:
         sent["seed"] = decoding.get("seed", 0)
         if float(decoding.get("top_p") or 1.0) != 1.0:

@@ -59,8 +59,9 @@ def plain_choice_context(text: str) -> str:
 
 @register_system("hf", form="hf:<model>[@revision]", decoding=True, hub_model=True,
                  help="a transformers causal LM (e.g. hf:Qwen/Qwen2.5-0.5B-Instruct): letters by log-likelihood "
-                      "(batched), text by generation with the chat template and the task's decoding; "
-                      "device_map=auto and bf16 on GPUs")
+                      "(batched), text by generation with the chat template and the task's decoding (Zhang caption "
+                      "generation: upstream's plain-text prompt, no template, 10 samples); device_map=auto and bf16 "
+                      "on GPUs")
 class CausalLMSystem(PretrainedSystem):
     """A causal LM on one device or spread over the GPUs (`device_map="auto"`); see the module docstring."""
 
@@ -94,8 +95,9 @@ class CausalLMSystem(PretrainedSystem):
 
     # ---- prompts ----------------------------------------------------------------------------------------------
     def prompt(self, inst: Instance) -> str:
-        """The instance as model input text: chat template with the assistant turn opened, else plain text."""
-        if not self.chat:
+        """The instance as model input text: chat template with the assistant turn opened, else plain text (also
+        for an instance that upstream sent as plain text, `Instance.chat` False)."""
+        if not self.chat or not inst.chat:
             return inst.text()
         from jinja2 import TemplateError
 
@@ -209,22 +211,38 @@ class CausalLMSystem(PretrainedSystem):
                 for inst, lls in zip(instances, scores, strict=True)]
 
     def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
-        """Text for each instance, generated in batches of similar prompt length; returned in the order given."""
+        """Text for each instance, generated in batches of similar prompt length; returned in the order given.
+
+        With the decoding key `samples` n > 1 (generation tasks), each prompt is generated n times, as n rows of
+        its batch (upstream's `[prompt] * num_generation`, `finetuning/save_results.py` L78), and its answer is
+        the list of the n texts."""
         self._check(task)
         decoding = self.decoding(task)
+        n = int(decoding.get("samples") or 1) if task.kind == "generation" else 1
         config = generation_config(self.model, self.tokenizer, decoding, compiled=self.compiled)
-        ids = self.tokenizer([self.prompt(i) for i in instances], add_special_tokens=not self.chat)["input_ids"]
-        order = sorted(range(len(instances)), key=lambda i: -len(ids[i]))  # stable: equal lengths keep their order
-        texts: list[str] = [""] * len(instances)
+        prompts = [self.prompt(i) for i in instances]
+        plain = [not self.chat or not i.chat for i in instances]  # the template writes BOS; plain text needs it
+        encoded: list[list[int]] = [[] for _ in instances]
+        for flag in set(plain):
+            ks = [k for k, p in enumerate(plain) if p == flag]
+            for k, row in zip(ks, self.tokenizer([prompts[k] for k in ks], add_special_tokens=flag)["input_ids"],
+                              strict=True):
+                encoded[k] = row
+        owners = [k for k in range(len(instances)) for _ in range(n)]  # row -> instance
+        ids = [encoded[k] for k in owners]
+        order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))  # stable: equal lengths keep their order
+        texts: list[str] = [""] * len(ids)
         start = 0
         while start < len(order):
             size = self.fixed_batch or auto_batch_size(self.model, len(ids[order[start]]) + config.max_new_tokens)
             chunk = order[start:start + size]
             start += size
-            seed_batch(decoding, [instances[i] for i in chunk])
+            seed_batch(decoding, [instances[owners[i]] for i in chunk])
             for i, text in zip(chunk, self._generate_batch([ids[i] for i in chunk], config), strict=True):
                 texts[i] = text
-        return [Output(raw=t) for t in texts]
+        if n == 1:
+            return [Output(raw=t) for t in texts]
+        return [Output(raw=texts[k * n:(k + 1) * n]) for k in range(len(instances))]
 
     def _generate_batch(self, prompts: list[list[int]], config: Any) -> list[str]:
         """One left-padded `generate` call; the new tokens decoded, and counted up to each sequence's end."""
@@ -251,7 +269,10 @@ class CausalLMSystem(PretrainedSystem):
     def effective(self, task: Task) -> dict[str, Any]:
         if task.kind == "choice" and self.mc_mode != "generate":
             return {"answer_by": "log-likelihood of each letter"}
-        return {"request": sent_settings(self.decoding(task)), "answer_by": "generation"}
+        decoding = self.decoding(task)
+        if task.kind != "generation":  # `samples` applies to generation tasks only (see `generate`)
+            decoding = {**decoding, "samples": None}
+        return {"request": sent_settings(decoding), "answer_by": "generation"}
 
     def describe(self) -> dict[str, Any]:
         scoring = f"sum log p(' <letter>' | prompt + {ANSWER_PREFIX!r})" if self.mc_mode == "loglikelihood" \

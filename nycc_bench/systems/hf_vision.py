@@ -70,7 +70,7 @@ class VisionLanguageSystem(PretrainedSystem):
             conversations, add_generation_prompt=True, tokenize=True, return_dict=True, return_tensors="pt",
             **padding)
         enc = enc.to(self.model.device, dtype=self.model.dtype)
-        decoding = self.decoding(task)
+        decoding = self._decoding(task)
         config = generation_config(self.model, self.tokenizer, decoding)
         seed_batch(decoding, instances)
         with torch.inference_mode():
@@ -78,8 +78,15 @@ class VisionLanguageSystem(PretrainedSystem):
         texts = self.processor.batch_decode(out[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)
         return [Output(raw=t) for t in texts]
 
+    def _decoding(self, task: Task) -> dict[str, Any]:
+        """The task's decoding; more than one sample per prompt is refused (this system generates one)."""
+        decoding = self.decoding(task)
+        if int(decoding.get("samples") or 1) != 1:
+            raise ValueError(f"system: vlm: generates one text per prompt; samples={decoding['samples']} is for hf:")
+        return decoding
+
     def effective(self, task: Task) -> dict[str, Any]:
-        return {"request": sent_settings(self.decoding(task)), "answer_by": "generation"}
+        return {"request": sent_settings(self._decoding(task)), "answer_by": "generation"}
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "mc_mode": "generate",

@@ -103,12 +103,20 @@ class PaperSetting:
     values: tuple[Any, ...]  # one or more accepted values
     source: str
     deviation: str  # "{value}" (the run's) and "{paper}" (the paper's) are filled in
-    when: str | None = None  # a path that must be set in the effective settings for this setting to apply
+    when: str | None = None  # a path that must be set (`path`) or hold one of some values (`path=a|b`) to apply
+
+    def applies(self, effective: Mapping[str, Any]) -> bool:
+        """Whether `when` holds: the path is set, or (`path=a|b`) its value is one of those."""
+        if not self.when:
+            return True
+        path, eq, wanted = self.when.partition("=")
+        found = lookup(effective, path)
+        return str(found) in wanted.split("|") if eq else bool(found)
 
     def differs(self, effective: Mapping[str, Any]) -> str | None:
         """The deviation sentence when the run's value is not the paper's; None when it is, or when the run
-        has no such setting (e.g. no request is sent by a baseline)."""
-        if self.when and not lookup(effective, self.when):
+        has no such setting (e.g. no request is sent by a baseline) or `when` does not hold."""
+        if not self.applies(effective):
             return None
         parent, _, key = self.at.rpartition(".")
         holder = lookup(effective, parent) if parent else effective
@@ -185,6 +193,7 @@ class Task:
     display: Display = field(default_factory=Display)  # how the leaderboard's Browse tab shows it
     outputs: Outputs = Outputs()
     built_in: bool = True  # False: read from a folder of the include path (`source` is relative to that folder)
+    by_system_kind: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # kind -> decoding, options
 
     @property
     def has_folds(self) -> bool:
@@ -220,6 +229,27 @@ class Task:
         """The options that change the predictions (recorded beside them and checked on resume)."""
         return {n: v for n, v in values.items() if self.options[n].stage == "run"}
 
+    def kind_settings(self, kind: str, options: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """The task file's `by_system_kind` entry for a system kind (`hf`, `vlm`, `openai`), when the option
+        `setting` is `per_system` (the default where it exists); None: the task's own decoding and options."""
+        if options.get("setting", "per_system") != "per_system":
+            return None
+        return self.by_system_kind.get(kind)
+
+    def decoding_for(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The decoding a system of `kind` uses: its kind's upstream settings (`by_system_kind`), else the
+        task's `decoding:`."""
+        settings = self.kind_settings(kind, options)
+        return dict(settings["decoding"]) if settings and "decoding" in settings else dict(self.decoding)
+
+    def options_for(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
+        """`options` with each unset (null) option taken from the kind's `by_system_kind` entry, then from the
+        `uniform` entry (the task's single setting); options set by the user are kept."""
+        settings = self.kind_settings(kind, options) or {}
+        fallback = self.by_system_kind.get("uniform", {}).get("options", {})
+        return {n: (v if v is not None else settings.get("options", {}).get(n, fallback.get(n)))
+                for n, v in options.items()}
+
     def computed_deviations(self, effective: Mapping[str, Any]) -> list[str]:
         """One sentence per setting of `effective` that is not the paper's, then the hand-written ones."""
         found = [d for s in self.paper_settings.values() if (d := s.differs(effective))]
@@ -234,8 +264,8 @@ class Task:
         return {
             "name": self.name, "version": self.version, "family": self.family, "summary": self.summary,
             "paper": self.paper, "follows": self.follows, "task_file": self.source,
-            "paper_settings": {n: {"at": p.at, "values": list(p.values), "source": p.source}
-                               for n, p in self.paper_settings.items()},
+            "paper_settings": {n: {"at": p.at, "values": list(p.values), "source": p.source,
+                                   **({"when": p.when} if p.when else {})} for n, p in self.paper_settings.items()},
             "dataset": {"config": self.config, "split": self.split, "folds": list(self.folds)},
             "kind": self.kind, "letters": self.letters, "from_pixels": self.from_pixels,
             "instances": self.instances, "parser": self.parser,
@@ -248,6 +278,7 @@ class Task:
             "scorer": {"name": self.scorer, "metric": self.metric, "arguments": dict(self.arguments),
                        "options": dict(self.metric_options)},
             "judge": dict(self.judge), "decoding": dict(self.decoding),
+            "by_system_kind": {k: dict(v) for k, v in self.by_system_kind.items()},
             "options": {n: {"default": o.default, "values": list(o.values), "type": o.type, "stage": o.stage,
                             "help": o.help} for n, o in self.options.items()},
             "scores": [s.key for s in self.scores], "higher_is_better": self.higher_is_better,
@@ -274,12 +305,13 @@ REQUIRED = ("name", "family", "version", "summary", "paper", "follows", "dataset
 SCHEMA: dict[str, tuple[str, ...]] = {
     "": ("base", "name", "order", "family", "version", "summary", "paper", "follows", "dataset", "kind", "letters",
          "from_pixels", "instances", "parser", "prompts", "scorer", "judge", "decoding", "options", "scores",
-         "deviations", "checks", "higher_is_better", "display", "outputs"),
+         "deviations", "checks", "higher_is_better", "display", "outputs", "by_system_kind"),
     "outputs": ("count", "format"),
     "dataset": ("config", "split", "folds"),
     "scorer": ("name", "metric", "arguments", "options"),
     "judge": ("required", "protocol", "judged_metric"),
-    "decoding": ("temperature", "top_p", "repetition_penalty", "seed", "max_new_tokens"),
+    "decoding": ("temperature", "top_p", "repetition_penalty", "seed", "max_new_tokens", "samples"),
+    "by_system_kind.*": ("decoding", "options", "source"),
     "options.*": ("default", "values", "help", "stage", "type", "nullable"),
     "scores.*": ("key", "label", "path", "low", "high", "n", "rate", "headline", "judged", "higher_is_better",
                  "range"),
@@ -296,6 +328,11 @@ def check_schema(raw: Mapping[str, Any], where: str) -> None:
     for section in ("dataset", "scorer", "judge", "decoding", "display", "outputs"):
         if section in raw:
             refuse_unknown_keys(raw[section], SCHEMA[section], where, section)
+    for kind, entry in (raw.get("by_system_kind") or {}).items():
+        refuse_unknown_keys(entry, SCHEMA["by_system_kind.*"], where, f"by_system_kind.{kind}")
+        refuse_unknown_keys(entry.get("decoding") or {}, SCHEMA["decoding"], where, f"by_system_kind.{kind}.decoding")
+        if unknown := sorted(set(entry.get("options") or {}) - set(raw.get("options") or {})):
+            raise NyccBenchError(f"{where}: by_system_kind.{kind}.options.{unknown[0]} is not an option of the task")
     for name, option in (raw.get("options") or {}).items():
         refuse_unknown_keys(option, SCHEMA["options.*"], where, f"options.{name}")
         if option.get("type") not in (None, *OPTION_TYPES):
@@ -405,4 +442,5 @@ def build_task(raw: Mapping[str, Any], root: Path, source: str, *, prompt_roots:
         checks=tuple(raw.get("checks") or ()), source=source, paper_settings=paper_settings,
         display=read_display(raw.get("display"), where),
         outputs=_outputs(raw.get("outputs"), where), built_in=built_in,
+        by_system_kind={k: dict(v) for k, v in (raw.get("by_system_kind") or {}).items()},
     )

@@ -85,7 +85,7 @@ def build(task: Task, dataset: str = DEFAULT_DATASET, split: str | None = None, 
     config = config_name(task, fold)
     if split == LEADERBOARD_SPLIT:  # Hessel's hidden-label sets: their own configs, one split
         config, split = leaderboard_config(task, fold), "test"
-    values = task.option_values(options)
+    values = task.options_for("", task.option_values(options))  # unset options: the task's single setting
     rows = load_split(dataset, config, split)
     built = BUILDERS[task.instances](task, rows, lambda s: load_split(dataset, config, s), values)
     if built.skipped:

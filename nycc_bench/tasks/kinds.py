@@ -37,6 +37,7 @@ class Instance:
     context: str = ""  # the cartoon's description, for similarity baselines
     reference: dict[str, Any] = field(default_factory=dict)
     turns: list[dict[str, str]] = field(default_factory=list)  # earlier user/assistant turns (instruction, shots)
+    chat: bool = True  # False: sent as plain text, never through a chat template (upstream's raw prompts)
 
     def messages(self) -> list[dict[str, str]]:
         """The whole chat as text: the system message, the earlier turns and the last user turn (systems that

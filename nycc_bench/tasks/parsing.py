@@ -85,10 +85,37 @@ def parse_captions(text: str | None, n: int = 10) -> list[str]:
     return out
 
 
+def first_line(text: str) -> str:
+    """A one-caption generation as Zhang's Hugging Face runs keep it (`finetuning/save_results.py` L49-64):
+    stripped, outer quotes removed, the first line, outer quotes removed again.
+
+    >>> first_line(' "Not again."\nExplanation: it is Monday.')
+    'Not again.'
+    """
+    cell = str(text).strip()
+    while cell.startswith('"') and cell.endswith('"') and len(cell) > 1:
+        cell = cell[1:-1].strip()
+    cell = cell.split("\n", 1)[0]
+    while cell.startswith('"') and cell.endswith('"') and len(cell) > 1:
+        cell = cell[1:-1].strip()
+    return cell
+
+
+def parse_samples(samples: list[str]) -> list[str]:
+    """Captions from separate one-caption samples (upstream's Hugging Face runs): each sample's first line, the
+    empty ones left out.
+
+    >>> parse_samples(['"Decaf."\nThe bear ...', "", "Not again."])
+    ['Decaf.', 'Not again.']
+    """
+    return [c for c in (first_line(s) for s in samples) if c]
+
+
 @register_parser("captions")
-def parse_caption_list(text: str | None, letters: str = "") -> list[str] | None:
-    """The captions of a numbered list (`parse_captions`); None when there is none."""
-    return parse_captions(text) or None
+def parse_caption_list(text: str | list[str] | None, letters: str = "") -> list[str] | None:
+    """The captions of a numbered list (`parse_captions`), or of separate samples (a list: `parse_samples`);
+    None when there is none."""
+    return (parse_samples(text) if isinstance(text, list) else parse_captions(text)) or None
 
 
 @register_parser("text")
@@ -205,8 +232,8 @@ class Reading:
         return out
 
 
-def read_replies(task: Task, items: Sequence[tuple[Any, str | None]], options: Mapping[str, Any] | None = None,
-                 cache_dir: str | None = None) -> list[Reading]:
+def read_replies(task: Task, items: Sequence[tuple[Any, str | list[str] | None]],
+                 options: Mapping[str, Any] | None = None, cache_dir: str | None = None) -> list[Reading]:
     """Read a batch of received replies, `(instance, raw text)` each, into predictions: the task's parser first;
     for a choice task with the option `unparsed: random` (Hessel's scheme, upstream's), an unreadable reply then
     goes to the answer extractor when the option `extractor` names one, and, when that finds no letter either (or
@@ -219,7 +246,7 @@ def read_replies(task: Task, items: Sequence[tuple[Any, str | None]], options: M
     readings: list[Reading | None] = [None] * len(items)
     pending: list[int] = []
     for k, (inst, raw) in enumerate(items):
-        prediction = parse(raw if isinstance(raw, str) else None, inst.letters)
+        prediction = parse(raw if isinstance(raw, str | list) else None, inst.letters)  # list: separate samples
         if prediction is not None:
             readings[k] = Reading(prediction, OK, "parser")
         elif task.kind == "choice" and options.get("unparsed") == "random":

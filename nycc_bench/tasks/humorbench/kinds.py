@@ -52,7 +52,10 @@ def score_elements(task: Task, instances: Sequence[Instance], preds: Sequence[An
     breakdowns. `scorer.arguments` maps the metric's arguments onto instance fields; a field holding one value
     per element (a list) gives each row its element's value, and a field that is null everywhere is passed as
     null (no hard-subset flags)."""
+    from ...judging import element_judgments
     from ...metrics import load_metric
+    from ...metrics.element_autograder import MAX_LAST_K_TOKENS
+    from ...scoring.checks import check_int
 
     if judge is None:
         raise JudgeRequired("judge: HumorBench is scored by an autograder; pass --judge (e.g. openai:gpt-4o, or "
@@ -65,6 +68,14 @@ def score_elements(task: Task, instances: Sequence[Instance], preds: Sequence[An
             return None
         return [v[k] if isinstance(v, list) else v for v, (_, _, k) in zip(values, rows, strict=True)]
 
-    return load_metric(task.metric).compute(**{arg: column(name) for arg, name in task.arguments.items()},
-                                            last_k_tokens=last_k_tokens, **judge.metric_kwargs(),
-                                            **task.metric_options)
+    if last_k_tokens is not None:
+        check_int(last_k_tokens, "last_k_tokens", 1, MAX_LAST_K_TOKENS)
+    args = {arg: column(name) for arg, name in task.arguments.items()}
+    # graded here, then scored from the verdicts, so the record keeps each element's verdict (the leaderboard's
+    # "Hard, leaderboard rule" pools them over runs: leaderboard/hard_rule.py)
+    verdicts = [r["verdict"] for r in element_judgments(judge, args["descriptions"], args["captions"],
+                                                        args["references"], args["predictions"], last_k_tokens)]
+    scores = load_metric(task.metric).compute(**args, judgments=verdicts, **task.metric_options)
+    scores["element_verdicts"] = {f"{i.reference['caption_id']}/{i.reference['element_ids'][k]}": v
+                                  for (_, i, k), v in zip(rows, verdicts, strict=True)}
+    return scores

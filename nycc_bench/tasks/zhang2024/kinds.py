@@ -45,22 +45,43 @@ def _caption_gen_user(task: Task, row: Mapping[str, Any]) -> tuple[str | None, s
                   entities=entities), "hessel"
 
 
+def _save_results_user(task: Task, row: Mapping[str, Any], source: str) -> tuple[str | None, str | None]:
+    """The whole plain-text prompt of Zhang's Hugging Face runs (`finetuning/preprocess.py` L18, read by
+    `save_results.py`): scene, description, uncanny description and entities joined by ", ", from GPT-4o's
+    description (upstream's) or Hessel's annotations; None without either."""
+    fields = {"gpt4o": ("gpt4o_canny", "gpt4o_uncanny", "gpt4o_location", "gpt4o_entities"),
+              "hessel": ("image_description", "image_uncanny_description", "image_location", "entities")}
+    for name in (["gpt4o", "hessel"] if source == "gpt4o" else ["hessel"]):
+        desc, uncanny, location, entities = fields[name]
+        if row.get(desc):
+            return render(task, "save_results_user", location=row.get(location) or "", description=row[desc],
+                          uncanny=row.get(uncanny) or "", entities=", ".join(row.get(entities) or [])), name
+    return None, None
+
+
 @register_builder("zhang_generation")
 def build_zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], Any],
                            options: Mapping[str, Any]) -> Built:
     """Zhang caption generation: one instance per held-out contest; contests that cannot be prompted are left
-    out (`Built.skipped`: they still count as lost when scored, see the scorer)."""
+    out (`Built.skipped`: they still count as lost when scored, see the scorer). The option `prompt` picks App.
+    B.3's chat prompt (`paper`), the API script's (`caption_gen`) or the Hugging Face runs' plain text
+    (`save_results`)."""
     out, skipped = [], []
-    caption_gen = options.get("prompt") == "caption_gen"
+    prompt = options.get("prompt") or "paper"
     for row in rows:
-        user, source = (_caption_gen_user(task, row) if caption_gen
-                        else _generation_user(task, row, options.get("description", "gpt4o")))
+        if prompt == "caption_gen":
+            user, source = _caption_gen_user(task, row)
+        elif prompt == "save_results":
+            user, source = _save_results_user(task, row, options.get("description") or "gpt4o")
+        else:
+            user, source = _generation_user(task, row, options.get("description") or "gpt4o")
         if user is None:
             skipped.append(row["contest_number"])
             continue
         out.append(Instance(
-            instance_id=str(row["contest_number"]), user=user,
-            system=render(task, "caption_gen_system" if caption_gen else "system"),
+            instance_id=str(row["contest_number"]), user=user, chat=prompt != "save_results",
+            system=(None if prompt == "save_results"
+                    else render(task, "caption_gen_system" if prompt == "caption_gen" else "system")),
             context=row_description(row),
             reference={"contest_number": row["contest_number"], **{g: row[g] for g in HUMAN_GROUPS},
                        "description_source": source,
@@ -69,22 +90,6 @@ def build_zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], An
                        "judge_image": row.get("image")},  # Best Pick's vision form; never shown to the system
         ))
     return Built(out, skipped)
-
-
-def ranking_shots(dataset: str, images: bool = False) -> list[Any]:
-    """Hessel `ranking` train items as the group judge's in-context examples (with their cartoons for Best
-    Pick's vision form); none when the config is absent."""
-    from ...judge.protocols.zhang_format import RankingExample
-    from ...systems.api import image_url
-
-    try:
-        rows = load_split(dataset, "ranking", "train")
-    except ValueError:
-        log.warning("no Hessel ranking train split in %s: the group judge runs zero-shot", dataset)
-        return []
-    if not images:
-        return [RankingExample.from_hessel_row(r) for r in rows.remove_columns("image")]
-    return [RankingExample.from_hessel_row(r, image_url=image_url(r["image"])) for r in rows]
 
 
 def zhang_judge_shots(dataset: str, contests: Sequence[int], images: bool = False) -> tuple[dict[int, list], dict]:
