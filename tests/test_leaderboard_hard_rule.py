@@ -8,12 +8,13 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from nycc_bench.leaderboard.table import Filters, build_frame, export_records, tab_table
 
 from nycc_bench.builders.hard_subset import hard_subset
 from nycc_bench.leaderboard.about import about_markdown
+from nycc_bench.leaderboard.exports import export_records
 from nycc_bench.leaderboard.store import LocalStore
 from nycc_bench.results import SCHEMA, ResultsError, validate_results
+from nycc_bench.standings import Filters, build_frame, tab_table
 from nycc_bench.tasks.humorbench.hard_rule import METRIC, hard_elements
 
 ELEMENTS = [f"c{c}/e{e}" for c in range(60) for e in range(2)]  # 120 elements: more than the rule's 100

@@ -75,7 +75,8 @@ def score_elements(task: Task, instances: Sequence[Instance], preds: Sequence[An
     # "Hard, leaderboard rule" pools them over runs: leaderboard/hard_rule.py)
     verdicts = [r["verdict"] for r in element_judgments(judge, args["descriptions"], args["captions"],
                                                         args["references"], args["predictions"], last_k_tokens)]
-    scores = load_metric(task.metric).compute(**args, judgments=verdicts, **task.metric_options)
+    graded = {k: v for k, v in args.items() if k not in ("descriptions", "captions")}  # the judge's inputs only
+    scores = load_metric(task.metric).compute(**graded, judgments=verdicts, **task.metric_options)
     scores["element_verdicts"] = {f"{i.reference['caption_id']}/{i.reference['element_ids'][k]}": v
                                   for (_, i, k), v in zip(rows, verdicts, strict=True)}
     return scores
