@@ -29,7 +29,7 @@ def _include_path(p: argparse.ArgumentParser) -> None:
 def _outside_tasks(args: argparse.Namespace) -> Iterator[None]:
     """The command's `--include-path` folders are known inside, to child processes too (the leaderboard's
     worker) through NYCC_BENCH_TASK_PATH, restored afterwards."""
-    from .tasks.registry import ENV_TASK_PATH, include_tasks
+    from .tasks.path import ENV_TASK_PATH, include_tasks
 
     with include_tasks(getattr(args, "include_path", None)) as folders:
         if not folders:
@@ -130,7 +130,8 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 def cmd_tasks(args: argparse.Namespace) -> int:
     """List the tasks, or print one task's whole definition."""
-    from .tasks import GROUPS, all_tasks, get_task
+    from .tasks import all_tasks, get_task
+    from .tasks.families import groups
 
     if args.action == "show":
         if not args.name:
@@ -171,7 +172,7 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     print(f"{'task':<26}{'family':<12}{'kind':<12}{'judge':<7}summary")
     for name, task in tasks.items():
         print(f"{name:<26}{task.family:<12}{task.kind:<12}{'yes' if task.needs_judge else '-':<7}{task.summary}")
-    print(f"\ngroups: {', '.join(GROUPS)}   (`nycc-bench tasks show NAME [--json]` for a definition)")
+    print(f"\ngroups: {', '.join(groups())}   (`nycc-bench tasks show NAME [--json]` for a definition)")
     return 0
 
 

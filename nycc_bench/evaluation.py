@@ -32,7 +32,8 @@ from .systems import System, SystemCannotAnswer, make_system
 from .tasks import Task, config_name, get_task, resolve_tasks
 from .tasks.check import check_task
 from .tasks.instances import DEFAULT_DATASET, LEADERBOARD_SPLIT
-from .tasks.registry import IncludePath, task_path, with_include_path
+from .tasks.path import IncludePath, task_path
+from .tasks.registry import with_include_path
 from .urls import redact_url
 
 log = logging.getLogger("nycc_bench")

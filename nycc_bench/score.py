@@ -24,7 +24,8 @@ from .tasks import Task, config_name, get_task
 from .tasks.instances import DEFAULT_DATASET, Instance, build
 from .tasks.kinds import SCORERS
 from .tasks.lookup import extract_scores
-from .tasks.registry import IncludePath, with_include_path
+from .tasks.path import IncludePath
+from .tasks.registry import with_include_path
 from .urls import redact_url
 
 log = logging.getLogger("nycc_bench")

@@ -38,7 +38,7 @@ def write_example(folder: Path, prefix: str) -> Path:
 def test_contributing_shows_the_examples() -> None:
     files = contributing_files()
     assert set(files) == {"hessel2023/ranking_3shot.yaml", "pairwise/funnier.yaml", "pairwise/funnier.txt",
-                          "pairwise/kinds.py"}
+                          "pairwise/kinds.py", "families.yaml"}
     assert len(files["hessel2023/ranking_3shot.yaml"].splitlines()) <= 10
     assert sum(rel.endswith(".py") for rel in files if rel.startswith("pairwise/")) <= 2
 
@@ -144,3 +144,23 @@ def test_a_builder_returns_its_skipped_rows(sample_dataset: str) -> None:
     assert isinstance(built, kinds_module.Built) and built.instances
     assert all(isinstance(i, Instance) for i in built.instances)
     assert not {i.instance_id for i in built.instances} & {str(c) for c in built.skipped}
+
+
+def test_an_outside_family_file_gives_a_group_and_a_tab(tmp_path: Path, capsys) -> None:
+    from nycc_bench.tasks.families import families
+    from nycc_bench.tasks.registry import resolve_tasks
+
+    folder = write_example(tmp_path / "mytasks", "pairwise/")
+    (folder / "families.yaml").write_text(contributing_files()["families.yaml"], encoding="utf-8")
+    with include_tasks(folder):
+        assert families()["pairwise"].title == "Pairwise preferences"
+        assert resolve_tasks("pairwise") == ["funnier"]
+    assert "pairwise" not in families()
+    assert main(["tasks", "--include-path", str(folder)]) == 0
+    assert "groups: all, hessel, zhang, humorbench, pairwise" in capsys.readouterr().out
+    clash = tmp_path / "clash"
+    clash.mkdir()
+    (clash / "families.yaml").write_text(contributing_files()["families.yaml"].replace("pairwise:", "zhang2024:", 1),
+                                         encoding="utf-8")
+    with pytest.raises(NyccBenchError, match="family 'zhang2024' is already defined"), include_tasks(clash):
+        families()

@@ -1,4 +1,7 @@
-"""The benchmark families, read once from `families.yaml`: the one home of their titles, citations and licences."""
+"""The benchmark families, read once from `families.yaml`: the one home of their titles, citations and licences.
+
+An outside task folder (the include path) may hold its own `families.yaml` with the same keys: its families then
+have a CLI group, a leaderboard tab and a card like the built-in ones. A key may not redefine a built-in family."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import NyccBenchError
+from .path import task_path
 
 FILE = Path(__file__).resolve().parent / "families.yaml"
 
@@ -40,12 +44,13 @@ KEYS = tuple(f.name for f in fields(Family) if f.name != "key")
 
 def read_families(path: Path = FILE) -> dict[str, Family]:
     """Every family of a families file, in `order`; a missing or unknown key is one line naming it."""
+    name = path.name if path == FILE else str(path)
     raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(raw, dict) or not raw:
-        raise NyccBenchError(f"families file {path.name}: expected a mapping of family keys to their entries")
+        raise NyccBenchError(f"families file {name}: expected a mapping of family keys to their entries")
     out = []
     for key, entry in raw.items():
-        where = f"families file {path.name}: {key}"
+        where = f"families file {name}: {key}"
         if not isinstance(entry, dict):
             raise NyccBenchError(f"{where}: expected a mapping with {', '.join(KEYS)}")
         if unknown := sorted(set(entry) - set(KEYS)):
@@ -57,17 +62,37 @@ def read_families(path: Path = FILE) -> dict[str, Family]:
         if bad := [k for k in KEYS if k != "order" and not (isinstance(entry[k], str) and entry[k].strip())]:
             raise NyccBenchError(f"{where}: {bad[0]} must be a non-empty string")
         out.append(Family(key=str(key), **entry))
-    groups = [f.group for f in out]
-    if len(set(groups)) != len(groups) or "all" in groups:
-        raise NyccBenchError(f"families file {path.name}: two families share a group name (or one is `all`); "
-                             "give each its own")
+    _check_groups(out, name)
     return {f.key: f for f in sorted(out, key=lambda f: (f.order, f.key))}
 
 
-@cache
+def _check_groups(found: list[Family], name: str) -> None:
+    """Each family its own CLI group name, and none called `all`."""
+    groups = [f.group for f in found]
+    if len(set(groups)) != len(groups) or "all" in groups:
+        raise NyccBenchError(f"families file {name}: two families share a group name (or one is `all`); "
+                             "give each its own")
+
+
 def families() -> dict[str, Family]:
-    """Every family by key, in the papers' order (read on first use)."""
-    return read_families()
+    """Every family by key, in `order`: the built-in ones and those of the include path's `families.yaml` files."""
+    return _families(task_path())
+
+
+@cache
+def _families(folders: tuple[Path, ...]) -> dict[str, Family]:
+    """The built-in families and each outside folder's, read once per include path."""
+    out = read_families()
+    for folder in folders:
+        if not (path := folder / "families.yaml").is_file():
+            continue
+        for key, family in read_families(path).items():
+            if key in out:
+                raise NyccBenchError(f"families file {path}: family {key!r} is already defined; give yours "
+                                     "another key, or leave it out to use the built-in one")
+            out[key] = family
+        _check_groups(list(out.values()), str(path))
+    return dict(sorted(out.items(), key=lambda kv: (kv[1].order, kv[0])))
 
 
 def groups() -> dict[str, str | None]:

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import difflib
 import functools
-import os
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
@@ -25,45 +23,10 @@ from ..errors import NyccBenchError
 from .definition import Task, _merge, build_task
 from .families import families, groups
 from .kinds import activate, outside_kinds
+from .path import include_tasks, task_path
 
 ROOT = Path(__file__).resolve().parent
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the CLI reads every task file
-ENV_TASK_PATH = "NYCC_BENCH_TASK_PATH"
-IncludePath = str | Path | Sequence[str | Path] | None
-_included: list[tuple[Path, ...]] = []  # the include_tasks(...) blocks entered now, innermost last
-
-
-def _folders(include_path: IncludePath) -> tuple[Path, ...]:
-    """The folders of an include path argument (one folder, or several), each checked to exist."""
-    if include_path is None:
-        return ()
-    items = [include_path] if isinstance(include_path, str | Path) else list(include_path)
-    out = []
-    for item in items:
-        folder = Path(item).expanduser()
-        if not folder.is_dir():
-            raise NyccBenchError(f"include-path: {item} is not a folder; pass a folder holding <family>/<task>.yaml")
-        out.append(folder.resolve())
-    return tuple(out)
-
-
-def task_path() -> tuple[Path, ...]:
-    """The outside task folders in use now: `NYCC_BENCH_TASK_PATH`, then those of the `include_tasks` blocks."""
-    env = [p for p in os.environ.get(ENV_TASK_PATH, "").split(os.pathsep) if p.strip()]
-    return tuple(dict.fromkeys([*_folders(env), *(f for block in _included for f in block)]))
-
-
-@contextmanager
-def include_tasks(include_path: IncludePath) -> Iterator[tuple[Path, ...]]:
-    """Inside the block, the tasks (and kinds) of `include_path`'s folders are known beside the built-in ones."""
-    folders = _folders(include_path)
-    _included.append(folders)
-    try:
-        yield folders
-    finally:
-        _included.pop()
-
-
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -140,7 +103,7 @@ def load_kinds(folders: tuple[Path, ...] = ()) -> None:
     activate({path: outside_kinds(path) for root in folders for path in sorted(root.glob("*/kinds.py"))})
 
 
-GROUPS = groups()  # CLI group name -> family key (tasks/families.yaml); `all`: every task
+GROUPS = groups()  # the built-in families' CLI group names (tasks/families.yaml); `groups()` adds outside ones
 
 
 def all_tasks() -> dict[str, Task]:
@@ -164,10 +127,11 @@ def _all_tasks(folders: tuple[Path, ...]) -> dict[str, Task]:
 def list_tasks(family: str | None = None) -> list[str]:
     """Task names of a family key (`hessel2023`) or a CLI group name (`all`, `hessel`, `zhang`, `humorbench`);
     None: every task. An unknown name is an error, never an empty list."""
-    family = GROUPS.get(family, family) if family is not None else None
+    named = groups()
+    family = named.get(family, family) if family is not None else None
     known = {t.family for t in all_tasks().values()}
     if family is not None and family not in known:
-        names = ", ".join([*GROUPS, *sorted(known)])
+        names = ", ".join([*named, *sorted(known)])
         raise NyccBenchError(f"family: unknown family or group {family!r}; one of {names}")
     return [n for n, t in all_tasks().items() if family in (None, t.family)]
 
@@ -189,10 +153,10 @@ def resolve_tasks(names: str | list[str]) -> list[str]:
     """
     items = [n.strip() for n in (names.split(",") if isinstance(names, str) else names) if n.strip()]
     if not items:
-        raise NyccBenchError(f"tasks: name at least one task or group ({', '.join(GROUPS)})")
+        raise NyccBenchError(f"tasks: name at least one task or group ({', '.join(groups())})")
     out: list[str] = []
     for item in items:
-        out += list_tasks(GROUPS[item]) if item in GROUPS else [get_task(item).name]
+        out += list_tasks(named[item]) if item in (named := groups()) else [get_task(item).name]
     return list(dict.fromkeys(out))
 
 
