@@ -385,7 +385,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
 
 def _judge_options(p: argparse.ArgumentParser, required: bool = False) -> None:
     """The options every judged command shares."""
-    shipped = sorted(path.stem for path in (Path(__file__).parent / "judge" / "configs").glob("*.yaml"))  # no import
+    shipped = sorted(path.stem for path in (Path(__file__).parent / "judges").glob("*.yaml"))  # no import
     p.add_argument("--judge", required=required, metavar="SPEC",
                    help=f"a judge configuration ({', '.join(shipped)}; a NYCC_BENCH_JUDGE_PATH folder's, "
                         "or a .yaml path), openai:MODEL, transformers:PATH, reward:PATH (offline humor reward "

@@ -2,7 +2,7 @@
 the humor reward model, or the embedding element grader. Metrics, `nycc-bench score` and the leaderboard
 call these, so a judge is named the same way everywhere:
 
-    <name>                  a named judge configuration (`nycc_bench/judge/configs/<name>.yaml`, or a folder of
+    <name>                  a named judge configuration (`nycc_bench/judges/<name>.yaml`, or a folder of
                             NYCC_BENCH_JUDGE_PATH, or a path to a .yaml): backend, model, protocol, prompt, parser
     openai:<model>          any OpenAI-compatible endpoint (`base_url`; key from OPENAI_API_KEY / NYCC_JUDGE_API_KEY)
     transformers:<path|id>  a local causal LM

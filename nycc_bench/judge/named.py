@@ -19,7 +19,7 @@ from ..urls import has_credentials, redact_url
 from .parsers import PARSERS
 from .registry import get_protocol
 
-CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
+CONFIGS_DIR = Path(__file__).resolve().parents[1] / "judges"
 PATH_VARIABLE = "NYCC_BENCH_JUDGE_PATH"
 KEYS = ("base", "summary", "backend", "model", "protocol", "prompt", "parser", "parser_args", "threshold",
         "base_url")
