@@ -22,7 +22,7 @@ from .errors import NyccBenchError
 from .predictions import FAILED, OK, UNPARSED, attach_messages, meta_path, read_meta, read_predictions
 from .systems import Output, System, make_system
 from .tasks import Task, config_name, get_task
-from .tasks.instances import DEFAULT_DATASET, Instance, build_instances
+from .tasks.instances import DEFAULT_DATASET, Instance, build_instances, subset
 from .tasks.parsing import read_replies
 
 
@@ -72,15 +72,6 @@ def for_system_kind(task: Task, system: System, options: dict[str, Any]) -> tupl
         return task, options
     kind = system.spec.partition(":")[0]
     return replace(task, decoding=task.decoding_for(kind, options)), task.options_for(kind, options)
-
-
-def subset(instances: list[Instance], limit: int | None) -> list[Instance]:
-    """The first `limit` instances in the builder's fixed order (all with None); `limit` must be ≥ 1."""
-    if limit is None:
-        return instances
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise NyccBenchError(f"limit: expected a whole number ≥ 1, got {limit!r}; leave it out to run everything")
-    return instances[:limit]
 
 
 RESUME_KEYS = ("task", "config", "split", "options", "prompt_version", "code_version", "decoding", "dataset")

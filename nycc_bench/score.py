@@ -19,9 +19,8 @@ from .code_version import code_version
 from .errors import NyccBenchError
 from .judging import JudgeSpec
 from .predictions import FAILED, UNPARSED, read_meta, read_predictions
-from .runner import subset
 from .tasks import Task, config_name, get_task
-from .tasks.instances import DEFAULT_DATASET, Instance, build
+from .tasks.instances import DEFAULT_DATASET, Instance, build, subset
 from .tasks.kinds import SCORERS
 from .tasks.lookup import extract_scores
 from .tasks.path import IncludePath

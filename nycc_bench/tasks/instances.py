@@ -17,8 +17,19 @@ from .registry import config_name
 
 log = logging.getLogger("nycc_bench")
 DEFAULT_DATASET = os.environ.get("NYCC_DATASET", "nycc-bench/newyorker-caption-contest")
-__all__ = ["DEFAULT_DATASET", "LEADERBOARD_SPLIT", "Built", "Instance", "build", "build_instances",
-           "leaderboard_config", "load_split", "row_description", "stable_seed"]
+__all__ = [
+    "DEFAULT_DATASET",
+    "LEADERBOARD_SPLIT",
+    "Built",
+    "Instance",
+    "build",
+    "build_instances",
+    "leaderboard_config",
+    "load_split",
+    "row_description",
+    "stable_seed",
+    "subset",
+]
 
 
 def load_split(dataset: str, config: str, split: str) -> Any:
@@ -100,6 +111,15 @@ def build(task: Task, dataset: str = DEFAULT_DATASET, split: str | None = None, 
                                  f"{dataset}; each {task.name} row needs its own id (rebuild the dataset)")
         seen.add(inst.instance_id)
     return built
+
+
+def subset(instances: list[Instance], limit: int | None) -> list[Instance]:
+    """The first `limit` instances in the builder's fixed order (all with None); `limit` must be ≥ 1."""
+    if limit is None:
+        return instances
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise NyccBenchError(f"limit: expected a whole number ≥ 1, got {limit!r}; leave it out to run everything")
+    return instances[:limit]
 
 
 def build_instances(task: Task, dataset: str = DEFAULT_DATASET, split: str | None = None, fold: int = 0,
