@@ -111,6 +111,18 @@ def _count_errors(details: Any) -> int:
     return 0
 
 
+def judge_protocol_option(task: Task, judge: JudgeSpec | None, chosen: Mapping[str, Any]) -> dict[str, Any]:
+    """The chosen options, with the task's `protocol` option set to a named judge's protocol when the user left it
+    unset and the task offers it (`--judge zhang_best_pick_gpt4o` plays Best Pick); a protocol the user set wins,
+    and a judge that cannot play it then says so in one line."""
+    out = dict(chosen)
+    option = task.options.get("protocol")
+    named = judge.named if judge is not None else None
+    if named is not None and option is not None and "protocol" not in out and named.protocol in option.values:
+        out["protocol"] = named.protocol
+    return out
+
+
 @with_include_path
 def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str = DEFAULT_DATASET,
           split: str | None = None, folds: Sequence[int] | None = None, judge: JudgeSpec | None = None,
@@ -127,7 +139,7 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
         raise NyccBenchError(f"fold: each fold once, got {folds}")
     metas = [read_meta(p) for p in prediction_files]
     run_options = next((m["options"] for m in metas if m and "options" in m), None)
-    values = task.option_values({**(run_options or {}), **(task_options or {})})
+    values = task.option_values(judge_protocol_option(task, judge, {**(run_options or {}), **(task_options or {})}))
     if run_options is not None and (clash := {k: v for k, v in task.run_options(values).items()
                                                if run_options.get(k, v) != v}):
         raise NyccBenchError(f"task-option: the predictions were made with {run_options}; {clash} changes the "

@@ -176,3 +176,19 @@ def test_evaluate_with_a_named_judge_records_the_configuration(sample_dataset: s
     assert config["judge"]["config"] == "overall_mini" and config["judge"]["config_settings"]["parser"] == "zhang_top2"
     assert config["judge"]["settings"]["rule"] == "zhang_top2"  # the protocol's settings, as the run applied them
     assert "The judge is gpt-4o-mini; the paper's is gpt-4-turbo." in config["deviations"]
+
+
+def test_a_named_judge_plays_its_own_protocol_unless_the_task_option_is_set(sample_dataset: str, tmp_path: Path
+                                                                            ) -> None:
+    """`--judge zhang_best_pick_gpt4o` on caption_generation plays Best Pick without `protocol=best_pick`; a
+    protocol the user sets wins, and the judge then refuses it in one line."""
+    with FakeChatServer(lambda body, attempt: Reply(text="A")) as server:
+        judge = JudgeSpec.parse("zhang_best_pick_gpt4o", base_url=server.base_url, cache_dir=str(tmp_path / "cache"))
+        run = evaluate("random", ["caption_generation"], dataset=sample_dataset, judge=judge, out=tmp_path / "run",
+                       progress=False)
+        config = run.record["tasks"]["caption_generation"]["config"]
+        assert config["options"]["protocol"] == "best_pick" and config["judge"]["protocol"] == "best_pick"
+        assert server.requests and {r.body["model"] for r in server.requests} == {"gpt-4o"}
+        with pytest.raises(NyccBenchError, match="best_pick"):
+            evaluate("random", ["caption_generation"], dataset=sample_dataset, judge=judge, out=tmp_path / "run2",
+                     task_options={"caption_generation": {"protocol": "overall"}}, progress=False)
