@@ -11,6 +11,8 @@ from __future__ import annotations
 import html
 import json
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -66,3 +68,11 @@ class LocalIndex:
 
 def _json(data: object) -> bytes:
     return json.dumps(data).encode()
+
+
+@contextmanager
+def released(version: str) -> Iterator[str]:
+    """A local index holding `version`'s wheel and sdist, as PyPI does once they are uploaded; yields its URL."""
+    files = [f"nycc_bench-{version}-py3-none-any.whl", f"nycc_bench-{version}.tar.gz"]
+    with LocalIndex({"nycc-bench": files}) as index:
+        yield index.url

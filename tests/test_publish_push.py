@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from local_hub import LocalHub
-from local_index import LocalIndex
+from local_index import LocalIndex, released
 
 import nycc_bench
 from nycc_bench.builders import build_dataset
@@ -32,10 +32,8 @@ RELEASED: dict[str, str] = {}  # the local index the pushes check the Spaces' pi
 @pytest.fixture(scope="module", autouse=True)
 def _released() -> Iterator[None]:
     """A local package index holding this version's wheel and sdist, as PyPI does once it is uploaded."""
-    version = nycc_bench.__version__
-    files = [f"nycc_bench-{version}-py3-none-any.whl", f"nycc_bench-{version}.tar.gz"]
-    with LocalIndex({"nycc-bench": files}) as index:
-        RELEASED["url"] = index.url
+    with released(nycc_bench.__version__) as url:
+        RELEASED["url"] = url
         yield
 
 
