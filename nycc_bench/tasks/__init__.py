@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from .definition import Kind, Outputs, Score, Task, TaskOption
-from .registry import GROUPS, all_tasks, config_name, get_task, include_tasks, list_tasks, resolve_tasks
+from .families import groups
+from .registry import all_tasks, config_name, get_task, include_tasks, list_tasks, resolve_tasks
 
 
 def __getattr__(name: str) -> object:
-    """`TASKS`: every task by name (read on first use)."""
+    """`TASKS`: every task by name; `GROUPS`: CLI group name -> family key (the include path's too), read now."""
     if name == "TASKS":
         return all_tasks()
+    if name == "GROUPS":
+        return groups()
     raise AttributeError(name)
 
 

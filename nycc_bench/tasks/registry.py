@@ -103,9 +103,6 @@ def load_kinds(folders: tuple[Path, ...] = ()) -> None:
     activate({path: outside_kinds(path) for root in folders for path in sorted(root.glob("*/kinds.py"))})
 
 
-GROUPS = groups()  # the built-in families' CLI group names (tasks/families.yaml); `groups()` adds outside ones
-
-
 def all_tasks() -> dict[str, Task]:
     """Every task by name (the include path's too): by family (papers' order), then each file's `order`."""
     folders = task_path()
@@ -127,13 +124,13 @@ def _all_tasks(folders: tuple[Path, ...]) -> dict[str, Task]:
 def list_tasks(family: str | None = None) -> list[str]:
     """Task names of a family key (`hessel2023`) or a CLI group name (`all`, `hessel`, `zhang`, `humorbench`);
     None: every task. An unknown name is an error, never an empty list."""
-    named = groups()
+    named, tasks = groups(), all_tasks()
     family = named.get(family, family) if family is not None else None
-    known = {t.family for t in all_tasks().values()}
+    known = {t.family for t in tasks.values()}
     if family is not None and family not in known:
         names = ", ".join([*named, *sorted(known)])
         raise NyccBenchError(f"family: unknown family or group {family!r}; one of {names}")
-    return [n for n, t in all_tasks().items() if family in (None, t.family)]
+    return [n for n, t in tasks.items() if family in (None, t.family)]
 
 
 def get_task(name: str) -> Task:
