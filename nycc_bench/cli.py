@@ -413,7 +413,7 @@ def _system_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base-url", help="OpenAI-compatible endpoint for openai:<model> (vLLM, TGI, Ollama, ...)")
     p.add_argument("--system-option", action="append", metavar="KEY=VALUE",
                    help=f"system setting, repeatable ({options_line()}), e.g. batch_size=4 (hf: auto on CUDA), "
-                        "compile=true|false, dtype=bfloat16, mc_mode=generate; decoding "
+                        "compile=true|false, batching=continuous|static, dtype=bfloat16, mc_mode=generate; decoding "
                         "(temperature, top_p, repetition_penalty, seed, max_new_tokens) overrides the task's "
                         "paper defaults and is recorded as a deviation; trust_remote_code=true is for operators")
     p.add_argument("--task-option", action="append", metavar="TASK.KEY=VALUE",
