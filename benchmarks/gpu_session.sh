@@ -16,12 +16,12 @@ left() { echo $(( ${TOTAL_S:-570} - ($(date +%s) - start) )); }
 { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
   python3 -c "import torch, transformers; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'transformers', transformers.__version__)"
 } > "$OUT/env.txt" 2>&1
-timeout "${TESTS_S:-170}" python3 -m pytest -q -p no:cacheprovider --durations=8 -m gpu \
+timeout "${TESTS_S:-160}" python3 -m pytest -q -p no:cacheprovider --durations=8 -m gpu \
     tests/test_systems_hf.py tests/test_leaderboard_gpu_path.py -k "not hub_revision" > "$OUT/tests.txt" 2>&1
 echo "exit $? after $(( $(date +%s) - start )) s" >> "$OUT/tests.txt"
-timeout "${GPU_S:-160}" python3 benchmarks/gpu.py --naive-mc-instances 64 > "$OUT/gpu.txt" 2>&1
+timeout "${GPU_S:-230}" python3 benchmarks/gpu.py --naive-mc-instances 64 --batch-sizes 128,256 > "$OUT/gpu.txt" 2>&1
 echo "exit $? after $(( $(date +%s) - start )) s" >> "$OUT/gpu.txt"
-timeout "${WORKER_S:-110}" python3 benchmarks/worker_gpu.py > "$OUT/worker.txt" 2>&1
+timeout "${WORKER_S:-100}" python3 benchmarks/worker_gpu.py > "$OUT/worker.txt" 2>&1
 echo "exit $? after $(( $(date +%s) - start )) s" >> "$OUT/worker.txt"
 remaining=$(left)
 if [ "$remaining" -gt 60 ]; then
