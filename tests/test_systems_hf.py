@@ -263,7 +263,7 @@ def test_scoring_compiles_the_decoder_after_enough_rows(folders: dict, dataset: 
 
 
 def test_a_head_that_disagrees_with_the_model_is_scored_through_its_forward(folders: dict, dataset: str) -> None:
-    """A model whose logits are not decoder + head (here a logit scale applied in its forward) is caught by the
+    """A model whose logits are not decoder + head (here a scale and a bias applied in its forward) is caught by the
     one-time check and scored through its own forward, to the naive scores."""
     system = make_system(f"hf:{folders['llama']}", dataset, batch_size=8)
     forward = system.model.forward
@@ -271,6 +271,7 @@ def test_a_head_that_disagrees_with_the_model_is_scored_through_its_forward(fold
     def scaled(*args: Any, **kwargs: Any) -> Any:
         out = forward(*args, **kwargs)
         out.logits = out.logits * 0.5
+        out.logits[..., ::2] += 4.0  # large enough to show in 16-bit too
         return out
 
     system.model.forward = scaled
@@ -341,7 +342,7 @@ def test_sorted_batches_return_the_unsorted_texts_in_the_given_order(folders: di
 
 
 def test_continuous_batching_gives_the_static_batches_texts(folders: dict, dataset: str) -> None:
-    """`batching=continuous` (transformers' `generate_batch`, the default on CUDA for greedy decoding): the same greedy
+    """`batching=continuous` (transformers' `generate_batch`; static batches are the default): the same greedy
     texts, in the given order, and the same token count as static batches (fp32: identical)."""
     kwargs = {"max_new_tokens": NEW_TOKENS, "temperature": 0.0, "batch_size": 2}
     continuous = make_system(f"hf:{folders['llama']}", dataset, batching="continuous", **kwargs)
@@ -358,7 +359,7 @@ def test_continuous_batching_gives_the_static_batches_texts(folders: dict, datas
         assert ours == theirs
         assert continuous.generated_tokens == static.generated_tokens > 0
     assert len(ours) == len(mixed) and all(isinstance(t, str) for t in ours)
-    # sampled decoding: continuous batching only when asked for (`batching=continuous`), static under `auto`
+    # sampled decoding goes there too when asked for
     sampled = make_system(f"hf:{folders['llama']}", dataset, batching="continuous", max_new_tokens=NEW_TOKENS,
                           temperature=0.7, top_p=0.9)
     sampled_calls = captured_generate(sampled)
@@ -672,10 +673,10 @@ def test_bad_specs_and_options_give_clear_errors(folders: dict, dataset: str, tm
 @pytest.mark.skipif(not CUDA, reason="needs a CUDA GPU")
 def test_cuda_defaults_size_batches_from_free_memory_and_compile(folders: dict, dataset: str, tmp_path: Path) -> None:
     """On CUDA by default: bf16 on the GPU, batch sizes from the free memory measured now, the compiled static cache
-    (sampling) and continuous batching (greedy); a generation task runs through the runner with them."""
+    (static batches, not continuous batching); a generation task runs through the runner with them."""
     system = make_system(f"hf:{folders['llama']}", dataset, max_new_tokens=NEW_TOKENS)
     assert system.fixed_batch is None and system.compiled and system.model.device.type == "cuda"
-    assert system.continuous
+    assert not system.continuous
     from nycc_bench.systems.hf import free_memory
 
     assert free_memory(system.model) > 0 and auto_batch_size(system.model, 1024) >= 8

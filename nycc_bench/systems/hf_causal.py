@@ -20,12 +20,12 @@ decoder once with dynamic shapes, after COMPILE_AFTER_ROWS rows (a short task ne
 No KV cache is built for scoring, batches are queued without waiting on the GPU (inputs copied from pinned
 memory), and the log-probabilities are read back once per call.
 
-Generation. Greedy decoding on CUDA (`batching=auto`, the default), and any decoding with `batching=continuous`,
-goes to transformers' continuous batching (`generate_batch`: paged KV cache, finished sequences replaced by
-waiting ones, so no row idles to the longest); a failed request falls back to static batches, never an empty
-answer. Sampled text there is seeded once per call, but which requests share a step depends on timing, so it is
-not reproducible; by default sampled decoding therefore stays on static batches. There (`batching=static`, and
-sampled decoding under `auto`) prompts are sorted by length
+Generation. With `batching=continuous` the prompts go to transformers' continuous batching (`generate_batch`:
+paged KV cache, finished sequences replaced by waiting ones, so no row idles to the longest); a failed request
+falls back to static batches, never an empty answer. Sampled text there is seeded once per call, but which
+requests share a step depends on timing, so it is not reproducible. It is not the default: on an H100 with
+transformers 5.17 it was far slower than static batches. By default (`batching=auto` = `static`) prompts are
+sorted by length
 (longest first, so a batch that does not fit fails first) and generated `batch_size` at a time, or as many as
 fit in free GPU memory (`batch_size=auto`, the default on CUDA); outputs come back in the order given.
 `compile=true` (the default on CUDA, for models transformers can compile) uses a static KV cache that
@@ -66,7 +66,7 @@ PAD_MULTIPLE = 64  # compiled generation: prompt widths rounded up to this, so f
 SCORE_TOKENS = 65536  # tokens (padding included) in one scoring forward pass: wide enough to keep the GPU busy
 SCORE_MULTIPLE = 8  # scoring widths rounded up to this (tensor-core friendly shapes)
 COMPILE_AFTER_ROWS = 1024  # compile=true: the scoring decoder is compiled once this many rows were scored eagerly
-BATCHINGS = ("auto", "continuous", "static")
+BATCHINGS = ("auto", "continuous", "static")  # auto: static
 
 
 def plain_choice_context(text: str) -> str:
@@ -112,9 +112,10 @@ class CausalLMSystem(PretrainedSystem):
         self.batch_size = runner_chunk(self.fixed_batch)  # what the runner hands over at a time
         self.compiled = flag_option("compile", compile, cuda) and can_compile(self.model)
         # continuous batching: on CUDA unless asked otherwise (it needs transformers' `generate_batch`)
-        self.continuous = hasattr(self.model, "generate_batch") and (
-            batching == "continuous" or (batching == "auto" and cuda))
-        self.continuous_sampling = self.continuous and batching == "continuous"  # asked for: sampled text too
+        # continuous batching only when asked for: on the H100 (transformers 5.17) it did not finish 640 prompts in
+        # 150 s where static batches take 30 s (benchmarks/results/gpu-h100-2026-11-27.txt)
+        self.continuous = hasattr(self.model, "generate_batch") and batching == "continuous"
+        self.continuous_sampling = self.continuous
         self._scorer: Any = None  # (decoder, head, soft cap) once checked; False: score through the model's forward
         self._rows_scored = 0  # rows scored so far (the decoder is compiled after COMPILE_AFTER_ROWS)
         self._compile_tried = False
