@@ -22,7 +22,7 @@ untimed first (compilation, CUDA graphs, allocator warm-up), then once timed.
 Multiple choice: the matching prompts (5 letters), repeated to `--mc-instances`, each made distinct by a numbered
 first line (identical prompts share one forward pass, which would time nothing); ours is `choose` fed as the
 runner feeds it (one row per prompt, batched by tokens, log-likelihood of the letter through decoder + head),
-compiled (the CUDA default) and eager, and eager at batch 8; naive is one unpadded forward pass per
+compiled (`compile=true` given) and eager, and eager at batch 8; naive is one unpadded forward pass per
 (prompt, letter) on `--naive-mc-instances` of them. The chosen letters of ours and naive are compared.
 
 Multiple choice against the FLOP bound: an instance costs about 2 x (non-embedding parameters) x (its prompt's
@@ -340,8 +340,8 @@ def main() -> None:
         if "mc" not in args.skip:
             mc = get_task("matching")
             instances = distinct(matching, n_mc)
-            auto = make_system(spec, dataset)
-            eager = make_system(spec, dataset, compile=False) if auto.compiled else auto
+            auto = make_system(spec, dataset, compile=True)  # compiled scoring is asked for, not a default
+            eager = make_system(spec, dataset, compile=False) if auto.compile_scoring else auto
             fixed = copy.copy(eager)
             fixed.fixed_batch = fixed.batch_size = 8
             runner_fed(auto, mc, instances[:COMPILE_AFTER_ROWS + 256])  # warm-up: decoder + head check, compilation
@@ -359,7 +359,7 @@ def main() -> None:
             flops = 2 * non_embedding_parameters(auto.model) * sum(tokens) / len(tokens)
             peak = matmul_tflops()
             bound = peak * 1e12 / flops if peak else None
-            lines.append(f"multiple choice: ours (auto, {'compiled' if auto.compiled else 'eager'}, "
+            lines.append(f"multiple choice: ours (auto, {'compiled' if auto.compile_scoring else 'eager'}, "
                          f"{'decoder + head' if auto._scorer else 'own forward'}) {n_mc / t_auto:.1f} instances/s, "
                          f"eager {n_mc / t_eager:.1f}, ours (batch 8, eager) "
                          f"{n_fixed / t_fixed:.1f}, one pass per choice {n_naive_mc / t_naive:.1f}; letters agree on "
@@ -372,7 +372,7 @@ def main() -> None:
                 flops / 1e9, 1), matmul_tflops=round(peak, 1), mc_flop_bound_instances_per_s=round(bound, 1)
                 if bound else None, mc_fraction_of_flop_bound=round(n_mc / t_auto / bound, 3) if bound else None,
                 mc_instances_per_s=round(n_mc / t_auto, 1), mc_eager_instances_per_s=round(n_mc / t_eager, 1),
-                mc_compiled=auto.compiled, mc_decoder_head=bool(auto._scorer),
+                mc_compiled=auto.compile_scoring, mc_decoder_head=bool(auto._scorer),
                            mc_batch8_instances_per_s=round(n_fixed / t_fixed, 1),
                            mc_naive_instances_per_s=round(n_naive_mc / t_naive, 1), mc_letters_agree=agree,
                            mc_compared=n_naive_mc)

@@ -248,12 +248,13 @@ def test_every_scoring_path_gives_the_same_scores(hf: CausalLMSystem) -> None:
 
 @pytest.mark.skipif(not CUDA, reason="needs a CUDA GPU")
 def test_scoring_compiles_the_decoder_after_enough_rows(folders: dict, dataset: str) -> None:
-    """CUDA, `compile=true`: rows are scored eagerly until COMPILE_AFTER_ROWS, then through the compiled decoder,
+    """CUDA, `compile=true` given: rows are scored eagerly until COMPILE_AFTER_ROWS, then through the compiled decoder,
     which gives the eager scores."""
     from nycc_bench.systems.hf_causal import COMPILE_AFTER_ROWS
 
-    system = make_system(f"hf:{folders['llama']}", dataset)
-    assert system.compiled
+    assert not make_system(f"hf:{folders['llama']}", dataset).compile_scoring  # not by default
+    system = make_system(f"hf:{folders['llama']}", dataset, compile=True)
+    assert system.compile_scoring
     requests = [(f"Item {k}. Which caption? Answer:", [" A", " B"]) for k in range(COMPILE_AFTER_ROWS + 64)]
     eager = system.loglikelihood(requests)
     assert system._compile_tried and type(system._scorer[0]).__name__ == "OptimizedModule"

@@ -15,7 +15,7 @@ see the padding after them, so attention stays on the fused causal kernel. The h
 hidden states of the positions that predict a continuation token. A model whose decoder and head cannot be
 called apart, or whose own logits differ from decoder + head (logit scales, soft caps: checked once on the
 first row), is scored through its own forward instead: left-padded with position ids and `logits_to_keep`
-(right-padded when its forward takes no position ids). `compile=true` (the default on CUDA) compiles the
+(right-padded when its forward takes no position ids). `compile=true`, when given (not by default), compiles the
 decoder once with dynamic shapes, after COMPILE_AFTER_ROWS rows (a short task never waits for compilation).
 No KV cache is built for scoring, batches are queued without waiting on the GPU (inputs copied from pinned
 memory), and the log-probabilities are read back once per call.
@@ -111,11 +111,12 @@ class CausalLMSystem(PretrainedSystem):
         self.fixed_batch = batch_option(batch_size, cuda)  # None: sized from free GPU memory per batch
         self.batch_size = runner_chunk(self.fixed_batch)  # what the runner hands over at a time
         self.compiled = flag_option("compile", compile, cuda) and can_compile(self.model)
+        # scoring through a compiled decoder: only when compile=true is asked for (unmeasured at scale on a GPU yet)
+        self.compile_scoring = compile is not None and self.compiled
         # continuous batching: on CUDA unless asked otherwise (it needs transformers' `generate_batch`)
         # continuous batching only when asked for: on the H100 (transformers 5.17) it did not finish 640 prompts in
         # 150 s where static batches take 30 s (benchmarks/results/gpu-h100-2026-11-27.txt)
         self.continuous = hasattr(self.model, "generate_batch") and batching == "continuous"
-        self.continuous_sampling = self.continuous
         self._scorer: Any = None  # (decoder, head, soft cap) once checked; False: score through the model's forward
         self._rows_scored = 0  # rows scored so far (the decoder is compiled after COMPILE_AFTER_ROWS)
         self._compile_tried = False
@@ -228,12 +229,12 @@ class CausalLMSystem(PretrainedSystem):
 
     def _fast_scorer(self, probe: tuple[int, ...]) -> bool:
         """Whether rows can go through decoder + head (see the module docstring): decided once, on `probe`, by
-        comparing with the model's own forward. With `compile=true` on CUDA, once COMPILE_AFTER_ROWS rows have
+        comparing with the model's own forward. With `compile=true` given on CUDA, once COMPILE_AFTER_ROWS rows have
         been scored the decoder is compiled (dynamic shapes) and checked the same way, so a short task never
         waits for a compilation; a compile that fails or disagrees leaves the eager decoder, with a warning."""
         if self._scorer is None:
             self._scorer = self._decoder_head(probe, compiled=False)
-        elif (self._scorer and self.compiled and not self._compile_tried and on_cuda(self.model)
+        elif (self._scorer and self.compile_scoring and not self._compile_tried and on_cuda(self.model)
               and self._rows_scored >= COMPILE_AFTER_ROWS):
             self._compile_tried = True
             eager = self._scorer
@@ -352,7 +353,7 @@ class CausalLMSystem(PretrainedSystem):
                 encoded[k] = row
         owners = [k for k in range(len(instances)) for _ in range(n)]  # row -> instance
         ids = [encoded[k] for k in owners]
-        if self.continuous and (self.continuous_sampling or not config.do_sample):
+        if self.continuous:
             try:
                 seed_batch(decoding, instances)
                 texts = self._generate_continuous(ids, config)
@@ -436,5 +437,4 @@ class CausalLMSystem(PretrainedSystem):
         return {**super().describe(), "mc_mode": self.mc_mode,
                 "choice_scoring": scoring, "chat_template": self.chat, "batch_size": self.fixed_batch or "auto",
                 "kv_cache": "static" if self.compiled else "dynamic", "compile": self.compiled,
-                "batching": ("continuous" if self.continuous_sampling else "continuous (greedy decoding)")
-                if self.continuous else "static"}
+                "batching": "continuous" if self.continuous else "static"}
