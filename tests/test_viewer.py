@@ -36,6 +36,9 @@ KEY = "sk-viewer-test-0123456789"
 def _system(body: dict, attempt: int) -> Reply:
     """The explainer: markup in every reply; explanations of captions with an even first letter say 'joke'."""
     text = last_user_text(body)
+    if "generate 10 funny captions" in json.dumps(body):
+        return Reply(text="\n".join(f'{i}. "Caption {i} about the joke." - why' for i in range(1, 11)),
+                     top_logprobs=None)
     if "<explanation>" in text:
         word = "joke" if len(text) % 2 else "scene"
         return Reply(text=f"<explanation>The {word} {EVIL}.</explanation>", top_logprobs=None)
@@ -44,6 +47,8 @@ def _system(body: dict, attempt: int) -> Reply:
 
 def _judge(body: dict, attempt: int) -> Reply:
     """The autograder: PASS when the explanation says 'joke', with reasoning that carries markup."""
+    if body.get("logprobs"):  # Zhang's Overall comparison: A, strongly
+        return Reply(text="A", top_logprobs=[("A", -0.05), ("B", -4.0)])
     text = last_user_text(body)
     verdict = "PASS" if "joke" in text.split("Student")[-1].lower() else "FAIL"
     return Reply(text=f"<reasoning>Checked <b>the pun</b>: {verdict.lower()}.</reasoning>"
@@ -64,8 +69,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory, sample_dataset: str) -> dict[
         with FakeChatServer(_system) as system, FakeChatServer(_judge) as judge:
             out["api"] = root / "api"
             spec = JudgeSpec.parse("openai:fake-grader", base_url=judge.base_url, cache_dir=str(root / "jcache"))
-            evaluate(system="openai:fake-explainer", tasks="humorbench", dataset=sample_dataset, out=out["api"],
-                     base_url=system.base_url, judge=spec, progress=False, cache_dir=str(root / "cache"))
+            evaluate(system="openai:fake-explainer", tasks=["humorbench", "caption_generation"],
+                     dataset=sample_dataset, out=out["api"], base_url=system.base_url, judge=spec, progress=False,
+                     task_options={"caption_generation": {"setting": "uniform"}}, cache_dir=str(root / "cache"))
     finally:
         os.environ.pop("OPENAI_API_KEY", None)
     return out
@@ -96,6 +102,20 @@ def test_judged_items_keep_each_verdict_and_its_reasoning(runs: dict[str, Path])
     assert "item_judgments" not in json.dumps(run.record)  # kept beside the predictions, not in the record
     assert all(isinstance(r["gold"], list) and r["correct"] is None for r in records.values())
     assert KEY not in path.read_text() + judged_path(path).read_text()
+
+
+def test_group_comparisons_are_kept_per_contest(runs: dict[str, Path]) -> None:
+    """Zhang's judged comparisons: each contest keeps its comparison with every human group, both orders."""
+    path = runs["api"] / "predictions" / "caption_generation.jsonl"
+    judged = read_judged(path)
+    assert set(judged) == set(read_predictions(path))
+    run = load_results(runs["api"])
+    groups = set(run.record["tasks"]["caption_generation"]["details"]["win_rate"])
+    for entry in judged.values():
+        assert entry["correct"] is None  # a contest has no single verdict
+        assert {(v["against"], v["model_position"]) for v in entry["verdicts"]} == {
+            (g, p) for g in groups for p in "AB"}
+        assert all(v["delta_logprob"] == pytest.approx(3.95) for v in entry["verdicts"])
 
 
 def test_to_pandas_is_one_row_per_score(runs: dict[str, Path]) -> None:
@@ -216,6 +236,10 @@ def test_judge_verdicts_and_markup_are_text(page: Any, runs: dict[str, Path]) ->
     page.fill("#search", "the pun")
     assert _count(page) > 0
     page.fill("#search", "")
+    _choose(page, "#task", "caption_generation")
+    _choose(page, "#filter", "all")
+    page.locator("#items-body tr").first.click()
+    assert "against human_top10 (model as A) → Δ log p(A) − log p(B) 3.95" in page.locator("#detail").inner_text()
     assert page.dialogs == []
     page.screenshot(path=str(SHOTS / "judged.png"), full_page=True)
 

@@ -121,8 +121,9 @@ function side(run, item) {
     for (const v of item.verdicts) {
       const what = v.element ? 'element: ' + v.element
         : v.against ? 'against ' + v.against + ' (model as ' + v.model_position + ')' : '';
-      box.append(el('div', (what ? what + ' → ' : '') + (v.verdict ?? 'no verdict') +
-        (v.delta_logprob != null ? ' (Δ log p ' + Number(v.delta_logprob).toFixed(2) + ')' : ''), 'verdict'));
+      const delta = v.delta_logprob != null ? 'Δ log p(A) − log p(B) ' + Number(v.delta_logprob).toFixed(2) : '';
+      const said = v.verdict != null ? v.verdict + (delta ? ' (' + delta + ')' : '') : delta || 'no verdict';
+      box.append(el('div', (what ? what + ' → ' : '') + said, 'verdict'));
       if (v.reasoning) box.append(el('div', v.reasoning, 'reasoning'));
     }
   }
