@@ -230,7 +230,7 @@ def _show(d: dict[str, Any], indent: str = "") -> str:
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Run and score every task with one system; write RUN_DIR/results.json; print a score table."""
     from .evaluation import evaluate
-    from .publish.details import check_push_to_hub, push_after_evaluate
+    from .publish.push_cli import check_push_to_hub, push_after_evaluate
     from .report import score_lines
 
     check_push_to_hub(args)
@@ -474,7 +474,7 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--out", required=True, help="run folder: results.json and predictions/ (resumable)")
     _judge_options(e)
     _include_path(e)
-    from .publish.details import add_push_parser, add_push_to_hub
+    from .publish.push_cli import add_push_parser, add_push_to_hub
 
     add_push_to_hub(e)
     add_push_parser(sub)
