@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import urllib.error
@@ -74,6 +75,16 @@ def runs(tmp_path_factory: pytest.TempPathFactory, sample_dataset: str) -> dict[
                      task_options={"caption_generation": {"setting": "uniform"}}, cache_dir=str(root / "cache"))
     finally:
         os.environ.pop("OPENAI_API_KEY", None)
+    # a run still going: predictions only, one item failed and one reply unreadable since
+    out["partial"] = root / "partial"
+    shutil.copytree(out["random"] / "predictions", out["partial"] / "predictions")
+    path = out["partial"] / "predictions" / "matching.jsonl"
+    first, second = list(read_predictions(path).values())[:2]
+    with path.open("a") as f:
+        f.write(json.dumps({**first, "status": "failed", "prediction": None, "raw": None, "correct": None,
+                            "error": "HTTP 503: " + EVIL}) + "\n")
+        f.write(json.dumps({**second, "status": "unparsed", "prediction": None, "raw": "I cannot tell.",
+                            "correct": False}) + "\n")
     return out
 
 
@@ -146,7 +157,7 @@ def page(runs: dict[str, Path]) -> Iterator[Any]:
     if not CHROMIUM.exists():
         pytest.skip("browser tests need Chromium at /usr/bin/chromium")
     sync_api = pytest.importorskip("playwright.sync_api")
-    server = serve_view([runs["random"], runs["length"], runs["api"]], port=0, block=False)
+    server = serve_view([runs["random"], runs["length"], runs["api"], runs["partial"]], port=0, block=False)
     SHOTS.mkdir(parents=True, exist_ok=True)
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--headless", "--no-sandbox",
@@ -242,6 +253,24 @@ def test_judge_verdicts_and_markup_are_text(page: Any, runs: dict[str, Path]) ->
     assert "against human_top10 (model as A) → Δ log p(A) − log p(B) 3.95" in page.locator("#detail").inner_text()
     assert page.dialogs == []
     page.screenshot(path=str(SHOTS / "judged.png"), full_page=True)
+
+
+def test_a_run_in_progress_shows_its_failed_and_unparsed_items(page: Any) -> None:
+    assert "no results.json yet (a run in progress?)" in page.locator("#scores").inner_text()
+    _choose(page, "#task", "matching")
+    _choose(page, "#run-a", "3")
+    _choose(page, "#run-b", "")
+    for status in ("failed", "unparsed"):
+        _choose(page, "#filter", status)
+        assert _count(page) == 1
+        assert page.locator("#items-body tr td:nth-child(2)").inner_text() == status
+    _choose(page, "#filter", "failed")
+    page.locator("#items-body tr").first.click()
+    detail = page.locator("#detail").inner_text()
+    assert f"HTTP 503: {EVIL}" in detail and "(no reply)" in detail
+    _choose(page, "#filter", "wrong")  # the unparsed reply is wrong; the failed item is not (yet) either
+    assert page.locator("#items-body tr td:nth-child(2)").all_inner_texts().count("failed") == 0
+    assert page.dialogs == []
 
 
 def test_only_the_page_is_served(page: Any) -> None:
