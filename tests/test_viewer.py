@@ -142,6 +142,11 @@ def test_to_pandas_is_one_row_per_score(runs: dict[str, Path]) -> None:
     assert frame.loc[frame["score"] == "accuracy", "label"].tolist() == ["Matching", "Ranking"]
 
 
+def test_a_record_path_means_its_folder(runs: dict[str, Path]) -> None:
+    view = load_runs([runs["random"] / "results.json"])[0]
+    assert view.folder == runs["random"] and view.label == "random" and set(view.items) == {"matching", "ranking"}
+
+
 def test_bad_folders_are_one_line(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "nycc_bench.cli", "view", str(tmp_path / "nope")],
                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)

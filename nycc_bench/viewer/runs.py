@@ -40,6 +40,8 @@ def _text(value: Any) -> str | None:
 def load_run(folder: str | Path) -> RunView:
     """Read one run folder of `nycc-bench evaluate` (a folder with predictions but no results yet is shown too)."""
     folder = Path(folder)
+    if folder.name == "results.json" and folder.is_file():  # the record itself: its run folder
+        folder = folder.parent
     if not folder.is_dir():
         raise NyccBenchError(f"run: {folder} is not a folder; pass run folders of `nycc-bench evaluate` "
                              "(each holds results.json and predictions/)")
