@@ -286,3 +286,7 @@ def test_only_the_page_is_served(page: Any) -> None:
     with urllib.request.urlopen(page.base + "/", timeout=30) as response:
         policy = response.headers["Content-Security-Policy"]
     assert policy.startswith("default-src 'none'; script-src 'nonce-")
+    with pytest.raises(urllib.error.HTTPError) as err:  # a page on another host that resolves to 127.0.0.1
+        urllib.request.urlopen(urllib.request.Request(page.base + "/", headers={"Host": "evil.example:80"}),
+                               timeout=30)
+    assert err.value.code == 403

@@ -1,6 +1,7 @@
 """The viewer's server: one page at `/` on 127.0.0.1, rebuilt from the run folders at each load (a run still
-going shows what it has written); every other path is 404, so nothing but that page is served. The page's
-inline script and style carry a per-response nonce and the content security policy allows nothing else."""
+going shows what it has written); every other path is 404, so nothing but that page is served, and a request
+naming another host (a DNS-rebinding page) is refused. The page's inline script and style carry a per-response
+nonce and the content security policy allows nothing else."""
 
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ class _Handler(BaseHTTPRequestHandler):
     folders: Sequence[Path] = ()
 
     def do_GET(self) -> None:
+        port = self.server.server_address[1]
+        if self.headers.get("Host") not in (f"127.0.0.1:{port}", f"localhost:{port}"):  # DNS rebinding
+            self.send_error(403, "the viewer answers only to 127.0.0.1 and localhost")
+            return
         if self.path.split("?", 1)[0] != "/":
             self.send_error(404, "the viewer serves its page at / only")
             return
