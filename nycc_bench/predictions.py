@@ -233,3 +233,23 @@ def read_judged(path: str | Path) -> dict[str, dict[str, Any]]:
                                  "again (`nycc-bench evaluate` rewrites it)") from None
         out[str(entry.get("instance_id"))] = entry
     return out
+
+
+def read_items(path: str | Path) -> dict[str, dict[str, Any]]:
+    """The records of a predictions file with their judge verdicts joined: `judge` and `verdicts` added, and
+    `correct` taken from the judge where the record has none (what the viewer and pushed details show)."""
+    judged = read_judged(path)
+    out = {}
+    for instance_id, record in read_predictions(path).items():
+        found = judged.get(instance_id) or {}
+        correct = record.get("correct") if record.get("correct") is not None else found.get("correct")
+        out[instance_id] = {**record, "correct": correct, "judge": found.get("judge"),
+                            "verdicts": found.get("verdicts") or []}
+    return out
+
+
+def as_text(value: Any) -> str | None:
+    """A reply, answer or reference as one string (lists and objects as JSON), for a page or a table column."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)

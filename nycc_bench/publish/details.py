@@ -11,7 +11,6 @@ a token, an API key, a URL with a password or a secret of this environment (the 
 from __future__ import annotations
 
 import html
-import json
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +20,7 @@ from huggingface_hub.utils import HFValidationError, validate_repo_id
 
 from .. import __version__
 from ..errors import NyccBenchError
-from ..predictions import read_judged, read_meta, read_predictions, record_messages
+from ..predictions import as_text, read_items, read_meta, record_messages
 from ..results import read_results
 from . import PROJECT_URL, PublishError
 from .files import check_tree, scan_secrets, secrets_from_env
@@ -43,13 +42,6 @@ def check_repo_id(repo_id: str) -> str:
     return repo_id
 
 
-def _text(value: Any) -> str | None:
-    """A reply, answer or reference as one string column (lists and objects as JSON)."""
-    if value is None or isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
-
-
 def _schema() -> Any:
     import pyarrow as pa
 
@@ -67,18 +59,15 @@ def task_rows(run_dir: Path, files: list[str]) -> list[dict[str, Any]]:
     for rel in files:
         path = run_dir / rel
         meta = read_meta(path) or {}
-        judged = read_judged(path)
-        for instance_id, r in read_predictions(path).items():
-            verdicts = judged.get(instance_id) or {}
-            correct = r.get("correct") if r.get("correct") is not None else verdicts.get("correct")
+        for instance_id, r in read_items(path).items():
             messages = record_messages(path, r) or []
             rows.append({"instance_id": instance_id, "fold": int(meta.get("fold", 0)), "status": r.get("status"),
-                         "prompt": [{"role": m.get("role"), "content": _text(m.get("content")),
+                         "prompt": [{"role": m.get("role"), "content": as_text(m.get("content")),
                                      "image": bool(m.get("image"))} for m in messages],
-                         "reply": _text(r.get("raw")), "prediction": _text(r.get("prediction")),
-                         "answer_source": r.get("answer_source"), "gold": _text(r.get("gold")), "correct": correct,
-                         "error": r.get("error"), "judge": verdicts.get("judge"),
-                         "judge_verdicts": _text(verdicts.get("verdicts")), "system": r.get("system"),
+                         "reply": as_text(r.get("raw")), "prediction": as_text(r.get("prediction")),
+                         "answer_source": r.get("answer_source"), "gold": as_text(r.get("gold")),
+                         "correct": r["correct"], "error": r.get("error"), "judge": r["judge"],
+                         "judge_verdicts": as_text(r["verdicts"] or None), "system": r.get("system"),
                          "prompt_version": r.get("prompt_version")})
     return rows
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import NyccBenchError
-from ..predictions import read_judged, read_messages, read_meta, read_predictions
+from ..predictions import as_text, read_items, read_messages, read_meta
 from ..results import ResultsError, read_results
 
 PREDICTIONS = re.compile(r"(?P<task>.+?)(?:_fold(?P<fold>\d+))?\.jsonl")
@@ -26,15 +26,6 @@ class RunView:
     problem: str | None
     items: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     messages: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-
-def _text(value: Any) -> str | None:
-    """A reply or answer as text (lists and objects as JSON)."""
-    import json
-
-    if value is None or isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
 
 
 def load_run(folder: str | Path) -> RunView:
@@ -62,21 +53,17 @@ def load_run(folder: str | Path) -> RunView:
             continue
         meta = read_meta(path) or {}
         task, fold = str(meta.get("task") or match["task"]), int(meta.get("fold", match["fold"] or 0))
-        judged = read_judged(path)
         for ref, message in read_messages(path).items():
             view.messages.setdefault(ref, {k: message.get(k) for k in ("role", "content", "image")})
         if view.label == folder.name and meta.get("system"):
             view.label = str(meta["system"].get("spec") or folder.name)
-        for instance_id, r in read_predictions(path).items():
-            verdicts = judged.get(instance_id) or {}
-            correct = r.get("correct")
-            if correct is None:
-                correct = verdicts.get("correct")
+        for instance_id, r in read_items(path).items():
             view.items.setdefault(task, []).append({
                 "key": f"{fold}:{instance_id}", "id": instance_id, "fold": fold, "status": r.get("status"),
-                "prompt": r.get("messages") or [], "reply": _text(r.get("raw")), "parsed": _text(r.get("prediction")),
-                "source": r.get("answer_source"), "gold": _text(r.get("gold")), "correct": correct,
-                "error": r.get("error"), "judge": verdicts.get("judge"), "verdicts": verdicts.get("verdicts") or []})
+                "prompt": r.get("messages") or [], "reply": as_text(r.get("raw")),
+                "parsed": as_text(r.get("prediction")), "source": r.get("answer_source"),
+                "gold": as_text(r.get("gold")), "correct": r["correct"],
+                "error": r.get("error"), "judge": r["judge"], "verdicts": r["verdicts"]})
     return view
 
 
