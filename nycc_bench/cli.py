@@ -230,14 +230,17 @@ def _show(d: dict[str, Any], indent: str = "") -> str:
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Run and score every task with one system; write RUN_DIR/results.json; print a score table."""
     from .evaluation import evaluate
+    from .publish.push_cli import check_push_to_hub, push_after_evaluate
     from .report import score_lines
 
+    check_push_to_hub(args)
     result = evaluate(args.system, args.tasks, dataset=args.dataset, judge=judge_spec(args),
                       folds=parse_folds(args.folds), split=args.split, out=args.out, limit=args.limit,
                       base_url=args.base_url, task_options=parse_task_options(args.task_option),
                       progress=not args.quiet, **parse_options(args.system_option))
     print("\n".join(score_lines(result.record)))
     print(f"results: {result.path}")
+    push_after_evaluate(args, args.out)
     if incomplete := result.incomplete:
         for task, why in incomplete.items():
             print(f"incomplete: {task}: {why}", file=sys.stderr)
@@ -471,6 +474,10 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--out", required=True, help="run folder: results.json and predictions/ (resumable)")
     _judge_options(e)
     _include_path(e)
+    from .publish.push_cli import add_push_parser, add_push_to_hub
+
+    add_push_to_hub(e)
+    add_push_parser(sub)
     e.set_defaults(func=cmd_evaluate)
 
     sm = sub.add_parser("submission", help="Hessel leaderboard submissions: `check FILE`, `from-responses FILE.jsonl`")
@@ -558,6 +565,9 @@ def parser() -> argparse.ArgumentParser:
 
     add_lmeval_parsers(sub)
     add_show_parser(sub)
+    from .viewer.cli import add_view_parser
+
+    add_view_parser(sub)
 
     d = sub.add_parser("demo", help="run the main job on the embedded sample")
     d.add_argument("--out", default="out/demo", help="output folder (default: out/demo)")

@@ -24,6 +24,7 @@ from typing import Any
 from . import __version__
 from .errors import JudgeRequired, NyccBenchError
 from .judging import JudgeSpec
+from .predictions import write_judged
 from .provenance import dataset_record, environment, git_commit, model_record
 from .results import SCHEMA, read_results, validate_results, write_results
 from .run_lock import locks_out
@@ -60,6 +61,35 @@ class RunResult:
     def to_dict(self) -> dict[str, Any]:
         """The record as plain data."""
         return self.record
+
+    def to_pandas(self) -> Any:
+        """One row per score (task, score, label, value, ci_low, ci_high, n, status and what made it), for
+        comparing runs in a dataframe: `pd.concat([load_results(d).to_pandas() for d in dirs])`."""
+        import pandas as pd
+
+        from .tasks import get_task
+
+        model, dataset = self.record.get("model") or {}, self.record.get("dataset") or {}
+        rows = []
+        for task, entry in self.record["tasks"].items():
+            try:
+                labels = {s.key: s.label for s in get_task(task).scores}
+            except NyccBenchError:  # a task of a folder not on the include path now
+                labels = {}
+            config = entry.get("config") or {}
+            for key, value in entry["scores"].items():
+                rows.append({"task": task, "score": key, "label": labels.get(key, key), "value": value.get("value"),
+                             "ci_low": value.get("ci_low"), "ci_high": value.get("ci_high"), "n": value.get("n"),
+                             "status": entry.get("status"), "n_unparsed": entry.get("n_unparsed"),
+                             "n_failed": entry.get("n_failed"), "model": model.get("name"),
+                             "system": model.get("spec"), "revision": model.get("revision"),
+                             "prompt_version": config.get("prompt_version"),
+                             "dataset_fingerprint": dataset.get("fingerprint"),
+                             "deviations": len(config.get("deviations") or []),
+                             "created_at": self.record.get("created_at")})
+        columns = ["task", "score", "label", "value", "ci_low", "ci_high", "n", "status", "n_unparsed", "n_failed",
+                   "model", "system", "revision", "prompt_version", "dataset_fingerprint", "deviations", "created_at"]
+        return pd.DataFrame(rows, columns=columns)
 
     def save(self, path: str | Path | None = None) -> Path:
         """Write the record (validated, atomically) to `path` or where it came from."""
@@ -231,9 +261,13 @@ def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: Ju
         return write_from_predictions(name, files[0], out)
     try:
         entry = score(name, files, dataset=dataset, split=split, folds=run_folds, judge=judge, task_options=options,
-                      limit=limit)
+                      limit=limit, keep_judged=True)
     except JudgeRequired:
         return "needs a judge (--judge); the predictions are kept and can be scored later"
+    judged = entry.pop("judged_items")
+    for path in files:  # the judge's per-item verdicts beside the predictions (stale ones removed)
+        write_judged(path, {k: {"judge": judge.name if judge else None, **v}
+                            for k, v in judged.get(str(path), {}).items()})
     entry["predictions"] = [p.relative_to(out).as_posix() for p in files]
     entry.pop("task")
     reason = incomplete_reason(get_task(name), entry, judge, files)

@@ -1,6 +1,8 @@
 """Predictions files: JSONL, one record per instance, and the `<file>.meta.json` sidecar that says what made them.
 
-A record is `{"instance_id", "status", "prediction", "raw", "prompt_version", "system", "messages"}` (+ `"error"`;
+A record is `{"instance_id", "status", "prediction", "raw", "prompt_version", "system", "messages", "gold",
+"correct"}` (+ `"error"`; `gold` is the reference the answer is scored against, `correct` its verdict where one item
+has one, a choice task's, else null;
 `messages` references the prompt's messages in `<file>.messages.jsonl.gz`, see `attach_messages`), where
 status is `ok` (parsed), `unparsed` (a reply was received but the task's parser could not read it: counted in
 `n_unparsed`; the prediction is null, or for Hessel's choice tasks the answer extractor's or seeded fallback
@@ -190,3 +192,64 @@ def record_messages(path: str | Path, record: dict[str, Any]) -> list[dict[str, 
         raise NyccBenchError(f"predictions: {messages_path(path)} lacks message {missing[0]}; the store was "
                              "deleted or cut short (re-run into a new file to keep the prompts)")
     return [{k: v for k, v in store[r].items() if k != "ref"} for r in refs]
+
+
+# ---- judge verdicts per item -------------------------------------------------------------------------------------
+# A judged task's verdicts are made when it is scored, after the predictions; `evaluate` keeps them per item in
+# `<file>.judged.jsonl` (`{"instance_id", "judge", "correct", "verdicts": [{..., "verdict", "reasoning"}]}`),
+# rewritten whole at each scoring (removed when a task is scored without a judge), so a viewer or a dataframe
+# shows them without calling the judge again.
+
+
+def judged_path(path: str | Path) -> Path:
+    """The per-item judge verdicts of a predictions file."""
+    path = Path(path)
+    return path.with_name(path.name + ".judged.jsonl")
+
+
+def write_judged(path: str | Path, items: dict[str, dict[str, Any]] | None) -> None:
+    """Replace a predictions file's judge verdicts (atomically); None or empty removes them."""
+    target = judged_path(path)
+    if not items:
+        target.unlink(missing_ok=True)
+        return
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text("".join(json.dumps({"instance_id": k, **v}, ensure_ascii=False, default=str) + "\n"
+                           for k, v in items.items()), encoding="utf-8")
+    os.replace(tmp, target)
+
+
+def read_judged(path: str | Path) -> dict[str, dict[str, Any]]:
+    """A predictions file's judge verdicts by instance id (empty when it has none)."""
+    target = judged_path(path)
+    if not target.exists():
+        return {}
+    out = {}
+    for number, line in enumerate(target.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            raise NyccBenchError(f"predictions: {target}, line {number} is not JSON; delete the file and score "
+                                 "again (`nycc-bench evaluate` rewrites it)") from None
+        out[str(entry.get("instance_id"))] = entry
+    return out
+
+
+def read_items(path: str | Path) -> dict[str, dict[str, Any]]:
+    """The records of a predictions file with their judge verdicts joined: `judge` and `verdicts` added, and
+    `correct` taken from the judge where the record has none (what the viewer and pushed details show)."""
+    judged = read_judged(path)
+    out = {}
+    for instance_id, record in read_predictions(path).items():
+        found = judged.get(instance_id) or {}
+        correct = record.get("correct") if record.get("correct") is not None else found.get("correct")
+        out[instance_id] = {**record, "correct": correct, "judge": found.get("judge"),
+                            "verdicts": found.get("verdicts") or []}
+    return out
+
+
+def as_text(value: Any) -> str | None:
+    """A reply, answer or reference as one string (lists and objects as JSON), for a page or a table column."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)

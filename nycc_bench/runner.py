@@ -20,6 +20,7 @@ from . import __version__
 from .code_version import code_version
 from .errors import NyccBenchError
 from .predictions import FAILED, OK, UNPARSED, attach_messages, meta_path, read_meta, read_predictions
+from .scorers import gold, item_correct
 from .systems import Output, System, make_system
 from .tasks import Task, config_name, get_task
 from .tasks.instances import DEFAULT_DATASET, Instance, build_instances, subset
@@ -110,6 +111,9 @@ def records(task: Task, batch: list[Instance], outputs: list[Output], spec: str,
                                    for k in texts], options, cache_dir)
     for k, reading in zip(texts, readings, strict=True):
         out[k] = {"instance_id": batch[k].instance_id, "raw": outputs[k].raw, **base, **reading.fields()}
+    for k, inst in enumerate(batch):  # the gold reference and the verdict, so no reader has to re-score
+        out[k]["gold"] = gold(task, inst)
+        out[k]["correct"] = item_correct(task, out[k], out[k]["gold"])
     return [out[k] for k in range(len(batch))]
 
 

@@ -652,7 +652,8 @@ def test_bad_specs_and_options_give_clear_errors(folders: dict, dataset: str, tm
     with pytest.raises(ValueError, match=r"cannot load the (tokenizer|model) of 'hf:.*empty'"):
         make_system(f"hf:{tmp_path / 'empty'}", dataset)
     with pytest.raises(ValueError, match="hf takes no option 'num_beams'; it takes: batch_size, device, dtype, "
-                                         "mc_mode, compile, trust_remote_code, batching, temperature"):
+                                         "mc_mode, compile, trust_remote_code, chat_template, batching, "
+                                         "temperature"):
         make_system(f"hf:{folders['llama']}", dataset, num_beams=4)
     with pytest.raises(ValueError, match="dtype must be one of"):
         make_system(f"hf:{folders['llama']}", dataset, dtype="fp8")

@@ -1,5 +1,9 @@
 """`hf:<model>`: a transformers causal LM; letters by log-likelihood (lm-evaluation-harness style), text by generation.
 
+Chat template. `--system-option chat_template=auto|none|NAME` picks it (lm-evaluation-harness's
+`--apply_chat_template`): `auto` (the default) the tokenizer's own template when it has one, `none` plain text,
+NAME one of the tokenizer's named templates; the record's `effective` and the model description name it.
+
 Choice scoring. The context is the prompt with the chat template applied and the assistant turn opened, then
 "Answer:" as the start of the reply; without a chat template it is the plain prompt, which already ends in
 "Answer:" (the task prompts do). The continuation is " " + letter. So a letter is always scored as " A" right
@@ -69,6 +73,37 @@ COMPILE_AFTER_ROWS = 1024  # compile=true: the scoring decoder is compiled once 
 BATCHINGS = ("auto", "continuous", "static")  # auto: static
 
 
+def chat_templates(tokenizer: Any) -> dict[str, str]:
+    """The tokenizer's chat templates by name (a single template is named `default`, as transformers names it)."""
+    found = tokenizer.chat_template
+    if isinstance(found, dict):
+        return dict(found)
+    return {} if found is None else {"default": found}
+
+
+def pick_chat_template(tokenizer: Any, choice: str) -> tuple[str | None, str | None]:
+    """(name, template) for the option `chat_template=auto|none|NAME` (lm-evaluation-harness's
+    `--apply_chat_template [NAME]`): `auto` the model's default template if it has one, else plain text; `none`
+    always plain text; NAME one of the tokenizer's named templates. (None, None) means plain text."""
+    if not isinstance(choice, str) or not choice.strip():
+        raise ValueError(f"system: chat_template must be auto, none or a template name, got {choice!r}")
+    templates = chat_templates(tokenizer)
+    names = ", ".join(sorted(templates)) or "none (the tokenizer has no chat template)"
+    if choice == "none":
+        return None, None
+    if choice == "auto":
+        if not templates:
+            return None, None
+        if "default" not in templates:
+            raise ValueError(f"system: chat_template=auto: the model has several chat templates and no default "
+                             f"({names}); pass --system-option chat_template=NAME")
+        return "default", templates["default"]
+    if choice not in templates:
+        raise ValueError(f"system: chat_template={choice!r} is not a template of this model; use auto, none or "
+                         f"one of its templates: {names}")
+    return choice, templates[choice]
+
+
 def plain_choice_context(text: str) -> str:
     """A plain-text prompt (no chat template) as the letters are scored after it: ending in "Answer:" (the
     lm-evaluation-harness export sends the same text, `nycc_bench.lmeval`)."""
@@ -85,7 +120,7 @@ class CausalLMSystem(PretrainedSystem):
 
     def __init__(self, ref: ModelRef, batch_size: int | str | None = None, device: str | None = None,
                  dtype: str | None = None, mc_mode: str = "loglikelihood", compile: bool | str | None = None,
-                 trust_remote_code: bool = False, batching: str = "auto") -> None:
+                 trust_remote_code: bool = False, chat_template: str = "auto", batching: str = "auto") -> None:
         if mc_mode not in MC_MODES:
             raise ValueError(f"system: mc_mode must be one of {', '.join(MC_MODES)}, got {mc_mode!r}")
         if batching not in BATCHINGS:
@@ -103,7 +138,8 @@ class CausalLMSystem(PretrainedSystem):
                 raise ValueError(f"system: the tokenizer of {ref.spec!r} has neither a pad nor an eos token")
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.tokenizer.padding_side = "left"  # for generation; scoring pads by itself
-        self.chat = self.tokenizer.chat_template is not None
+        self.template_name, self.template = pick_chat_template(self.tokenizer, chat_template)
+        self.chat = self.template is not None
         params = inspect.signature(self.model.forward).parameters
         self._left = "position_ids" in params
         self._keep = self._left and "logits_to_keep" in params
@@ -113,7 +149,6 @@ class CausalLMSystem(PretrainedSystem):
         self.compiled = flag_option("compile", compile, cuda) and can_compile(self.model)
         # scoring through a compiled decoder: only when compile=true is asked for (unmeasured at scale on a GPU yet)
         self.compile_scoring = compile is not None and self.compiled
-        # continuous batching: on CUDA unless asked otherwise (it needs transformers' `generate_batch`)
         # continuous batching only when asked for: on the H100 (transformers 5.17) it did not finish 640 prompts in
         # 150 s where static batches take 30 s (benchmarks/results/gpu-h100-2026-11-27.txt)
         self.continuous = hasattr(self.model, "generate_batch") and batching == "continuous"
@@ -132,12 +167,14 @@ class CausalLMSystem(PretrainedSystem):
 
         messages = to_messages(replace(inst, image=None))
         try:
-            return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+            return self.tokenizer.apply_chat_template(messages, chat_template=self.template, tokenize=False,
+                                                      add_generation_prompt=True)
         except TemplateError:  # templates without a system role (Gemma, early Mistral): fold it into the user turn
             if not inst.system:
                 raise
             merged = replace(inst, system=None, image=None, user=f"{inst.system}\n\n{inst.user}")
-            return self.tokenizer.apply_chat_template(to_messages(merged), tokenize=False, add_generation_prompt=True)
+            return self.tokenizer.apply_chat_template(to_messages(merged), chat_template=self.template, tokenize=False,
+                                                      add_generation_prompt=True)
 
     def choice_context(self, inst: Instance) -> str:
         """The text the letters are scored after; it always ends in "Answer:" (see the module docstring)."""
@@ -424,17 +461,19 @@ class CausalLMSystem(PretrainedSystem):
         return self.tokenizer.batch_decode(new, skip_special_tokens=True)
 
     def effective(self, task: Task) -> dict[str, Any]:
+        template = {"chat_template": self.template_name or "none"}
         if task.kind == "choice" and self.mc_mode != "generate":
-            return {"answer_by": "log-likelihood of each letter"}
+            return {"answer_by": "log-likelihood of each letter", **template}
         decoding = self.decoding(task)
         if task.kind != "generation":  # `samples` applies to generation tasks only (see `generate`)
             decoding = {**decoding, "samples": None}
-        return {"request": sent_settings(decoding), "answer_by": "generation"}
+        return {"request": sent_settings(decoding), "answer_by": "generation", **template}
 
     def describe(self) -> dict[str, Any]:
         scoring = f"sum log p(' <letter>' | prompt + {ANSWER_PREFIX!r})" if self.mc_mode == "loglikelihood" \
             else "generate, then parse"
         return {**super().describe(), "mc_mode": self.mc_mode,
-                "choice_scoring": scoring, "chat_template": self.chat, "batch_size": self.fixed_batch or "auto",
+                "choice_scoring": scoring, "chat_template": self.template_name,
+                "batch_size": self.fixed_batch or "auto",
                 "kv_cache": "static" if self.compiled else "dynamic", "compile": self.compiled,
                 "batching": "continuous" if self.continuous else "static"}

@@ -97,6 +97,11 @@ _ACTIVE: dict[str, set[str]] = {kind: set() for kind in REGISTRIES}  # outside n
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+ITEM_JUDGMENTS = "item_judgments"
+"""The key under which a judged scorer may return, one entry per instance (in order), the list of that
+instance's judge verdicts (`{"verdict", "reasoning", ...}`); `score` takes it out of the metric output and
+`evaluate` keeps it beside the predictions (`predictions.write_judged`)."""
+
 
 def _register(kind: str, name: str) -> Callable[[F], F]:
     """A decorator that registers a function under `name` (a built-in name is registered once)."""

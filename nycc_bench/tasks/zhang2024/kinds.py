@@ -13,7 +13,7 @@ from ...groups import HUMAN_GROUPS
 from ...scorers import metric_arguments
 from ..definition import Task
 from ..instances import load_split, row_description
-from ..kinds import Built, Instance, register_builder, register_scorer, render
+from ..kinds import ITEM_JUDGMENTS, Built, Instance, register_builder, register_scorer, render
 
 log = logging.getLogger("nycc_bench")
 
@@ -165,6 +165,12 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
                                                        for r in [*records, *lost] if r.get("human_group", g) == g],
                                         **judge.win_rate_kwargs())
                           for g in groups}
+    by_contest: dict[Any, list[dict[str, Any]]] = {}  # each comparison's verdict, for the run viewer
+    for r in records:
+        by_contest.setdefault(r["contest_number"], []).append(
+            {"against": r.get("human_group"), "model_position": r.get("model_position"), "verdict": r.get("verdict"),
+             "delta_logprob": r.get("delta_logprob"), "reasoning": r.get("raw")})
+    scores[ITEM_JUDGMENTS] = [by_contest.get(i.reference["contest_number"], []) for i in instances]
     scores["judge"] = {"judge": judge.name, "protocol": protocol, "missing": options.get("missing", "count"),
                        "rule": next((r.get("rule") for r in records if r.get("rule")), None), "shots": shot_record,
                        "n_shots": (shot_record or {}).get("n_shots"),
