@@ -116,13 +116,16 @@ def read_votes(path: str | Path) -> pd.DataFrame:
         table = pq.read_table(path)
     except (pa.ArrowException, OSError) as err:
         raise ArenaRefused(f"votes: {path} is not a parquet file ({' '.join(str(err).split())[:120]})") from None
-    for name in SCHEMA.names:
-        if name not in table.column_names:
-            raise ArenaRefused(f"votes: {path} has no column {name!r}; it is not an `arena export` file")
-        want = SCHEMA.field(name).type
-        got = table.schema.field(name).type
-        if got != want and not (pa.types.is_timestamp(got) and pa.types.is_timestamp(want)):
-            raise ArenaRefused(f"{name}: column of {path} is {got}, expected {want}")
+    columns = []
+    for field in SCHEMA:
+        if field.name not in table.column_names:
+            raise ArenaRefused(f"votes: {path} has no column {field.name!r}; it is not an `arena export` file")
+        try:
+            columns.append(table[field.name].cast(field.type))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            raise ArenaRefused(f"{field.name}: column of {path} is {table.schema.field(field.name).type}, expected "
+                               f"{field.type}") from None
+    table = pa.Table.from_arrays(columns, schema=SCHEMA)
     frame = table.to_pandas()
     for column in ("vote_id", "player_a", "player_b", "caption_a", "caption_b", "winner"):
         if frame[column].isna().any() or (frame[column] == "").any():

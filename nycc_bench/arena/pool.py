@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..groups import HUMAN_GROUPS, LABELS
+from .errors import ArenaRefused
 from .text import display_text
 
 log = logging.getLogger("nycc_bench.arena")
@@ -76,7 +77,7 @@ class Pool:
     def add(self, player: Player, contest: int, texts: Iterable[Any]) -> None:
         """Add a player's captions for one cartoon (empty or repeated texts are skipped)."""
         if contest not in self.cartoons:
-            raise ValueError(f"contest: {contest} is not a cartoon of the arena")
+            raise ArenaRefused(f"contest: {contest} is not a cartoon of the arena; add the cartoon first")
         self.players.setdefault(player.id, player)
         ids = self.by_contest.setdefault(contest, {}).setdefault(player.id, [])
         for raw in texts:

@@ -32,6 +32,7 @@ ROUNDS = 1000
 CONFIDENCE = 0.95
 SIDE_MIN_VOTES = 10  # decisive votes before a visitor's side preference is judged
 SIDE_SHARE = 0.9  # "nearly always one side"
+PRIOR = 1.0  # virtual ties of each player with one reference player (see `_bt`)
 _WINNERS = (evalica.Winner.X, evalica.Winner.Y, evalica.Winner.Draw)
 
 
@@ -96,14 +97,19 @@ def _index(n_players: int) -> pd.Index:
 
 
 def _bt(ca: np.ndarray, cb: np.ndarray, co: np.ndarray, weights: np.ndarray, n_players: int) -> np.ndarray:
-    """Log-strengths by evalica's Bradley-Terry (Newman's iteration), NaN for a player with no comparison."""
-    winners = [_WINNERS[o] for o in co]
-    result = evalica.bradley_terry(ca, cb, winners, index=_index(n_players), weights=weights, tolerance=1e-8,
+    """Log-strengths by evalica's Bradley-Terry (Newman's iteration), NaN for a player with no comparison. Each
+    player also ties `PRIOR` times with one virtual reference player, so that one who never lost (or never won)
+    stays finite; with tens of votes per player its pull is negligible."""
+    xs = np.concatenate([ca, np.arange(n_players)])
+    ys = np.concatenate([cb, np.full(n_players, n_players)])
+    outcomes = np.concatenate([co, np.full(n_players, 2)])
+    result = evalica.bradley_terry(xs, ys, [_WINNERS[o] for o in outcomes], index=_index(n_players + 1),
+                                   weights=np.concatenate([weights, np.full(n_players, PRIOR)]), tolerance=1e-8,
                                    limit=500)
-    scores = np.empty(n_players)
+    scores = np.empty(n_players + 1)
     scores[result.scores.index.to_numpy()] = result.scores.to_numpy()
     with np.errstate(divide="ignore"):
-        out = np.log(scores)
+        out = np.log(scores[:n_players])
     played = np.bincount(ca, weights, n_players) + np.bincount(cb, weights, n_players)
     out[(played == 0) | ~np.isfinite(out)] = np.nan
     return out
@@ -172,6 +178,10 @@ def check_votes(frame: pd.DataFrame) -> pd.DataFrame:
     bad = frame[~frame["winner"].isin(["a", "b", "tie", "both_bad"])]
     if len(bad):
         raise ArenaRefused(f"winner: row {bad.index[0]} has {bad['winner'].iloc[0]!r}; expected a, b, tie or both_bad")
+    for column in ("caption_a", "caption_b"):
+        empty = frame[frame[column].isna() | (frame[column].astype(str).str.strip() == "")]
+        if len(empty):
+            raise ArenaRefused(f"{column}: empty caption in row {empty.index[0]}; every vote compares two texts")
     same = frame[frame["player_a"] == frame["player_b"]]
     if len(same):
         raise ArenaRefused(f"player_b: row {same.index[0]} pairs {same['player_a'].iloc[0]!r} with itself")
