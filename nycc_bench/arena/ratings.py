@@ -2,6 +2,10 @@
 percentile bootstrap intervals over votes, anchored so that Human #200-209 = 1000 on the Elo scale
 (400 points = ten-to-one odds); ranks by interval; a length-controlled fit; the side checks.
 
+An interval is that of the player's strength relative to the field (each round centred on the players' mean),
+placed on the anchored scale: the anchor's own uncertainty is shown, not hidden in everyone else's, so ranking by
+interval treats it like any player.
+
 Bootstrap over votes: votes are independent draws, and votes that name the same (player, player, outcome) cell
 are exchangeable, so resampling n votes with replacement is a multinomial draw of the cell counts; each round is
 one weighted fit over at most 3 x players^2 cells, whatever the number of votes.
@@ -124,7 +128,7 @@ def _lc_fit(a: np.ndarray, b: np.ndarray, y: np.ndarray, d: np.ndarray, w: np.nd
 
     n = n_players
     free = np.array([i for i in range(n) if i != anchor])
-    ridge = 1e-6  # keeps a player who never lost finite
+    ridge = PRIOR / 8  # the curvature of `_bt`'s virtual ties at equal strength: a player who never lost stays finite
 
     def z_of(theta: np.ndarray) -> np.ndarray:
         s = np.zeros(n)
@@ -265,12 +269,14 @@ def ratings(votes: pd.DataFrame, *, length_control: bool = False, rounds: int = 
             log_draws[r] = _bt(ca, cb, co, rng.multinomial(n_votes, probabilities).astype(np.float64), n)
         coef = coef_low = coef_high = None
 
-    def scale(x: np.ndarray) -> np.ndarray:
-        ref = x[..., index[anchor]] if anchored else np.nanmean(x, axis=-1)
-        return BASE + SCALE * (x - np.expand_dims(ref, -1))
-
-    rating, draws_scaled = scale(log_strength), scale(log_draws)
-    low, high = _interval(draws_scaled, confidence)
+    # the point on the anchored scale; the interval of each player's strength relative to the field (centred on
+    # the players' mean in every round) placed on that scale, so the anchor has an interval too and ranks by
+    # interval treat it like any player
+    shift = (np.nanmean(log_strength) - log_strength[index[anchor]]) if anchored else 0.0
+    rating = BASE + SCALE * (log_strength - (log_strength[index[anchor]] if anchored else np.nanmean(log_strength)))
+    with np.errstate(all="ignore"):
+        centred = log_draws - np.nanmean(log_draws, axis=1, keepdims=True)
+    low, high = _interval(BASE + SCALE * (centred + shift), confidence)
     played = np.bincount(a, minlength=n) + np.bincount(b, minlength=n)
     wins = (np.bincount(a, (outcome == 0) + 0.5 * (outcome == 2), n)
             + np.bincount(b, (outcome == 1) + 0.5 * (outcome == 2), n))

@@ -138,7 +138,7 @@ class ArenaTab:
             frame = vote_frame(votes, self.settings)
             names = {p: self.arena.pool.name(p) for p in set(frame["player_a"]) | set(frame["player_b"])} if len(
                 frame) else {}
-            label = (f"{live} votes by people." if live else
+            label = (f"{live} vote(s) by people." if live else
                      f"**Simulated**: these {key[1]} votes were cast by simulated voters with known caption "
                      "strengths (the seed of a fresh leaderboard), not by people. The first real vote replaces them.")
             try:
