@@ -21,7 +21,7 @@ from ..judging import JudgeSpec, group_judgments
 from ..scoring.bootstrap import bootstrap_ci
 from ..scoring.win_rate import THRESHOLD, recalibrate
 from .errors import ArenaRefused
-from .ratings import ROUNDS, _bt, _cells, counted, ratings
+from .ratings import ROUNDS, BradleyTerry, _cells, cell_weights, counted, ratings
 
 GROUP_PROTOCOLS = ("overall", "best_pick")
 
@@ -98,15 +98,15 @@ def agree(votes: pd.DataFrame, judge: JudgeSpec, *, protocol: str | None = None,
     rng = np.random.default_rng(seed)
     taus, rates = [], []
     outcome = np.where(people_a == 1, 0, 1)
+    cells = _cells(a, b, outcome, n)
+    model = BradleyTerry(*cells[:3], n)
     for r in range(rounds + 1):
         w = np.ones(len(judged)) if r == 0 else rng.multinomial(len(judged), np.full(len(judged), 1 / len(judged)))
         wins = np.bincount(a, w * judge_a, n) + np.bincount(b, w * (valid - judge_a), n)
         games = np.bincount(a, w * valid, n) + np.bincount(b, w * valid, n)
         with np.errstate(invalid="ignore", divide="ignore"):
             rate = wins / games
-        ca, cb, co, counts = _cells(a, b, outcome, n)
-        weight = counts if r == 0 else np.bincount((a * n + b) * 3 + outcome, w, n * n * 3)[(ca * n + cb) * 3 + co]
-        strength = _bt(ca, cb, co, weight.astype(float), n)
+        strength = model.fit(cell_weights(a, b, outcome, w.astype(float), cells, n))
         taus.append(_kendall(rate, strength))
         rates.append(rate)
     tau_low, tau_high = (np.nanpercentile(taus[1:], [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])

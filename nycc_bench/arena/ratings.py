@@ -89,10 +89,25 @@ class Ratings:
 
 
 def _cells(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, n_players: int) -> tuple[np.ndarray, ...]:
-    """Unique (a, b, outcome) cells and their counts."""
+    """Unique (a, b, outcome) cells, each pair in one orientation (a < b, the outcome flipped to match), and their
+    counts."""
+    flip = a > b
+    a, b = np.where(flip, b, a), np.where(flip, a, b)
+    outcome = np.where(flip & (outcome < 2), 1 - outcome, outcome)
     code = (a * n_players + b) * 3 + outcome
     unique, counts = np.unique(code, return_counts=True)
     return unique // 3 // n_players, unique // 3 % n_players, unique % 3, counts.astype(np.float64)
+
+
+def cell_weights(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, weights: np.ndarray, cells: tuple[np.ndarray, ...],
+                 n_players: int) -> np.ndarray:
+    """Per-vote weights summed into the cells of `_cells` (same orientation)."""
+    flip = a > b
+    a, b = np.where(flip, b, a), np.where(flip, a, b)
+    outcome = np.where(flip & (outcome < 2), 1 - outcome, outcome)
+    totals = np.bincount((a * n_players + b) * 3 + outcome, weights, n_players * n_players * 3)
+    ca, cb, co = cells[:3]
+    return totals[(ca * n_players + cb) * 3 + co]
 
 
 @cache
@@ -100,23 +115,30 @@ def _index(n_players: int) -> pd.Index:
     return pd.RangeIndex(n_players)
 
 
-def _bt(ca: np.ndarray, cb: np.ndarray, co: np.ndarray, weights: np.ndarray, n_players: int) -> np.ndarray:
-    """Log-strengths by evalica's Bradley-Terry (Newman's iteration), NaN for a player with no comparison. Each
-    player also ties `PRIOR` times with one virtual reference player, so that one who never lost (or never won)
-    stays finite; with tens of votes per player its pull is negligible."""
-    xs = np.concatenate([ca, np.arange(n_players)])
-    ys = np.concatenate([cb, np.full(n_players, n_players)])
-    outcomes = np.concatenate([co, np.full(n_players, 2)])
-    result = evalica.bradley_terry(xs, ys, [_WINNERS[o] for o in outcomes], index=_index(n_players + 1),
-                                   weights=np.concatenate([weights, np.full(n_players, PRIOR)]), tolerance=1e-8,
-                                   limit=500)
-    scores = np.empty(n_players + 1)
-    scores[result.scores.index.to_numpy()] = result.scores.to_numpy()
-    with np.errstate(divide="ignore"):
-        out = np.log(scores[:n_players])
-    played = np.bincount(ca, weights, n_players) + np.bincount(cb, weights, n_players)
-    out[(played == 0) | ~np.isfinite(out)] = np.nan
-    return out
+class BradleyTerry:
+    """Evalica's Bradley-Terry (Newman's iteration) over fixed cells, refitted for any cell weights. Each player
+    also ties `PRIOR` times with one virtual reference player, so that one who never lost (or never won) stays
+    finite; with tens of votes per player its pull is negligible."""
+
+    def __init__(self, ca: np.ndarray, cb: np.ndarray, co: np.ndarray, n_players: int) -> None:
+        self.n, self.ca, self.cb = n_players, ca, cb
+        self.xs = np.concatenate([ca, np.arange(n_players)])
+        self.ys = np.concatenate([cb, np.full(n_players, n_players)])
+        self.winners = [_WINNERS[o] for o in np.concatenate([co, np.full(n_players, 2)])]
+        self.prior = np.full(n_players, PRIOR)
+
+    def fit(self, weights: np.ndarray) -> np.ndarray:
+        """Log-strengths; NaN for a player with no comparison at these weights."""
+        n = self.n
+        result = evalica.bradley_terry(self.xs, self.ys, self.winners, index=_index(n + 1),
+                                       weights=np.concatenate([weights, self.prior]), tolerance=1e-8, limit=500)
+        scores = np.empty(n + 1)
+        scores[result.scores.index.to_numpy()] = result.scores.to_numpy()
+        with np.errstate(divide="ignore"):
+            out = np.log(scores[:n])
+        played = np.bincount(self.ca, weights, n) + np.bincount(self.cb, weights, n)
+        out[(played == 0) | ~np.isfinite(out)] = np.nan
+        return out
 
 
 def _lc_fit(a: np.ndarray, b: np.ndarray, y: np.ndarray, d: np.ndarray, w: np.ndarray, n_players: int,
@@ -203,21 +225,22 @@ def counted(frame: pd.DataFrame) -> pd.DataFrame:
 def side_report(frame: pd.DataFrame, confidence: float = CONFIDENCE, seed: int = 0) -> dict[str, Any]:
     """The left side's win rate over decisive votes (with a bootstrap interval) and the visitors who nearly always
     pick one side."""
-    from ..scoring.bootstrap import bootstrap_ci
-
     if "left_side" not in frame.columns:
         return {"left_win_rate": None, "left_low": None, "left_high": None, "n_decisive": 0, "side_biased": []}
     decisive = frame[frame["winner"].isin(["a", "b"])]
     left_won = (decisive["winner"] == decisive["left_side"]).to_numpy(dtype=float)
     rate = float(left_won.mean()) if len(left_won) else None
-    low, high = bootstrap_ci(left_won, confidence=confidence, n_resamples=1000, seed=seed) if len(left_won) else (
-        None, None)
+    low = high = None
+    if rate is not None:  # the percentile bootstrap of a mean of 0/1 votes: resampled means are binomial draws
+        draws = np.random.default_rng(seed).binomial(len(left_won), rate, ROUNDS) / len(left_won)
+        low, high = (float(x) for x in np.percentile(draws, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100]))
     biased = []
-    if "voter" in decisive.columns:
-        for voter, group in decisive.groupby("voter"):
-            left = float((group["winner"] == group["left_side"]).mean())
-            if len(group) >= SIDE_MIN_VOTES and max(left, 1 - left) >= SIDE_SHARE:
-                biased.append({"voter": str(voter), "votes": len(group), "left_share": left})
+    if "voter" in decisive.columns and len(decisive):
+        voters, which = np.unique(decisive["voter"].astype(str).to_numpy(), return_inverse=True)
+        n = np.bincount(which)
+        left = np.bincount(which, left_won) / n
+        for k in np.flatnonzero((n >= SIDE_MIN_VOTES) & (np.maximum(left, 1 - left) >= SIDE_SHARE)):
+            biased.append({"voter": str(voters[k]), "votes": int(n[k]), "left_share": float(left[k])})
     return {"left_win_rate": rate, "left_low": low, "left_high": high, "n_decisive": len(left_won),
             "side_biased": biased}
 
@@ -262,11 +285,12 @@ def ratings(votes: pd.DataFrame, *, length_control: bool = False, rounds: int = 
         coef_low, coef_high = _interval(draws[:, n:], confidence)
     else:
         ca, cb, co, counts = _cells(a, b, outcome, n)
-        log_strength = _bt(ca, cb, co, counts, n)
+        model = BradleyTerry(ca, cb, co, n)
+        log_strength = model.fit(counts)
         log_draws = np.empty((rounds, n))
         probabilities = counts / counts.sum()
         for r in range(rounds):
-            log_draws[r] = _bt(ca, cb, co, rng.multinomial(n_votes, probabilities).astype(np.float64), n)
+            log_draws[r] = model.fit(rng.multinomial(n_votes, probabilities).astype(np.float64))
         coef = coef_low = coef_high = None
 
     # the point on the anchored scale; the interval of each player's strength relative to the field (centred on
