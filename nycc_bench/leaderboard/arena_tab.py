@@ -58,11 +58,11 @@ class ArenaTab:
             return
         try:
             store = VoteStore(Path(app.store.root) / "arena")
+            if seed_dir is not None and (n := load_seed(store, seed_dir)):
+                log.info("arena: seeded %d simulated votes", n)
             if hasattr(app.store, "results_repo") and hasattr(app.store, "api"):  # a Hub store: votes go there too
                 self.mirror = VoteMirror(store, app.store.api, app.store.results_repo, self.settings.mirror_s)
                 self.mirror.restore(Path(app.store.root))
-            if seed_dir is not None and (n := load_seed(store, seed_dir)):
-                log.info("arena: seeded %d simulated votes", n)
             self.arena = Arena(store, self._pool(), self.settings)
             if self.mirror is not None:
                 self.arena.on_vote.append(self.mirror.schedule)
