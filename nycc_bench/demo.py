@@ -89,7 +89,8 @@ def arena_round(data_dir: Path, dataset: Path, judges: dict[str, Any], n_votes: 
     print(f"{table.n_votes} counted votes of {len(frame)} (simulated voters; gold probes and the careless voter "
           "left out):")
     print(table.frame().to_string(index=False))
-    report = agree(frame, judges["caption_generation"], dataset=str(dataset), rounds=200)
+    reward = next(spec for spec in judges.values() if spec.backend == "reward")
+    report = agree(frame, reward, dataset=str(dataset), rounds=200)
     print("\n".join(table_lines([report])))
     folder = Path(store.root) / "arena" / "judges"
     folder.mkdir(parents=True, exist_ok=True)

@@ -19,7 +19,6 @@ from .text import display_text
 log = logging.getLogger("nycc_bench.arena")
 ANCHOR = "human:human_200"  # rated 1000: the scale means the same thing across releases
 GOLD_REAL, GOLD_DECOY = "gold:real", "gold:decoy"
-GENERATION_CONFIG = "caption_generation"  # the dataset config whose cartoons and human groups the arena shows
 
 
 @dataclass(frozen=True)
@@ -108,10 +107,20 @@ class Pool:
         return self.players[player].name if player in self.players else player
 
 
+def generation_tasks() -> dict[str, str]:
+    """The tasks whose predictions are captions for a cartoon that has the human caption groups (their task files
+    show them as `display.view: groups`), each with its dataset config: where the arena's players come from."""
+    from ..tasks import TASKS
+
+    return {name: task.config for name, task in TASKS.items() if task.display.view == "groups"}
+
+
 def build_pool(rows: Iterable[Mapping[str, Any]], results: Iterable[Mapping[str, Any]],
                resolve: Callable[[str], Path]) -> Pool:
-    """The pool of the cartoons in `rows` (the caption_generation split with its human groups) and the runs in
-    `results` (records whose `caption_generation` task lists predictions files, read through `resolve`)."""
+    """The pool of the cartoons in `rows` (a generation task's split, with its human groups) and the runs in
+    `results` (records whose generation task lists predictions files, read through `resolve`; a run's first such
+    task in the registry's order)."""
+    tasks = list(generation_tasks())
     pool = Pool()
     for row in rows:
         contest = int(row["contest_number"])
@@ -121,7 +130,7 @@ def build_pool(rows: Iterable[Mapping[str, Any]], results: Iterable[Mapping[str,
             pool.add(human_player(group), contest, row.get(group) or [])
         pool.add_gold(contest, (row.get("human_top10") or [])[:3])
     for record in results:
-        task = (record.get("tasks") or {}).get(GENERATION_CONFIG)
+        task = next((record["tasks"][t] for t in tasks if t in (record.get("tasks") or {})), None)
         run_id = (record.get("extra") or {}).get("run_id")
         if not task or not run_id:
             continue

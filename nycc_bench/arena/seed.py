@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from ..tasks.instances import load_split
+from .errors import ArenaRefused
 from .mirror import read_shards, shard_text
-from .pool import GENERATION_CONFIG, Pool, build_pool
+from .pool import Pool, build_pool, generation_tasks
 from .service import Arena
 from .settings import ArenaSettings
 from .simulate import SimulatedClock, Voter, simulate
@@ -21,8 +22,12 @@ SEED_FILE = Path("arena") / "votes.jsonl"
 
 def dataset_pool(dataset: str, results: Iterable[Mapping[str, Any]], resolve: Callable[[str], Path],
                  split: str = "test") -> Pool:
-    """The pool of a dataset's caption_generation split (text only) and the runs in `results`."""
-    rows = load_split(dataset, GENERATION_CONFIG, split)
+    """The pool of a dataset's generation config split (text only) and the runs in `results`."""
+    configs = sorted(set(generation_tasks().values()))
+    if not configs:
+        raise ArenaRefused("tasks: no task shows human caption groups (`display.view: groups`); the arena has no "
+                           "cartoons to show")
+    rows = load_split(dataset, configs[0], split)
     if "image" in rows.column_names:
         rows = rows.remove_columns("image")
     return build_pool(rows, results, resolve)
