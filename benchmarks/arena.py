@@ -25,7 +25,7 @@ import pandas as pd
 
 from nycc_bench.arena import Arena, ArenaSettings, SimulatedClock, Vote, VoteStore, ratings
 from nycc_bench.arena.pool import ANCHOR, Cartoon, Player, Pool, human_player
-from nycc_bench.arena.ratings import BASE, SCALE
+from nycc_bench.arena.rating import BASE, SCALE
 
 
 def synthetic_pool(n_players: int, n_cartoons: int, per_player: int = 3) -> Pool:

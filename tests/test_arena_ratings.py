@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from arena_helpers import bt_votes
 
 from nycc_bench.arena import ANCHOR, ArenaRefused, ratings
-from nycc_bench.arena.ratings import SCALE, rank_by_interval
+from nycc_bench.arena.rating import SCALE, rank_by_interval
 
 TRUE = {"p0": 0.6, "p1": 0.3, "p2": -0.2, "p3": -0.5, ANCHOR: 0.0}
 

@@ -15,14 +15,15 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_HOMES = {
-    "agree": "agree", "table_lines": "agree", "ArenaRefused": "errors", "SCHEMA": "export", "arena_dir": "export",
-    "export_votes": "export", "read_votes": "export", "vote_frame": "export", "write_votes": "export",
-    "ANCHOR": "pool", "Pool": "pool", "build_pool": "pool", "Ratings": "ratings", "ratings": "ratings",
-    "CHOICES": "service", "Arena": "service", "Receipt": "service", "Served": "service",
-    "ArenaSettings": "settings", "SimulatedClock": "simulate", "Voter": "simulate", "simulate": "simulate",
-    "TokenRefused": "tokens", "Tokens": "tokens", "Vote": "votes", "VoteStore": "votes",
+_MODULES = {
+    "agreement": ("agree", "table_lines"), "errors": ("ArenaRefused",),
+    "export": ("SCHEMA", "arena_dir", "export_votes", "read_votes", "vote_frame", "write_votes"),
+    "pool": ("ANCHOR", "Pool", "build_pool"), "rating": ("Ratings", "ratings"),
+    "service": ("CHOICES", "Arena", "Receipt", "Served"), "settings": ("ArenaSettings",),
+    "simulation": ("SimulatedClock", "Voter", "simulate"), "tokens": ("TokenRefused", "Tokens"),
+    "votes": ("Vote", "VoteStore"),
 }
+_HOMES = {name: module for module, names in _MODULES.items() for name in names}
 __all__ = sorted(_HOMES)
 
 

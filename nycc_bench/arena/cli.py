@@ -53,7 +53,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_ratings(args: argparse.Namespace) -> int:
     from .export import read_votes
-    from .ratings import ratings
+    from .rating import ratings
 
     frame = read_votes(args.votes)
     result = ratings(frame, length_control=args.length_control, rounds=args.rounds, seed=args.seed)
@@ -74,7 +74,7 @@ def cmd_ratings(args: argparse.Namespace) -> int:
 
 def cmd_agree(args: argparse.Namespace) -> int:
     from ..judging import JudgeSpec
-    from .agree import agree, table_lines
+    from .agreement import agree, table_lines
     from .export import read_votes
 
     frame = read_votes(args.votes)

@@ -13,7 +13,7 @@ from .mirror import read_shards, shard_text
 from .pool import Pool, build_pool, generation_tasks
 from .service import Arena
 from .settings import ArenaSettings
-from .simulate import SimulatedClock, Voter, simulate
+from .simulation import SimulatedClock, Voter, simulate
 from .votes import VoteStore
 
 SEED_VOTES = 600

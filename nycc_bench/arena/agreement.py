@@ -21,7 +21,7 @@ from ..judging import JudgeSpec, group_judgments
 from ..scoring.bootstrap import bootstrap_ci
 from ..scoring.win_rate import THRESHOLD, recalibrate
 from .errors import ArenaRefused
-from .ratings import ROUNDS, BradleyTerry, _cells, cell_weights, counted, ratings
+from .rating import ROUNDS, BradleyTerry, _cells, cell_weights, counted, ratings
 
 GROUP_PROTOCOLS = ("overall", "best_pick")
 
