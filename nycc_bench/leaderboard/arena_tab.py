@@ -159,7 +159,8 @@ class ArenaTab:
         lc = {r.player: r for r in controlled.rows}
         frame.insert(4, "Length-controlled", [f"{lc[r.player].rating:.0f} [{lc[r.player].low:.0f}, "
                                               f"{lc[r.player].high:.0f}]" for r in plain.rows])
-        notes = [label, f"Counted votes: {plain.n_votes}. Length coefficient (style control): "
+        notes = [label, f"Counted votes: {plain.n_votes} (intervals: {TABLE_ROUNDS} bootstrap rounds, "
+                        f"length-controlled {LC_ROUNDS}). Length coefficient (style control): "
                         f"{controlled.length_coef:+.2f} log-odds per unit of normalised length difference "
                         f"[{controlled.length_low:+.2f}, {controlled.length_high:+.2f}]."]
         if plain.left_win_rate is not None:
