@@ -104,4 +104,5 @@ def test_voting_reveals_the_players_and_updates_the_table(page: Any) -> None:
     page.locator("#arena-vote-both-bad").click()
     wait_text(page, "#arena-reveal", "both bad")
     wait_text(page, "#arena-notes", "2 vote(s) by people")
+    wait_text(page, "#arena-notes", "flagged a caption as offensive")
     page.screenshot(path=str(SHOTS / "12_arena_second_vote.png"), full_page=True)

@@ -167,6 +167,9 @@ class ArenaTab:
             notes.append(f"The left caption wins {100 * plain.left_win_rate:.1f}% of {plain.n_decisive} decisive "
                          f"votes [{100 * plain.left_low:.1f}, {100 * plain.left_high:.1f}]; "
                          f"{len(plain.side_biased)} visitor(s) nearly always pick one side.")
+        flagged = frame_flags(self.arena) if self.arena is not None else 0
+        if flagged:
+            notes.append(f"{flagged} vote(s) flagged a caption as offensive (kept in the export's `flag_a`/`flag_b`).")
         notes.extend(plain.notes)
         if self.mirror is not None and self.mirror.error:
             notes.append(f"**Not yet on the Hub:** {e(self.mirror.error)}")
@@ -191,6 +194,11 @@ class ArenaTab:
         return ("### Judges measured against people\n\nEach judge the operator ran (`nycc-bench judges agree`) beside "
                 "the arena's votes and Zhang's crowd check, so a reader knows how far each judged column is from "
                 "what people find funny.\n\n" + "\n".join(table_lines(reports)))
+
+
+def frame_flags(arena: Arena) -> int:
+    """Votes that flagged either caption as offensive."""
+    return arena.store.read_one("SELECT COUNT(*) FROM votes WHERE flag_a = 1 OR flag_b = 1")
 
 
 def caption_html(text: str) -> str:
