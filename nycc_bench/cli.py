@@ -568,6 +568,9 @@ def parser() -> argparse.ArgumentParser:
     from .viewer.cli import add_view_parser
 
     add_view_parser(sub)
+    from .arena.cli import add_arena_parsers
+
+    add_arena_parsers(sub, _judge_options)
 
     d = sub.add_parser("demo", help="run the main job on the embedded sample")
     d.add_argument("--out", default="out/demo", help="output folder (default: out/demo)")

@@ -1,4 +1,4 @@
-"""The Gradio 6 app: leaderboard tabs (overview + one per family), run detail, Browse, Submit, About."""
+"""The Gradio 6 app: leaderboard tabs (overview + one per family), run detail, Browse, Submit, Arena, About."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from ..standings import (
 from ..tasks import TASKS
 from ..tasks.scores import FAMILIES, family_metrics, family_summary
 from . import about
+from .arena_tab import build_arena_tab
 from .browse import ContestIndex, Predictions, contest_html, outputs_html, showcase
 from .detail import detail_html, prediction_files, run_choices
 from .exports import write_exports
@@ -343,8 +344,10 @@ def build(app: App) -> gr.Blocks:
                     queue_btn = gr.Button("Refresh", scale=0, elem_id="queue-refresh")
                 queue = gr.Dataframe(value=app.queue(), interactive=False, wrap=True, elem_id="queue",
                                      show_label=False)
+            arena = build_arena_tab(app, demo)
             with gr.Tab("About", id="about"):
                 about_box = gr.Markdown(about.about_markdown(app.results()[0]), elem_id="about")
+                demo.load(arena.judges_markdown, None, gr.Markdown(elem_id="about-judges"))
 
         filters = [search, show_sample, details, types, sizes, settings]
         view_outputs = [banner_box, *[x for pair in zip(tables, plots, strict=True) for x in pair], run, downloads,
