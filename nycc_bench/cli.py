@@ -271,6 +271,7 @@ def cmd_submission(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run a system on a task and write predictions (resumable)."""
+    from .run_lock import file_lock
     from .runner import run_task
 
     task_options = parse_task_options(args.task_option)
@@ -285,9 +286,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                 raise NyccBenchError(f"{name}: --{name} {value} and --task-option {args.task}.{name}="
                                      f"{options[name]} disagree; give one")
             options[name] = value
-    summary = run_task(args.task, args.system, args.out, dataset=args.dataset, split=args.split, fold=args.fold,
-                       base_url=args.base_url, limit=args.limit, progress=not args.quiet,
-                       system_options=parse_options(args.system_option), task_options=options)
+    with file_lock(args.out):  # one writer per run folder
+        summary = run_task(args.task, args.system, args.out, dataset=args.dataset, split=args.split,
+                           fold=args.fold, base_url=args.base_url, limit=args.limit, progress=not args.quiet,
+                           system_options=parse_options(args.system_option), task_options=options)
     print(f"{summary.out}: {summary.total} instances, {summary.answered} answered now, {summary.resumed} "
           f"already there, {summary.unparsed} unparseable, {summary.failed} failed (re-run to retry)")
     return 1 if summary.failed else 0
@@ -304,9 +306,10 @@ def cmd_score(args: argparse.Namespace) -> int:
                    judge=judge_spec(args), task_options=options, last_k_tokens=args.last_k_tokens)
     text = json.dumps(result, ensure_ascii=False, default=str)
     if args.out:
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(result, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+        from .run_lock import file_lock
+
+        with file_lock(args.out) as out:
+            out.write_text(json.dumps(result, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
     print(text)
     return 0
 

@@ -2,13 +2,17 @@
 
 Two processes started into the same `--out` would interleave their predictions in one file; the second one
 stops at once with one line naming the folder and the pid that holds it. The lock is `filelock`'s (fcntl on
-POSIX, msvcrt on Windows), so it is released when the holder exits, even if it is killed.
+POSIX, msvcrt on Windows), so it is released when the holder exits, even if it is killed; a lock whose owner is
+gone (its `.lock.owner` left behind) is taken over, with a log line naming the pid. Every writer takes it:
+`evaluate`, `run` and `score --out` (the folder of the file they write), `import`, and the leaderboard worker
+while it publishes a job's folder.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,6 +26,7 @@ from .errors import NyccBenchError
 LOCK_NAME = ".lock"
 OWNER_NAME = ".lock.owner"
 T = TypeVar("T")
+log = logging.getLogger("nycc_bench")
 
 
 class RunFolderBusy(NyccBenchError):
@@ -51,11 +56,20 @@ def run_lock(out: str | Path) -> Iterator[Path]:
         raise RunFolderBusy(f"out: {out} is in use by another run (pid {holder(out)}); wait for it to finish or "
                             "pass another --out") from None
     try:
+        if (stale := holder(out)) != "unknown" and stale != str(os.getpid()):
+            log.warning("out: took over the lock of %s from pid %s, which is gone", out, stale)
         (out / OWNER_NAME).write_text(str(os.getpid()), encoding="utf-8")
         yield out
     finally:
         (out / OWNER_NAME).unlink(missing_ok=True)
         lock.release()
+
+
+@contextmanager
+def file_lock(path: str | Path) -> Iterator[Path]:
+    """Hold the run-folder lock of the folder a file is written into (`run --out FILE`, `score --out FILE`)."""
+    with run_lock(Path(path).parent):
+        yield Path(path)
 
 
 def locks_out(fn: Callable[..., T]) -> Callable[..., T]:

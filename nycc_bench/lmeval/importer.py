@@ -21,6 +21,7 @@ from typing import Any
 from .. import __version__
 from ..errors import NyccBenchError
 from ..predictions import OK, UNPARSED
+from ..run_lock import locks_out
 from ..tasks import get_task
 from .export import PREFIX
 from .runtime import details
@@ -77,6 +78,7 @@ def _command(data: Mapping[str, Any], names: list[str]) -> str:
     return shlex.join(words).replace("'$(nycc-bench lm-eval path)'", '"$(nycc-bench lm-eval path)"')
 
 
+@locks_out  # one writer per run folder, as `evaluate`
 def import_lm_eval(results_dir: str | Path, out: str | Path, dataset: str | None = None) -> Any:
     """Read an lm-eval output folder into `out/results.json` (+ `out/predictions/`); returns the RunResult."""
     from ..evaluation import RunResult, predictions_path
