@@ -282,8 +282,9 @@ def write_results(path: str | Path, data: Mapping[str, Any]) -> Path:
     return path
 
 
-def read_results(path: str | Path) -> dict[str, Any]:
-    """Read, upgrade (older schemas) and validate a results record."""
+def read_results(path: str | Path, run_dir: str | Path | None = None) -> dict[str, Any]:
+    """Read, upgrade (older schemas) and validate a results record; its counts are checked against the
+    predictions files its paths name, relative to `run_dir` (default: the record's folder)."""
     path = Path(path)
     if path.is_dir():
         path = path / "results.json"
@@ -295,7 +296,7 @@ def read_results(path: str | Path) -> dict[str, Any]:
         raise ResultsError(f"results: {path} is not JSON ({err})") from None
     _need(isinstance(data, dict), str(path), "is not a JSON object")
     record = validate_results(upgrade(data), where=str(path))
-    check_predictions(record, path.parent, str(path))
+    check_predictions(record, Path(run_dir) if run_dir is not None else path.parent, str(path))
     return record
 
 

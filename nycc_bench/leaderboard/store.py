@@ -353,9 +353,9 @@ class LocalStore:
                         del self._left_out[name]
                 for name, _, _ in entries:
                     try:
-                        loaded.append(read_results(folder / name))
-                    except (OSError, ResultsError) as err:
-                        self._left_out[f"results/{name}"] = one_line(err)
+                        loaded.append(read_results(folder / name, run_dir=self.root))  # paths: predictions/<run>
+                    except (OSError, ResultsError) as err:  # a hand-edited record fails the same checks
+                        self._left_out[f"results/{name}"] = f"refused: {one_line(err)}"
                 self._cache = (entries, loaded)
             return list(self._cache[1])
 
