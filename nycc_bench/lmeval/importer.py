@@ -25,6 +25,7 @@ from ..run_lock import locks_out
 from ..tasks import get_task
 from .export import PREFIX
 from .runtime import details
+from .verify import check_counts, dataset_docs, verified_items
 
 SOURCE = "lm-eval"
 
@@ -47,16 +48,6 @@ def _samples(results_file: Path, name: str) -> list[dict[str, Any]]:
         raise NyccBenchError(f"results-dir: {results_file.parent} has no samples of {name} ({path.name}); run lm_eval "
                              "with --log_samples so each instance's answer is kept")
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def _item(sample: Mapping[str, Any], name: str) -> dict[str, Any]:
-    """The nycc-bench item of a sample (the same under every metric key; see `runtime`)."""
-    for key in sample.get("metrics", []):
-        value = sample.get(key)
-        if isinstance(value, dict) and {"id", "fold", "prediction", "reference"} <= set(value):
-            return value
-    raise NyccBenchError(f"results-dir: a {name} sample has no nycc-bench item; was it run with the tasks of "
-                         "`nycc-bench lm-eval export`?")
 
 
 def _env(info: str, label: str) -> str | None:
@@ -118,7 +109,9 @@ def import_lm_eval(results_dir: str | Path, out: str | Path, dataset: str | None
         if dataset and not recorded:
             notes.append(f"{name}: the dataset is the one named to the import (--dataset {dataset}); lm-eval ran on "
                          "$NYCC_BENCH_DATASET, which it does not record.")
-        items = [_item(s, name) for s in sorted(_samples(path, name), key=lambda s: s["doc_id"])]
+        samples = sorted(_samples(path, name), key=lambda s: s.get("doc_id", 0))
+        check_counts(name, data, samples)
+        items = verified_items(task, name, samples, dataset_docs(task, dataset) if dataset else None)
         folds = sorted({int(i["fold"]) for i in items})
         found = details(task.name, items)
         out_files = []
