@@ -307,9 +307,11 @@ def cmd_score(args: argparse.Namespace) -> int:
     text = json.dumps(result, ensure_ascii=False, default=str)
     if args.out:
         from .run_lock import file_lock
+        from .secrets import scrub_data
 
         with file_lock(args.out) as out:
-            out.write_text(json.dumps(result, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+            out.write_text(json.dumps(scrub_data(result), indent=2, ensure_ascii=False, default=str) + "\n",
+                           encoding="utf-8")
     print(text)
     return 0
 
@@ -590,6 +592,10 @@ def main(argv: list[str] | None = None) -> int:
         from .publish.cli import main as publish
 
         return publish(argv[1:])
+    from .secrets import hold_argv, scrub_logs
+
+    hold_argv(argv)  # an --api-key value and URL passwords or keys never echo back (stderr, logs, files)
+    scrub_logs()
     args = parser().parse_args(argv)
     if getattr(args, "quiet", False):
         import datasets
@@ -620,7 +626,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _one_line(err: BaseException) -> str:
     """An error message on one line (a multi-line message keeps its first line and says how many follow)."""
-    lines = str(err).strip().splitlines() or [type(err).__name__]
+    from .secrets import scrub
+
+    lines = scrub(str(err)).strip().splitlines() or [type(err).__name__]
     return lines[0] if len(lines) == 1 else f"{lines[0]} (+{len(lines) - 1} lines: " + " | ".join(lines[1:4]) + ")"
 
 

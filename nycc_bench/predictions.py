@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import NyccBenchError
+from .secrets import scrub_data
 
 OK, UNPARSED, FAILED = "ok", "unparsed", "failed"
 STATUSES = (OK, UNPARSED, FAILED)
@@ -185,7 +186,7 @@ def attach_messages(path: str | Path, instances: list[Any], records: list[dict[s
         refs = []
         messages = inst.messages()
         for k, message in enumerate(messages):
-            entry = {"role": message["role"], "content": message["content"]}
+            entry = {"role": message["role"], "content": scrub_data(message["content"])}
             if k == len(messages) - 1 and getattr(inst, "image", None) is not None:
                 entry["image"] = True  # the last user turn is sent with the cartoon
             ref = message_ref(entry)

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import NyccBenchError
+from .secrets import scrub_data
 
 SCHEMA = "nycc-bench-results/2"
 TOP = ("schema", "nycc_bench_version", "git_commit", "created_at", "model", "dataset", "environment", "judge",
@@ -252,7 +253,7 @@ def upgrade(data: Mapping[str, Any]) -> dict[str, Any]:
 
 def dumps(data: Mapping[str, Any]) -> str:
     """The canonical text of a results record."""
-    return json.dumps(validate_results(dict(data)), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return json.dumps(validate_results(scrub_data(dict(data))), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def write_results(path: str | Path, data: Mapping[str, Any]) -> Path:

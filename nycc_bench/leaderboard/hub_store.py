@@ -19,6 +19,7 @@ from typing import Any
 
 from ..predictions import messages_path
 from ..results import dumps
+from ..secrets import scrub_data
 from .store import Job, LocalStore, StoreUnavailable, check_run_id, one_line, run_id, write_atomic
 
 log = logging.getLogger("nycc_bench.leaderboard")
@@ -31,7 +32,7 @@ def request_path(job: Job) -> str:
 
 def request_bytes(job: Job) -> bytes:
     """A job as its request file (stable key order, so unchanged jobs give unchanged files)."""
-    return json.dumps(job.to_json(), indent=2, sort_keys=True, ensure_ascii=False).encode()
+    return json.dumps(scrub_data(job.to_json()), indent=2, sort_keys=True, ensure_ascii=False).encode()
 
 
 class HubStore(LocalStore):

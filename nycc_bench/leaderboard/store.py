@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from ..predictions import messages_path
 from ..results import ResultsError, dumps, read_results, run_id
+from ..secrets import scrub, scrub_data
 
 PENDING, RUNNING, FINISHED, FAILED = "PENDING", "RUNNING", "FINISHED", "FAILED"
 RUN_ID_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-_")
@@ -183,6 +184,9 @@ class LocalStore:
         return [json.dumps(data[c]) if c in _JSON_COLUMNS else data[c] for c in _COLUMNS]
 
     def _upsert(self, db: sqlite3.Connection, job: Job) -> None:
+        for name in ("reason", "progress"):  # shown on the public queue page and in the request file
+            setattr(job, name, scrub(getattr(job, name)) if getattr(job, name) else getattr(job, name))
+        job.options = scrub_data(job.options)
         db.execute(f"INSERT OR REPLACE INTO jobs ({_QUOTED}) VALUES ({_MARKS})", self._values(job))
 
     def _changed(self, jobs: list[Job]) -> None:
@@ -227,8 +231,8 @@ class LocalStore:
         """Say the job's worker is alive; False when the job is no longer this worker's (taken back)."""
         with self._write() as db:
             cur = db.execute("UPDATE jobs SET heartbeat_at = ?, progress = COALESCE(?, progress) "
-                             "WHERE id = ? AND worker = ? AND status = ?", (time.time(), progress, job_id, worker,
-                                                                            RUNNING))
+                             "WHERE id = ? AND worker = ? AND status = ?",
+                             (time.time(), scrub(progress) if progress else progress, job_id, worker, RUNNING))
             ok = cur.rowcount == 1
         if ok and progress is not None:
             self._changed([job for job in [self.get_job(job_id)] if job])
@@ -240,8 +244,8 @@ class LocalStore:
             raise ValueError(f"status: a job ends FINISHED or FAILED, not {status}")
         with self._write() as db:
             cur = db.execute("UPDATE jobs SET status = ?, reason = ?, finished_at = ?, progress = NULL "
-                             "WHERE id = ? AND worker = ? AND status = ?", (status, reason, time.time(), job_id,
-                                                                           worker, RUNNING))
+                             "WHERE id = ? AND worker = ? AND status = ?",
+                             (status, reason and scrub(reason), time.time(), job_id, worker, RUNNING))
             ok = cur.rowcount == 1
         if ok:
             self._changed([job for job in [self.get_job(job_id)] if job])

@@ -30,6 +30,7 @@ from typing import Any
 
 from ..predictions import first_error
 from ..run_lock import RunFolderBusy, run_lock
+from ..secrets import scrub, scrub_logs
 from ..urls import redact_urls_in
 from .settings import Settings
 from .store import FAILED, FINISHED, Job, Store
@@ -174,6 +175,7 @@ def _child(job: Job, out: str, settings: Settings, conn: Any, parent: int | None
     """The child process: run the job, send progress, then the record or the one-line reason it failed."""
     if parent is not None:
         die_with_parent(parent)
+    scrub_logs()
     logging.basicConfig(level=logging.WARNING)
     last = [0.0]
 
@@ -186,7 +188,7 @@ def _child(job: Job, out: str, settings: Settings, conn: Any, parent: int | None
         conn.send(("result", evaluate_job(job, Path(out), settings, progress)))
     except Exception as err:  # any failure of the job is its reason, shown in the queue
         log.exception("job %s failed", job.id)
-        conn.send(("error", f"{type(err).__name__}: {err}" if not isinstance(err, JobFailed) else str(err)))
+        conn.send(("error", scrub(f"{type(err).__name__}: {err}" if not isinstance(err, JobFailed) else str(err))))
     finally:
         conn.close()
 

@@ -22,6 +22,7 @@ from .. import __version__
 from ..errors import NyccBenchError
 from ..predictions import OK, UNPARSED
 from ..run_lock import locks_out
+from ..secrets import scrub
 from ..tasks import get_task
 from .export import PREFIX
 from .runtime import details
@@ -122,7 +123,7 @@ def import_lm_eval(results_dir: str | Path, out: str | Path, dataset: str | None
                                  "prediction": i["prediction"], "raw": i.get("loglikelihoods", i.get("raw")),
                                  "answer_source": SOURCE, "prompt_version": task.prompt_version, "system": spec},
                                 ensure_ascii=False) for i in items if int(i["fold"]) == fold]
-            target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            target.write_text(scrub("\n".join(lines)) + "\n", encoding="utf-8")
             out_files.append(target.relative_to(out).as_posix())
         gen = cfg.get("generation_kwargs") if cfg.get("output_type") == "generate_until" else None
         decoding = None if gen is None else {"temperature": gen.get("temperature", 0.0) if gen.get("do_sample")
