@@ -74,6 +74,8 @@ class Settings:
     job_timeout_s: float = 7200.0  # one job's wall-clock limit (its child process is killed past it)
     poll_s: float = 10.0
     oauth: bool = False  # a Space with `hf_oauth: true` (gradio's LoginButton needs it)
+    trusted_proxies: str = ""  # addresses whose X-Forwarded-For is believed (comma-separated); none by default
+    visitor_concurrency: int = 2  # requests one visitor may have at work at once
 
     @classmethod
     def from_env(cls, data_dir: str | Path | None = None, dataset: str | None = None, **overrides: object) -> Settings:
@@ -101,6 +103,8 @@ class Settings:
             "max_attempts": int(env("NYCC_LB_MAX_ATTEMPTS", "2")),
             "job_timeout_s": float(env("NYCC_LB_JOB_TIMEOUT_S", "7200")),
             "oauth": oauth,
+            "trusted_proxies": env("NYCC_LB_TRUSTED_PROXIES", ""),
+            "visitor_concurrency": int(env("NYCC_LB_VISITOR_CONCURRENCY", "2")),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
