@@ -67,9 +67,8 @@ def test_the_search_is_bounded_and_long_fields_are_refused() -> None:
 def test_one_visitor_has_a_bounded_number_of_requests_at_work() -> None:
     gate = VisitorGate(2)
     with gate.slot("a"), gate.slot("a"):
-        with pytest.raises(Busy, match="2 requests at work already"):
-            with gate.slot("a"):
-                pass
+        with pytest.raises(Busy, match="2 requests at work already"), gate.slot("a"):
+            pass
         with gate.slot("b"):  # another visitor is not held up
             pass
     with gate.slot("a"), gate.slot("a"):  # freed again
