@@ -73,8 +73,14 @@ def hold_argv(argv: Iterable[str]) -> None:
 
 
 def held() -> tuple[str, ...]:
-    """Every secret value this process holds now, longest first (so a secret containing another goes whole)."""
-    values = set(_held)
+    """Every secret value this process holds now, longest first (so a secret containing another goes whole);
+    worked out again only when the environment or the held values change."""
+    return _held_now(hash(tuple(os.environ.items())), frozenset(_held))
+
+
+@lru_cache(maxsize=4)
+def _held_now(_environment: int, extra: frozenset[str]) -> tuple[str, ...]:
+    values = set(extra)
     for name, value in os.environ.items():
         if name in KEY_ENV or SECRET_ENV_NAME.search(name):
             values.add(value.strip())
@@ -90,6 +96,14 @@ def _pattern(values: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile("|".join(map(re.escape, values))) if values else None
 
 
+def _clean(text: str, pattern: re.Pattern[str] | None) -> str:
+    if pattern is not None:
+        text = pattern.sub(REDACTED, text)
+    if "://" in text or "=" in text:
+        text = _QUERY_SECRET.sub(lambda m: m.group(1) + REDACTED, redact_urls_in(text))
+    return text
+
+
 def scrub(text: str) -> str:
     """`text` without any secret this process holds, URL password or secret query value.
 
@@ -100,23 +114,23 @@ def scrub(text: str) -> str:
     """
     if not isinstance(text, str) or not text:
         return text
-    pattern = _pattern(held())
-    if pattern is not None:
-        text = pattern.sub(REDACTED, text)
-    if "://" in text or "=" in text:
-        text = _QUERY_SECRET.sub(lambda m: m.group(1) + REDACTED, redact_urls_in(text))
-    return text
+    return _clean(text, _pattern(held()))
 
 
 def scrub_data(data: T) -> T:
     """`data` (JSON-like: dicts, lists, strings) with every string scrubbed, keys included."""
-    if isinstance(data, str):
-        return scrub(data)  # type: ignore[return-value]
-    if isinstance(data, dict):
-        return {scrub_data(k): scrub_data(v) for k, v in data.items()}  # type: ignore[return-value]
-    if isinstance(data, list | tuple):
-        return type(data)(scrub_data(v) for v in data)  # type: ignore[return-value]
-    return data
+    pattern = _pattern(held())
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return _clean(value, pattern) if value else value
+        if isinstance(value, dict):
+            return {walk(k): walk(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return type(value)(walk(v) for v in value)
+        return value
+
+    return walk(data)
 
 
 class _Scrubbed(logging.Filter):
