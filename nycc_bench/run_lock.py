@@ -65,9 +65,26 @@ def run_lock(out: str | Path) -> Iterator[Path]:
         lock.release()
 
 
+def check_free(folder: Path) -> None:
+    """Refuse when another process holds `folder`'s lock (a run folder this one writes inside)."""
+    if not (folder / OWNER_NAME).exists():
+        return
+    lock = FileLock(folder / LOCK_NAME, blocking=False, thread_local=False)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise RunFolderBusy(f"out: {folder} is in use by another run (pid {holder(folder)}); wait for it to finish "
+                            "or pass another --out") from None
+    lock.release()
+
+
 @contextmanager
 def file_lock(path: str | Path) -> Iterator[Path]:
-    """Hold the run-folder lock of the folder a file is written into (`run --out FILE`, `score --out FILE`)."""
+    """Hold the run-folder lock of the folder a file is written into (`run --out FILE`, `score --out FILE`),
+    refusing also when a run folder above it is in use (`evaluate --out RUN` writes `RUN/predictions/`)."""
+    folder = Path(path).absolute().parent
+    for above in list(folder.parents)[:2]:
+        check_free(above)
     with run_lock(Path(path).parent):
         yield Path(path)
 

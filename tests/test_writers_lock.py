@@ -58,6 +58,10 @@ def test_run_and_score_out_are_refused_while_another_process_writes_the_folder(
     refused(capsys, ["score", "--task", "matching", "--predictions", str(scored / "matching.jsonl"), "--dataset",
                      sample_dataset, "--out", str(out / "score.json")], out, pid)
     assert not (out / "score.json").exists()
+    inside = out / "predictions" / "matching.jsonl"  # where `evaluate --out RUN` writes its predictions
+    refused(capsys, ["run", "--system", "random", "--task", "matching", "--dataset", sample_dataset, "--out",
+                     str(inside), "--quiet"], out, pid)
+    assert not inside.exists()
 
 
 def test_import_is_refused_while_another_process_writes_the_folder(held: tuple[Path, int], tmp_path: Path) -> None:
