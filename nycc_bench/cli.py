@@ -274,6 +274,7 @@ def cmd_submission(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run a system on a task and write predictions (resumable)."""
+    from .run_lock import file_lock
     from .runner import run_task
 
     task_options = parse_task_options(args.task_option)
@@ -288,9 +289,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                 raise NyccBenchError(f"{name}: --{name} {value} and --task-option {args.task}.{name}="
                                      f"{options[name]} disagree; give one")
             options[name] = value
-    summary = run_task(args.task, args.system, args.out, dataset=args.dataset, split=args.split, fold=args.fold,
-                       base_url=args.base_url, limit=args.limit, progress=not args.quiet,
-                       system_options=parse_options(args.system_option), task_options=options)
+    with file_lock(args.out):  # one writer per run folder
+        summary = run_task(args.task, args.system, args.out, dataset=args.dataset, split=args.split,
+                           fold=args.fold, base_url=args.base_url, limit=args.limit, progress=not args.quiet,
+                           system_options=parse_options(args.system_option), task_options=options)
     print(f"{summary.out}: {summary.total} instances, {summary.answered} answered now, {summary.resumed} "
           f"already there, {summary.unparsed} unparseable, {summary.failed} failed (re-run to retry)")
     return 1 if summary.failed else 0
@@ -307,9 +309,12 @@ def cmd_score(args: argparse.Namespace) -> int:
                    judge=judge_spec(args), task_options=options, last_k_tokens=args.last_k_tokens)
     text = json.dumps(result, ensure_ascii=False, default=str)
     if args.out:
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(result, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+        from .run_lock import file_lock
+        from .secrets import scrub_data
+
+        with file_lock(args.out) as out:
+            out.write_text(json.dumps(scrub_data(result), indent=2, ensure_ascii=False, default=str) + "\n",
+                           encoding="utf-8")
     print(text)
     return 0
 
@@ -600,6 +605,10 @@ def main(argv: list[str] | None = None) -> int:
         from .publish.cli import main as publish
 
         return publish(argv[1:])
+    from .secrets import hold_argv, scrub_logs
+
+    hold_argv(argv)  # an --api-key value and URL passwords or keys never echo back (stderr, logs, files)
+    scrub_logs()
     args = parser().parse_args(argv)
     if getattr(args, "quiet", False):
         import datasets
@@ -630,7 +639,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _one_line(err: BaseException) -> str:
     """An error message on one line (a multi-line message keeps its first line and says how many follow)."""
-    lines = str(err).strip().splitlines() or [type(err).__name__]
+    from .secrets import scrub
+
+    lines = scrub(str(err)).strip().splitlines() or [type(err).__name__]
     return lines[0] if len(lines) == 1 else f"{lines[0]} (+{len(lines) - 1} lines: " + " | ".join(lines[1:4]) + ")"
 
 

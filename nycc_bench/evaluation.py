@@ -33,6 +33,7 @@ from .systems import System, SystemCannotAnswer, make_system
 from .tasks import Task, config_name, get_task, resolve_tasks
 from .tasks.check import check_task
 from .tasks.instances import DEFAULT_DATASET, LEADERBOARD_SPLIT
+from .tasks.kinds import exit_error
 from .tasks.path import IncludePath, task_path
 from .tasks.registry import with_include_path
 from .urls import redact_url
@@ -211,6 +212,12 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
             options = split_options(get_task(name), aliased, (task_options or {}).get(name))[1]
             entry = _evaluate_task(name, sys_obj, spec, dataset, judges[name], folds, split, out, limit, progress,
                                    options, run_task, score)
+        except SystemExit as exited:  # outside code (a task folder's kinds.py) that exits is an error naming it
+            err = exit_error(exited, name)
+            if raise_errors:
+                raise err from None
+            errors[name] = f"{type(err).__name__}: {err}"[:500]
+            continue
         except Exception as err:
             if raise_errors:
                 raise

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import NyccBenchError
+from .secrets import scrub_data
 
 OK, UNPARSED, FAILED = "ok", "unparsed", "failed"
 STATUSES = (OK, UNPARSED, FAILED)
@@ -124,12 +125,16 @@ def message_ref(message: dict[str, Any]) -> str:
 
 
 def read_messages(path: str | Path) -> dict[str, dict[str, Any]]:
-    """The message store of a predictions file by reference (empty when it has none; a torn last line skipped)."""
+    """The message store of a predictions file by reference (empty when it has none; a torn last member skipped)."""
     store = messages_path(path)
     if not store.exists():
         return {}
+    return _entries(_gunzip_members(store.read_bytes())[0])
+
+
+def _entries(text: bytes) -> dict[str, dict[str, Any]]:
     out = {}
-    for line in _gunzip_members(store.read_bytes()).decode("utf-8").splitlines():
+    for line in text.decode("utf-8", errors="replace").splitlines():
         try:
             entry = json.loads(line)
         except json.JSONDecodeError:
@@ -138,32 +143,52 @@ def read_messages(path: str | Path) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _gunzip_members(data: bytes) -> bytes:
-    """The text of every whole gzip member, in order; a torn last member (a killed run) is left out."""
-    out = []
-    while data:
+def _gunzip_members(data: bytes) -> tuple[bytes, int]:
+    """The text of every whole gzip member, in order, and how many bytes they take; a torn last member (a
+    killed run, a full disk) is left out."""
+    out, good = [], 0
+    while good < len(data):
         member = zlib.decompressobj(wbits=31)
         try:
-            text = member.decompress(data)
+            text = member.decompress(memoryview(data)[good:])
         except zlib.error:
             break
         if not member.eof:
             break
         out.append(text)
-        data = member.unused_data
-    return b"".join(out)
+        good = len(data) - len(member.unused_data)
+    return b"".join(out), good
+
+
+def _append_member(store: Path, member: bytes, good: int) -> None:
+    """Append one gzip member whole or not at all after the `good` bytes of whole members: a torn tail left by a
+    killed run is cut off first, and a write that fails (a full disk) is cut back, so the members before it, and
+    those appended later, stay readable."""
+    with open(store, "r+b" if store.exists() else "w+b", buffering=0) as f:
+        f.truncate(good)
+        f.seek(good)
+        try:
+            view = memoryview(member)
+            while view:
+                view = view[f.write(view) or 0:]
+            os.fsync(f.fileno())
+        except OSError:
+            f.truncate(good)
+            raise
 
 
 def attach_messages(path: str | Path, instances: list[Any], records: list[dict[str, Any]]) -> None:
     """Store the messages of a batch (those not stored yet) and give each record its references; called by the
     runner before it writes the records, so a record never names a message the store lacks."""
-    known = set(read_messages(path))
+    store = messages_path(path)
+    text, good = _gunzip_members(store.read_bytes()) if store.exists() else (b"", 0)
+    known = set(_entries(text))
     new: dict[str, dict[str, Any]] = {}
     for inst, record in zip(instances, records, strict=True):
         refs = []
         messages = inst.messages()
         for k, message in enumerate(messages):
-            entry = {"role": message["role"], "content": message["content"]}
+            entry = {"role": message["role"], "content": scrub_data(message["content"])}
             if k == len(messages) - 1 and getattr(inst, "image", None) is not None:
                 entry["image"] = True  # the last user turn is sent with the cartoon
             ref = message_ref(entry)
@@ -172,13 +197,9 @@ def attach_messages(path: str | Path, instances: list[Any], records: list[dict[s
                 new[ref] = {"ref": ref, **entry}
         record["messages"] = refs
     if new:
-        store = messages_path(path)
         store.parent.mkdir(parents=True, exist_ok=True)
-        with open(store, "ab") as f:
-            f.write(gzip.compress("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in new.values()).encode(),
-                                  mtime=0))
-            f.flush()
-            os.fsync(f.fileno())
+        _append_member(store, gzip.compress("".join(json.dumps(e, ensure_ascii=False) + "\n"
+                                                    for e in new.values()).encode(), mtime=0), good)
 
 
 def record_messages(path: str | Path, record: dict[str, Any]) -> list[dict[str, Any]] | None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import cache_dir
+from ..secrets import hold_url
 
 BACKENDS: tuple[str, ...] = ("openai", "transformers")
 
@@ -73,6 +74,7 @@ class LLMConfig:
     progress: bool = True
 
     def __post_init__(self) -> None:
+        hold_url(self.base_url)  # its password and query keys are scrubbed from whatever this process writes
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
         if self.max_concurrency < 1:

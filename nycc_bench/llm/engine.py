@@ -40,7 +40,7 @@ import random
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from tenacity import (
@@ -52,6 +52,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from ..secrets import scrub
 from .backends import Backend, Session, make_backend
 from .cache import LLMCache, cache_key, new_owner
 from .chat import UNSET_MAX_TOKENS, ChatRequest, Completion
@@ -337,7 +338,7 @@ class LLMEngine:
         outcome: Outcome = await retrying(self._call, job, run)
         if outcome.received and outcome.error is not None and attempts > 1:
             outcome.error += f" (asked {attempts} times)"
-        return outcome
+        return scrubbed(outcome)  # a key the server echoed never reaches the cache, predictions or verdicts
 
     async def _call(self, job: Job, run: _Run) -> Outcome:
         """One reply, through transient-failure retries; never raises except :class:`FatalJudgeError`."""
@@ -434,6 +435,15 @@ class Outcome:
     raw: str = ""
     error: str | None = None
     received: bool = False
+
+
+def scrubbed(outcome: Outcome) -> Outcome:
+    """The outcome with every secret this process holds taken out of its text, raw reply and error."""
+    completion = outcome.completion
+    if completion is not None and (clean := scrub(completion.text)) != completion.text:
+        completion = replace(completion, text=clean)
+    return Outcome(completion, scrub(outcome.raw), scrub(outcome.error) if outcome.error else outcome.error,
+                   outcome.received)
 
 
 def _log_retry(state: RetryCallState) -> None:
