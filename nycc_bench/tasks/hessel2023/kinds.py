@@ -171,10 +171,10 @@ def score_explanation(task: Task, instances: Sequence[Instance], preds: Sequence
                       judge: Any, options: Mapping[str, Any], **_: Any) -> dict[str, Any]:
     """The task's metric (BLEU-4 / ROUGE-L against the annotated explanation) per fold, then the mean, and, with an
     LLM judge, the pairwise win rate."""
-    from ...metrics import load_metric
+    from ...metrics import compute_metric
 
     args = metric_arguments(task, instances, [p or "" for p in preds])
     judged = {} if judge is None else {
         "descriptions": [i.reference["description"] for i in instances],
         "captions": [i.choices[0] for i in instances], **judge.metric_kwargs()}
-    return load_metric(task.metric).compute(**args, folds=list(fold_ids), **judged, **task.metric_options)
+    return compute_metric(task.metric, **args, folds=list(fold_ids), **judged, **task.metric_options)
