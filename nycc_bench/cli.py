@@ -425,7 +425,9 @@ def _system_options(p: argparse.ArgumentParser) -> None:
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    p = argparse.ArgumentParser(prog="nycc-bench", description=__doc__.split("\n")[0])
+    from .cli_parser import ForgivingParser
+
+    p = ForgivingParser(prog="nycc-bench", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="build the Hub dataset repo (parquet + card) from upstream raw files")
     b.add_argument("--source", default="sample",
