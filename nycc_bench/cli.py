@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .errors import DryRun, NyccBenchError
+from .errors import BatchPending, DryRun, NyccBenchError
 
 
 def _include_path(p: argparse.ArgumentParser) -> None:
@@ -96,7 +96,7 @@ def judge_spec(args: argparse.Namespace) -> Any:
 
     return JudgeSpec.parse(args.judge, base_url=args.judge_base_url, cache_dir=args.cache_dir,
                            max_concurrency=args.max_concurrency, dry_run=getattr(args, "dry_run", False),
-                           timeout_s=args.judge_timeout)
+                           timeout_s=args.judge_timeout, batch=args.judge_batch, batch_wait_s=args.batch_wait)
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -398,6 +398,11 @@ def _judge_options(p: argparse.ArgumentParser, required: bool = False) -> None:
                         "and retried (default 120); a reply that drips in slower than this is cut off too")
     p.add_argument("--dry-run", action="store_true",
                    help="print the judge calls still needed (after the cache) and their estimated cost; spend nothing")
+    p.add_argument("--judge-batch", action="store_true",
+                   help="openai judges: send the calls through the OpenAI Batch API at half the price (answered within "
+                        "24 h; the batch id is kept in the run folder, so a stopped run collects it when run again)")
+    p.add_argument("--batch-wait", type=float, metavar="SECONDS",
+                   help="with --judge-batch: stop waiting for a pending batch after SECONDS (run again to collect it)")
 
 
 def _system_options(p: argparse.ArgumentParser) -> None:
@@ -418,6 +423,9 @@ def _system_options(p: argparse.ArgumentParser) -> None:
                         "paper defaults and is recorded as a deviation; trust_remote_code=true is for operators")
     p.add_argument("--task-option", action="append", metavar="TASK.KEY=VALUE",
                    help="a task's named option (see `nycc-bench tasks show TASK`), e.g. humorbench.unit=caption")
+    p.add_argument("--batch", dest="system_option", action="append_const", const="batch=true",
+                   help="openai: systems: send the calls through the OpenAI Batch API at half the price (the same as "
+                        "--system-option batch=true; the batch id is kept in the run folder)")
     p.add_argument("--limit", type=int, help="only the first N instances of each task, in a fixed order (recorded "
                    "as the deviation 'subset: N of M instances')")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -603,6 +611,9 @@ def main(argv: list[str] | None = None) -> int:
         estimate = stop.estimate
         print(json.dumps({"dry_run": estimate.to_dict() if hasattr(estimate, "to_dict") else str(estimate)}))
         return 0
+    except BatchPending as pending:  # not an error: the batch is being answered; the same command collects it
+        print(f"nycc-bench {args.command}: {_one_line(pending)}", file=sys.stderr)
+        return 3
     except NyccBenchError as err:
         print(f"nycc-bench {args.command}: error: {_one_line(err)}", file=sys.stderr)
         return 2

@@ -107,7 +107,8 @@ def _command(system: str, tasks: Sequence[str], dataset: str, judge: Any, folds:
     if judge is not None:
         judge = JudgeSpec.parse(judge) if isinstance(judge, str) else judge
         url = redact_url(judge.base_url)  # never a password in a command that is recorded and shown
-        words += ["--judge", judge.name] + (["--judge-base-url", url] if url else [])
+        words += ["--judge", judge.name] + (["--judge-base-url", url] if url else []) + \
+            (["--judge-batch"] if judge.batch else [])
     if folds is not None:
         words += ["--folds", ",".join(map(str, folds))]
     if split:
@@ -132,6 +133,16 @@ def _judges(judge: JudgeArg | Mapping[str, JudgeArg], names: Sequence[str]) -> d
     if isinstance(judge, Mapping):
         return {n: spec(judge.get(n)) for n in names}
     return dict.fromkeys(names, spec(judge))
+
+
+def keep_batches_in(judge: JudgeSpec | None, out: Path) -> JudgeSpec | None:
+    """A Batch API judge keeps its pending batch ids in the run folder (unless told another), so the next run of
+    the folder collects them."""
+    if judge is None or not judge.batch or judge.batch_dir is not None:
+        return judge
+    from dataclasses import replace
+
+    return replace(judge, batch_dir=str(out))
 
 
 @locks_out  # one writer per run folder
@@ -160,8 +171,8 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
                              "name a task you run, e.g. humorbench.unit=caption")
     for name in names:
         check_task(get_task(name))
-    judges = _judges(judge, names)
     out = Path(out)
+    judges = {n: keep_batches_in(j, out) for n, j in _judges(judge, names).items()}
     from .runner import TASK_OPTION_ALIASES, split_options
 
     # system options that are task options (`description=`) leave before the system is built
@@ -170,6 +181,8 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
         sys_obj, spec = system, system.spec
     else:
         sys_obj, spec = make_system(system, dataset, base_url=base_url, **dict(system_options)), system
+    if getattr(sys_obj, "batch", False) and getattr(sys_obj, "batch_dir", None) is None:
+        sys_obj.batch_dir = str(out)  # a pending Batch API batch is collected by the next run of this folder
     entries: dict[str, Any] = {}
     skipped: dict[str, str] = {}
     errors: dict[str, str] = {}

@@ -154,6 +154,7 @@ class Estimate:
     max_completion_tokens: int
     cost_usd: float | None
     max_cost_usd: float | None
+    batch: bool = False  # priced at the Batch API's rate (the calls would go through it)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -163,6 +164,7 @@ class Estimate:
             cost = f"unknown: no price for {self.model!r} in the price table"
         else:
             cost = f"≈ ${self.cost_usd:.4f} (at most ${self.max_cost_usd:.4f} if every reply hits max_tokens)"
+            cost += ", at the Batch API's rate" if self.batch else ""
         return (
             f"dry run, {self.model}: {self.n_jobs} jobs, {self.n_unique} unique, {self.n_cached} cached -> "
             f"{self.n_calls} calls; ≈ {self.prompt_tokens} input + {self.completion_tokens} output tokens; "
@@ -232,6 +234,7 @@ class LLMEngine:
             max_completion_tokens=most,
             cost_usd=cost_usd(prompt, expected, price),
             max_cost_usd=cost_usd(prompt, most, price),
+            batch=self.config.batch,
         )
 
     def run(self, jobs: Iterable[Job], desc: str = "judge") -> list[Record]:
@@ -244,6 +247,10 @@ class LLMEngine:
         from tqdm.auto import tqdm
 
         jobs = list(jobs)
+        if self.config.batch:  # through the OpenAI Batch API, joined back through the same cache
+            from .batch import run_batch
+
+            return await run_batch(self, jobs, desc)
         start = time.perf_counter()
         groups: dict[str, list[int]] = {}
         for index, job in enumerate(jobs):
