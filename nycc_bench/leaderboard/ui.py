@@ -31,6 +31,7 @@ from .browse import ContestIndex, Predictions, contest_html, outputs_html, showc
 from .detail import detail_html, prediction_files, run_choices
 from .exports import write_exports
 from .plots import compare_plot, interval_plot
+from .screens import SCREENS_CSS
 from .settings import Settings
 from .store import Job, Refused, Store, StoreUnavailable
 from .store import run_id as store_run_id
@@ -54,7 +55,7 @@ CSS = """
 .nycc-choices {list-style: none; padding-left: 0.5em;}
 #table-overview th, #table-overview th * {word-break: normal !important; overflow-wrap: normal !important;}
 #table-overview td, #table-overview th {padding-left: 4px !important; padding-right: 4px !important;}
-"""
+""" + SCREENS_CSS
 QUEUE_COLUMNS = ["Job", "Model", "Tasks", "Status", "Details", "Submitted (UTC)", "User"]
 
 
@@ -265,7 +266,7 @@ def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any], Any]:
             summary = next((family_summary(f) for f in FAMILIES if f.key == family), about.OVERVIEW_SUMMARY)
             gr.Markdown(f"{summary} {about.rank_rule(family)}", elem_id=f"summary-{key}")
             tables.append(gr.Dataframe(value=pd.DataFrame(), interactive=False, pinned_columns=2, max_height=520,
-                                       wrap=family is None, elem_id=f"table-{key}", label=f"{title} results",
+                                       wrap=True, elem_id=f"table-{key}", label=f"{title} results",
                                        show_label=False, buttons=["fullscreen", "copy"]))
             if family is None:
                 note = gr.Markdown(elem_id="ranked-overview")
@@ -282,7 +283,7 @@ def build(app: App) -> gr.Blocks:
         banner_box = gr.HTML(elem_id="banner")
         if app.settings.oauth:
             gr.LoginButton()
-        with gr.Tabs():
+        with gr.Tabs(overflow_behavior="wrap"):  # a phone shows every tab, on two lines
             with gr.Tab("Leaderboard", id="leaderboard", elem_id="tab-leaderboard"):
                 with gr.Row():
                     search = gr.Textbox(label="Search models", placeholder="name; another name", scale=3,
@@ -296,7 +297,7 @@ def build(app: App) -> gr.Blocks:
                     sizes = gr.CheckboxGroup([s[0] for s in SIZES] + [UNKNOWN_SIZE],
                                              value=[s[0] for s in SIZES] + [UNKNOWN_SIZE], label="Size (parameters)")
                     settings = gr.CheckboxGroup(list(SETTINGS), value=list(SETTINGS), label="Setting")
-                with gr.Tabs():
+                with gr.Tabs(overflow_behavior="wrap"):
                     tables, plots, pickers, note = _tab_views(app)
                 gr.Markdown(about.CELLS_HELP)
                 downloads = gr.File(label="Download the whole table (CSV, JSON: every run and metric, with "
