@@ -1,13 +1,13 @@
 """Calls through the OpenAI Batch API, at half the price: one JSONL upload, polling, answers joined through the cache.
 
-`LLMEngine.arun` comes here when its config has ``batch``. Jobs the cache answers are not sent. The others go
-out as one batch (``POST /files`` with ``purpose=batch``, then ``POST /batches`` on ``/v1/chat/completions``),
-each line's ``custom_id`` its cache key and its body the one a synchronous call would send. The batch's id is
-written to ``<batch_dir>/llm_batches.json`` before the first poll, so a run stopped while it is pending (Ctrl-C,
-a killed process, ``batch_wait_s`` spent: :class:`BatchPending`) picks it up when run again instead of paying
-twice. Polling shows a bar with the batch's own counts and an ETA. When the batch ends, each answer is read by
-the same reply parser as a synchronous call, a usable one is committed to the cache, and the records are built
-from the cache as a synchronous run builds them. An answer that failed or could not be used is an ERROR record
+`LLMEngine.arun` comes here (`fetch_answers`) when its config has ``batch``; jobs the cache answers are not sent.
+The others go out as one batch (``POST /files`` with ``purpose=batch``, then ``POST /batches`` on
+``/v1/chat/completions``), each line's ``custom_id`` its cache key and its body the one a synchronous call would
+send. The batch's id is written to ``<batch_dir>/llm_batches.json`` before the first poll, so a run stopped while
+it is pending (Ctrl-C, a killed process, ``batch_wait_s`` spent: :class:`BatchPending`) picks it up when run
+again instead of paying twice. Polling shows a bar with the batch's own counts and an ETA. When the batch ends,
+the engine reads each answer with the same reply parser as a synchronous call, commits a usable one to the cache
+and builds the records as a synchronous run does. An answer that failed or could not be used is an ERROR record
 (never cached); the next run sends it in a new batch. Cost is counted at the batch rate (``LLMConfig.price``).
 """
 
@@ -20,16 +20,11 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from filelock import FileLock
 
 from ..errors import BatchPending, NyccBenchError
-from .errors import FatalJudgeError, MalformedReply
-from .pricing import cost_usd
-
-if TYPE_CHECKING:
-    from .engine import Job, LLMEngine, Outcome, Record
 
 log = logging.getLogger("nycc_bench.judge")
 
@@ -78,65 +73,24 @@ class BatchState:
         tmp.replace(self.path)
 
 
-async def run_batch(engine: LLMEngine, jobs: list[Job], desc: str) -> list[Record]:
-    """The records of ``jobs`` (in order), the uncached ones answered through the Batch API."""
+async def fetch_answers(config: Any, session: Any, todo: Mapping[str, Any], identity: Mapping[str, Any],
+                        desc: str) -> dict[str, dict[str, Any]]:
+    """key -> {"body": reply bytes} or {"error": reason} for each of ``todo``'s calls (key -> job), from a pending
+    batch of an earlier run that holds it, else from one new batch; polled with a bar until every batch ends."""
     from tqdm.auto import tqdm
 
-    from .engine import Outcome, RunStats
-
-    start = time.perf_counter()
-    config = engine.config
-    groups: dict[str, list[int]] = {}
-    for index, job in enumerate(jobs):
-        groups.setdefault(engine.key(job), []).append(index)
-    stats = RunStats(n_jobs=len(jobs), n_unique=len(groups))
-    outcomes: dict[str, Outcome] = {}
-    for key, indices in groups.items():
-        cached = engine._cached(key, jobs[indices[0]]) if config.use_cache else None
-        if cached is not None:
-            outcomes[key] = Outcome(cached)
-            stats.n_cached += 1
-    todo = {key: jobs[indices[0]] for key, indices in groups.items() if key not in outcomes}
     state = BatchState(config.batch_folder())
-    identity = _identity(engine)
+    client = session.client()
+    waiting = await _batches_for(state, todo, identity)
+    waiting += await _submit(state, client, session, todo, identity, desc, {k for b in waiting for k in b["keys"]})
+    bar = tqdm(total=len(todo), desc=f"{desc} (batch)", unit="call", file=sys.stderr, disable=not config.progress)
     try:
-        if todo:
-            async with engine.backend.session() as session:
-                client = session.client()
-                waiting = await _batches_for(state, todo, identity)
-                waiting += await _submit(state, client, session, todo, identity, desc,
-                                         {k for b in waiting for k in b["keys"]})
-                bar = tqdm(total=len(todo), desc=f"{desc} (batch)", unit="call", file=sys.stderr,
-                           disable=not config.progress)
-                try:
-                    answers = await _collect(state, client, session, waiting, todo, bar, config)
-                finally:
-                    bar.close()
-                for key, job in todo.items():
-                    outcomes[key] = _outcome(engine, session, key, job, answers.get(key), stats)
-        records: list[Record | None] = [None] * len(jobs)
-        for key, indices in groups.items():
-            for index in indices:
-                records[index] = engine._record(jobs[index], outcomes[key])
-                stats.n_failed += bool(outcomes[key].error)
+        return await _collect(state, client, session, waiting, todo, bar, config)
     finally:
-        stats.wall_s = time.perf_counter() - start
-        stats.cost_usd = cost_usd(stats.prompt_tokens, stats.completion_tokens, config.price())
-        engine.last_stats = stats
-        engine.stats.add(stats)
-    log.info("%s: %s", desc, stats.summary())
-    if config.progress:
-        print(f"{desc}: {stats.summary()} (Batch API, at its rate)", file=sys.stderr)
-    return [record for record in records if record is not None]
+        bar.close()
 
 
-def _identity(engine: LLMEngine) -> dict[str, Any]:
-    """What a pending batch must match to be reused: the backend's model and endpoint."""
-    identity = engine.backend.identity()
-    return {"model": identity.get("model"), "endpoint": identity.get("endpoint")}
-
-
-async def _batches_for(state: BatchState, todo: Mapping[str, Job], identity: Mapping[str, Any]) -> list[dict[str, Any]]:
+async def _batches_for(state: BatchState, todo: Mapping[str, Any], identity: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The pending batches (from an earlier, stopped run) that hold some of ``todo``'s calls."""
     found = []
     for entry in state.pending():
@@ -148,7 +102,7 @@ async def _batches_for(state: BatchState, todo: Mapping[str, Job], identity: Map
     return found
 
 
-async def _submit(state: BatchState, client: Any, session: Any, todo: Mapping[str, Job],
+async def _submit(state: BatchState, client: Any, session: Any, todo: Mapping[str, Any],
                   identity: Mapping[str, Any], desc: str, covered: set[str]) -> list[dict[str, Any]]:
     """One new batch of the calls no pending batch holds (none when every call is covered)."""
     keys = [key for key in todo if key not in covered]
@@ -171,7 +125,7 @@ async def _submit(state: BatchState, client: Any, session: Any, todo: Mapping[st
 
 
 async def _collect(state: BatchState, client: Any, session: Any, batches: list[dict[str, Any]],
-                   todo: Mapping[str, Job], bar: Any, config: Any) -> dict[str, dict[str, Any]]:
+                   todo: Mapping[str, Any], bar: Any, config: Any) -> dict[str, dict[str, Any]]:
     """Poll every batch until it ends; each answered key's output line (or error), batch by batch."""
     answers: dict[str, dict[str, Any]] = {}
     open_batches = {b["id"]: b for b in batches}
@@ -247,39 +201,9 @@ def _answer(line: Mapping[str, Any], batch_id: str) -> tuple[str, dict[str, Any]
     return key, {"body": json.dumps(response.get("body")).encode("utf-8")}
 
 
-def _outcome(engine: LLMEngine, session: Any, key: str, job: Job, answer: Mapping[str, Any] | None,
-             stats: Any) -> Outcome:
-    """One call's outcome from its batch answer; a usable reply is committed to the cache."""
-    from .engine import Outcome, _safe_parse, accepted
-
-    if answer is None or "error" in answer:
-        reason = "no answer" if answer is None else answer["error"]
-        return Outcome(None, error=" ".join(f"request failed: {reason}".split()))
-    try:
-        completion = session.read_reply(answer["body"], job.request)
-    except MalformedReply as exc:
-        stats.n_calls += 1
-        stats.n_unusable += 1
-        stats.prompt_tokens += exc.prompt_tokens
-        stats.completion_tokens += exc.completion_tokens
-        return Outcome(None, raw=exc.raw, error=f"malformed reply: {exc.reason}", received=True)
-    except FatalJudgeError:
-        raise
-    stats.n_calls += 1
-    stats.n_requests += 1
-    stats.prompt_tokens += completion.prompt_tokens
-    stats.completion_tokens += completion.completion_tokens
-    if not accepted(_safe_parse(job, completion)):
-        stats.n_unusable += 1
-        return Outcome(completion, error="unparseable reply", received=True)
-    if engine.config.use_cache:
-        engine.cache.put(key, completion, engine.config.model, job.prompt_version)
-    return Outcome(completion)
-
-
 def pending_batches(folder: str | Path) -> list[dict[str, Any]]:
     """The batches submitted from ``folder`` (a run folder) whose answers have not been collected yet."""
     return BatchState(Path(folder)).pending()
 
 
-__all__ = ["BatchPending", "BatchState", "pending_batches", "run_batch"]
+__all__ = ["BatchPending", "BatchState", "fetch_answers", "pending_batches"]

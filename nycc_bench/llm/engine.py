@@ -248,9 +248,7 @@ class LLMEngine:
 
         jobs = list(jobs)
         if self.config.batch:  # through the OpenAI Batch API, joined back through the same cache
-            from .batch import run_batch
-
-            return await run_batch(self, jobs, desc)
+            return await self._arun_batch(jobs, desc)
         start = time.perf_counter()
         groups: dict[str, list[int]] = {}
         for index, job in enumerate(jobs):
@@ -293,6 +291,71 @@ class LLMEngine:
             if self.config.progress:
                 print(f"{desc}: {stats.summary()}", file=sys.stderr)
         return [record for record in records if record is not None]
+
+    async def _arun_batch(self, jobs: list[Job], desc: str) -> list[Record]:
+        """:meth:`arun` through the OpenAI Batch API (:mod:`nycc_bench.llm.batch`): the cache first, then one batch
+        (or an earlier run's pending one) for the rest; each answer read as a synchronous reply and cached."""
+        from .batch import fetch_answers
+
+        start = time.perf_counter()
+        groups: dict[str, list[int]] = {}
+        for index, job in enumerate(jobs):
+            groups.setdefault(self.key(job), []).append(index)
+        stats = RunStats(n_jobs=len(jobs), n_unique=len(groups))
+        outcomes: dict[str, Outcome] = {}
+        for key, indices in groups.items():
+            cached = self._cached(key, jobs[indices[0]]) if self.config.use_cache else None
+            if cached is not None:
+                outcomes[key] = Outcome(cached)
+                stats.n_cached += 1
+        todo = {key: jobs[indices[0]] for key, indices in groups.items() if key not in outcomes}
+        identity = self.backend.identity()
+        try:
+            if todo:
+                async with self.backend.session() as session:
+                    answers = await fetch_answers(self.config, session, todo, {
+                        "model": identity.get("model"), "endpoint": identity.get("endpoint")}, desc)
+                    for key, job in todo.items():
+                        outcomes[key] = self._batch_outcome(session, key, job, answers.get(key), stats)
+            records: list[Record | None] = [None] * len(jobs)
+            for key, indices in groups.items():
+                for index in indices:
+                    records[index] = self._record(jobs[index], outcomes[key])
+                    stats.n_failed += bool(outcomes[key].error)
+        finally:
+            stats.wall_s = time.perf_counter() - start
+            stats.cost_usd = cost_usd(stats.prompt_tokens, stats.completion_tokens, self.config.price())
+            self.last_stats = stats
+            self.stats.add(stats)
+        log.info("%s: %s", desc, stats.summary())
+        if self.config.progress:
+            print(f"{desc}: {stats.summary()} (Batch API, at its rate)", file=sys.stderr)
+        return [record for record in records if record is not None]
+
+    def _batch_outcome(self, session: Any, key: str, job: Job, answer: Mapping[str, Any] | None,
+                       stats: RunStats) -> Outcome:
+        """One call's outcome from its batch answer; a usable reply is committed to the cache."""
+        if answer is None or "error" in answer:
+            reason = "no answer" if answer is None else answer["error"]
+            return Outcome(None, error=" ".join(f"request failed: {reason}".split()))
+        try:
+            completion = session.read_reply(answer["body"], job.request)
+        except MalformedReply as exc:
+            stats.n_calls += 1
+            stats.n_unusable += 1
+            stats.prompt_tokens += exc.prompt_tokens
+            stats.completion_tokens += exc.completion_tokens
+            return Outcome(None, raw=exc.raw, error=f"malformed reply: {exc.reason}", received=True)
+        stats.n_calls += 1
+        stats.n_requests += 1
+        stats.prompt_tokens += completion.prompt_tokens
+        stats.completion_tokens += completion.completion_tokens
+        if not accepted(_safe_parse(job, completion)):
+            stats.n_unusable += 1
+            return Outcome(completion, error="unparseable reply", received=True)
+        if self.config.use_cache:
+            self.cache.put(key, completion, self.config.model, job.prompt_version)
+        return Outcome(completion)
 
     async def _heartbeat(self, owner: str) -> None:
         """Keep this run's claims alive while it works (another run takes over a claim left to expire)."""
