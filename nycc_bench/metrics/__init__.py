@@ -71,8 +71,8 @@ def compute_metric(name: str, **kwargs: Any) -> dict[str, Any]:
     `compute`, an argument the rule does not take) goes through the metric class, which runs or refuses it."""
     from . import rules
 
-    rule = rules.RULES[check_metric_name(name)]
-    if set(kwargs) <= set(inspect.signature(rule).parameters):
+    rule = rules.RULES.get(check_metric_name(name))
+    if rule is not None and set(kwargs) <= set(inspect.signature(rule).parameters):
         return rule(**kwargs)
     return load_metric(name).compute(**kwargs)
 
