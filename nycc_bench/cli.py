@@ -604,7 +604,7 @@ def main(argv: list[str] | None = None) -> int:
         datasets.disable_progress_bars()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        with _outside_tasks(args):
+        with _outside_tasks(args), _quiet(args):
             return args.func(args)
     except DryRun as stop:
         print(stop)
@@ -626,6 +626,18 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"nycc-bench {args.command}: interrupted; re-run the same command to resume", file=sys.stderr)
         return 130
+
+
+@contextlib.contextmanager
+def _quiet(args: argparse.Namespace) -> Iterator[None]:
+    """With --quiet, none of nycc-bench's own step and byte bars while the command runs."""
+    if not getattr(args, "quiet", False):
+        yield
+        return
+    from .progress import quiet
+
+    with quiet():
+        yield
 
 
 def _one_line(err: BaseException) -> str:

@@ -3,7 +3,7 @@
 Loops and byte copies get a tqdm bar on stderr (its ETA from the rate so far). A job of a few long steps that
 report nothing themselves (loading a model, fitting, evaluating) is a `Stages` bar: one tick per step, the
 running step named, redrawn every second so the elapsed time moves, and an ETA from the steps' pace. Bars are
-off with `enable=False` (the CLI's `--quiet`) and under `TQDM_DISABLE=1`.
+off with `enable=False`, inside `quiet()` (the CLI's `--quiet`) and under `TQDM_DISABLE=1`.
 """
 
 from __future__ import annotations
@@ -22,10 +22,26 @@ CHUNK = 1 << 24
 REDRAW_S = 1.0
 
 
+_QUIET = threading.Event()
+
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    """No bar of this module while inside (the CLI's `--quiet`)."""
+    was = _QUIET.is_set()
+    _QUIET.set()
+    try:
+        yield
+    finally:
+        if not was:
+            _QUIET.clear()
+
+
 def bar(total: float | None, desc: str, unit: str = "it", enable: bool = True, **options: Any) -> Any:
-    """A tqdm bar on stderr (bytes scaled to kB/MB/GB when ``unit="B"``)."""
+    """A tqdm bar on stderr (bytes scaled to kB/MB/GB when ``unit="B"``), off under `quiet()`."""
     from tqdm.auto import tqdm
 
+    enable = enable and not _QUIET.is_set()
     scaled = {"unit_scale": True, "unit_divisor": 1024} if unit == "B" else {}
     return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, disable=not enable, **scaled, **options)
 
@@ -116,4 +132,4 @@ def stages(names: Sequence[str], desc: str, enable: bool = True) -> Iterator[Sta
         shown.close()
 
 
-__all__ = ["PROGRESS_FROM", "Stages", "bar", "copy_files", "extract_zip", "sha256_file", "stages"]
+__all__ = ["PROGRESS_FROM", "Stages", "bar", "copy_files", "extract_zip", "quiet", "sha256_file", "stages"]

@@ -91,3 +91,15 @@ def test_reward_training_shows_its_steps(tmp_path: Path, capsys: pytest.CaptureF
     for step in ("load the ratings", "captions", "fit the ridge heads", "evaluate on held-out contests", "save"):
         assert step in err, err
     assert "reward train: 5/5 steps" in err and ETA.search(err)
+
+
+def test_quiet_turns_the_bars_off_while_the_command_runs() -> None:
+    import argparse
+
+    from nycc_bench.cli import _quiet
+
+    with _quiet(argparse.Namespace(quiet=True)):
+        assert progress.bar(3, "x").disable
+    with _quiet(argparse.Namespace(quiet=False)):
+        assert not progress.bar(3, "x").disable
+    assert not progress.bar(3, "x").disable
