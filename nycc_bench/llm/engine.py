@@ -283,14 +283,18 @@ class LLMEngine:
                 heartbeat.cancel()
                 await asyncio.gather(heartbeat, return_exceptions=True)
             bar.close()
-            stats.wall_s = time.perf_counter() - start
-            stats.cost_usd = cost_usd(stats.prompt_tokens, stats.completion_tokens, self.config.price())
-            self.last_stats = stats
-            self.stats.add(stats)
-            log.info("%s: %s", desc, stats.summary())
-            if self.config.progress:
-                print(f"{desc}: {stats.summary()}", file=sys.stderr)
+            self._finish(stats, start, desc)
         return [record for record in records if record is not None]
+
+    def _finish(self, stats: RunStats, start: float, desc: str, how: str = "") -> None:
+        """Close a run's accounting: wall time, cost at the config's price, the engine's totals, the summary."""
+        stats.wall_s = time.perf_counter() - start
+        stats.cost_usd = cost_usd(stats.prompt_tokens, stats.completion_tokens, self.config.price())
+        self.last_stats = stats
+        self.stats.add(stats)
+        log.info("%s: %s", desc, stats.summary())
+        if self.config.progress:
+            print(f"{desc}: {stats.summary()}{how}", file=sys.stderr)
 
     async def _arun_batch(self, jobs: list[Job], desc: str) -> list[Record]:
         """:meth:`arun` through the OpenAI Batch API (:mod:`nycc_bench.llm.batch`): the cache first, then one batch
@@ -323,13 +327,7 @@ class LLMEngine:
                     records[index] = self._record(jobs[index], outcomes[key])
                     stats.n_failed += bool(outcomes[key].error)
         finally:
-            stats.wall_s = time.perf_counter() - start
-            stats.cost_usd = cost_usd(stats.prompt_tokens, stats.completion_tokens, self.config.price())
-            self.last_stats = stats
-            self.stats.add(stats)
-        log.info("%s: %s", desc, stats.summary())
-        if self.config.progress:
-            print(f"{desc}: {stats.summary()} (Batch API, at its rate)", file=sys.stderr)
+            self._finish(stats, start, desc, " (Batch API, at its rate)")
         return [record for record in records if record is not None]
 
     def _batch_outcome(self, session: Any, key: str, job: Job, answer: Mapping[str, Any] | None,
