@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .errors import JudgeRequired, NyccBenchError
+from .errors import BatchPending, JudgeRequired, NyccBenchError
 from .judging import JudgeSpec
 from .provenance import dataset_record, environment, git_commit, model_record
 from .results import SCHEMA, read_results, validate_results, write_results
@@ -187,6 +187,7 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
     skipped: dict[str, str] = {}
     errors: dict[str, str] = {}
     configs: list[str] = []
+    pending: list[str] = []  # Batch API batches still answered: the other tasks go on, then the run stops
     for index, name in enumerate(names, 1):
         if on_task is not None:
             on_task(name, index, len(names))
@@ -194,6 +195,9 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
             options = split_options(get_task(name), aliased, (task_options or {}).get(name))[1]
             entry = _evaluate_task(name, sys_obj, spec, dataset, judges[name], folds, split, out, limit, progress,
                                    options, run_task, score)
+        except BatchPending as wait:
+            pending.append(f"{name}: {wait}")
+            continue
         except Exception as err:
             if raise_errors:
                 raise
@@ -206,6 +210,8 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
         entries[name] = entry
         task = get_task(name)
         configs += [config_name(task, f) for f in entry["config"]["dataset"]["folds"]]
+    if pending:
+        raise BatchPending(" | ".join(pending))
     if limit:
         log.warning("--limit %d: scores cover only the first items of each task", limit)
     judge_names = {n: j.describe() for n, j in judges.items() if j is not None}
@@ -234,12 +240,18 @@ def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: Ju
     """Run every fold of one task and score it; a reason string when it is skipped."""
     run_folds = [0] if split == LEADERBOARD_SPLIT else available_folds(name, dataset, folds)  # one set, no folds
     files = [predictions_path(out, name, f) for f in run_folds]
+    waiting = []
     try:
         for fold, path in zip(run_folds, files, strict=True):
-            run_task(name, spec, path, dataset=dataset, split=split, fold=fold, limit=limit, progress=progress,
-                     system=system, task_options=options)
+            try:
+                run_task(name, spec, path, dataset=dataset, split=split, fold=fold, limit=limit, progress=progress,
+                         system=system, task_options=options)
+            except BatchPending as wait:  # the next folds' batches are submitted too; one run collects them all
+                waiting.append(str(wait))
     except SystemCannotAnswer as err:
         return str(err)
+    if waiting:
+        raise BatchPending(" | ".join(waiting))
     if split == LEADERBOARD_SPLIT:  # Hessel's hidden-label sets: a submission file instead of scores
         return write_from_predictions(name, files[0], out)
     try:

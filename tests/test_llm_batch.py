@@ -118,24 +118,28 @@ def test_batch_is_refused_for_a_backend_that_has_none() -> None:
 
 def test_evaluate_batch_system_keeps_the_batch_in_the_run_folder(sample_dataset: str, tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    """`nycc-bench evaluate --system openai:M --batch`: pending, exit 3 and the id in the run folder; the same
-    command again collects it and scores the run."""
+    """`nycc-bench evaluate --system openai:M --batch`, not waiting: every task's and fold's batch is submitted,
+    the run exits 3 and the ids are in the run folder; the same command again collects them all and scores."""
     monkeypatch.setenv("NYCC_BENCH_CACHE", str(tmp_path / "cache"))
     with FakeBatchServer(lambda body, attempt: Reply(text="Answer: A")) as server:
         server.hold = True
         argv = ["evaluate", "--system", "openai:gpt-4o", "--base-url", server.base_url, "--batch", "--tasks",
-                "matching", "--folds", "0", "--limit", "3", "--dataset", sample_dataset, "--out",
-                str(tmp_path / "run"), "--quiet"]
+                "matching,ranking", "--limit", "3", "--dataset", sample_dataset, "--out", str(tmp_path / "run"),
+                "--quiet"]
         assert main([*argv, "--system-option", "batch_wait_s=0"]) == 3
-        assert "still pending" in capsys.readouterr().err
-        assert [b["id"] for b in pending_batches(tmp_path / "run")] == list(server.batches)
+        err = capsys.readouterr().err
+        assert "still pending" in err and "matching: " in err and "ranking: " in err
+        submitted = list(server.batches)
+        assert len(submitted) >= 3  # matching's folds and ranking's, all at once
+        assert sorted(b["id"] for b in pending_batches(tmp_path / "run")) == sorted(submitted)
+        assert not (tmp_path / "run" / "results.json").exists()
         server.hold = False
         assert main(argv) == 0
-        assert len(server.batches) == 1 and server.chat_requests == 0
+        assert list(server.batches) == submitted and server.chat_requests == 0  # collected, none sent again
         record = json.loads((tmp_path / "run" / "results.json").read_text())
         entry = record["tasks"]["matching"]
         assert entry["config"]["effective"]["system"]["batch"] is True
-        assert entry["scores"]["accuracy"]["n"] == 3
+        assert entry["scores"]["accuracy"]["n"] == 3 * len(entry["config"]["dataset"]["folds"])
         assert pending_batches(tmp_path / "run") == []
 
 
