@@ -232,10 +232,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from .evaluation import evaluate
     from .report import score_lines
 
+    options = parse_options(args.system_option)
+    if options.get("batch") and args.batch_wait is not None:  # --batch-wait bounds the system's batches too
+        options.setdefault("batch_wait_s", args.batch_wait)
     result = evaluate(args.system, args.tasks, dataset=args.dataset, judge=judge_spec(args),
                       folds=parse_folds(args.folds), split=args.split, out=args.out, limit=args.limit,
                       base_url=args.base_url, task_options=parse_task_options(args.task_option),
-                      progress=not args.quiet, **parse_options(args.system_option))
+                      progress=not args.quiet, **options)
     print("\n".join(score_lines(result.record)))
     print(f"results: {result.path}")
     if incomplete := result.incomplete:
@@ -402,7 +405,8 @@ def _judge_options(p: argparse.ArgumentParser, required: bool = False) -> None:
                    help="openai judges: send the calls through the OpenAI Batch API at half the price (answered within "
                         "24 h; the batch id is kept in the run folder, so a stopped run collects it when run again)")
     p.add_argument("--batch-wait", type=float, metavar="SECONDS",
-                   help="with --judge-batch: stop waiting for a pending batch after SECONDS (run again to collect it)")
+                   help="with --judge-batch or --batch: stop waiting for pending batches after SECONDS (0: submit "
+                        "them all and return, exit 3); the same command again collects them")
 
 
 def _system_options(p: argparse.ArgumentParser) -> None:

@@ -126,7 +126,7 @@ def test_evaluate_batch_system_keeps_the_batch_in_the_run_folder(sample_dataset:
         argv = ["evaluate", "--system", "openai:gpt-4o", "--base-url", server.base_url, "--batch", "--tasks",
                 "matching,ranking", "--limit", "3", "--dataset", sample_dataset, "--out", str(tmp_path / "run"),
                 "--quiet"]
-        assert main([*argv, "--system-option", "batch_wait_s=0"]) == 3
+        assert main([*argv, "--batch-wait", "0"]) == 3
         err = capsys.readouterr().err
         assert "still pending" in err and "matching: " in err and "ranking: " in err
         submitted = list(server.batches)
