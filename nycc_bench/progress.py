@@ -106,7 +106,7 @@ class Stages:
     def close(self) -> None:
         """The last step is done: fill the bar and stop redrawing."""
         if self._started and self._bar.n < self._bar.total:
-            self._bar.update(1)
+            self._bar.update(self._bar.total - self._bar.n)
         self._stop.set()
         self._bar.set_postfix_str("done", refresh=False)
         self._bar.close()

@@ -103,3 +103,13 @@ def test_quiet_turns_the_bars_off_while_the_command_runs() -> None:
     with _quiet(argparse.Namespace(quiet=False)):
         assert not progress.bar(3, "x").disable
     assert not progress.bar(3, "x").disable
+
+
+def test_building_the_novelty_index_shows_its_steps(sample_dataset: str, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from nycc_bench.novelty import Settings, load_index
+
+    index = load_index(sample_dataset, Settings(), tmp_path / "cache", progress=True)
+    err = capsys.readouterr().err
+    assert index.built and "novelty index: 2/2 steps" in err and "read and normalise the human captions" in err
+    assert "novelty index: MinHash" in err and "LSH bands" in err and ETA.search(err)
