@@ -76,3 +76,15 @@ def test_compute_metric_refuses_what_the_class_refuses(name: str) -> None:
     assert str(direct.value) == str(through_class.value)
     with pytest.raises(NyccBenchError, match="did you mean"):
         compute_metric(name, **CASES[name], n_resample=10)  # an unknown argument: the class names the nearest
+
+
+def test_the_python_api_run_imports_no_torch(sample_dataset: str, tmp_path) -> None:
+    code = (f"import json, sys; from nycc_bench import evaluate; "
+            f"run = evaluate(system='random', tasks='matching', limit=4, dataset={sample_dataset!r}, "
+            f"out={str(tmp_path / 'run')!r}, progress=False); "
+            f"print(json.dumps([run.scores['matching']['accuracy']['n'], "
+            f"sorted(m for m in {HEAVY!r} if m in sys.modules)]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    n, heavy = json.loads(done.stdout.strip().splitlines()[-1])
+    assert n > 0 and heavy == []
