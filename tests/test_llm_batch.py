@@ -156,3 +156,11 @@ def test_evaluate_judge_batch(sample_dataset: str, tmp_path: Path) -> None:
     assert server.chat_requests == 0 and len(server.batches) == 1
     assert "--judge-batch" in run.record["commands"][0]
     assert run.scores["caption_generation"]
+
+
+def test_judge_batch_is_refused_for_a_local_judge_in_one_line() -> None:
+    from nycc_bench.errors import NyccBenchError
+    from nycc_bench.judging import JudgeSpec
+
+    with pytest.raises(NyccBenchError, match=r"judge_batch: the Batch API is OpenAI's; transformers:m .*--judge-batch"):
+        JudgeSpec.parse("transformers:m", batch=True)
