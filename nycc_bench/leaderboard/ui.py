@@ -53,9 +53,7 @@ CSS = """
   text-align: left; border-bottom: 1px solid #ddd;}
 .nycc-command {white-space: pre-wrap; font-size: 0.85em;}
 .nycc-choices {list-style: none; padding-left: 0.5em;}
-#table-overview th, #table-overview th * {word-break: normal !important; overflow-wrap: normal !important;}
-#table-overview td, #table-overview th {padding-left: 4px !important; padding-right: 4px !important;}
-""" + SCREENS_CSS
+""" + SCREENS_CSS  # the tables' widths: screens.py
 QUEUE_COLUMNS = ["Job", "Model", "Tasks", "Status", "Details", "Submitted (UTC)", "User"]
 
 
