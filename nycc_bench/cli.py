@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .errors import DryRun, NyccBenchError
+from .errors import BatchPending, DryRun, NyccBenchError
 
 
 def _include_path(p: argparse.ArgumentParser) -> None:
@@ -96,7 +96,7 @@ def judge_spec(args: argparse.Namespace) -> Any:
 
     return JudgeSpec.parse(args.judge, base_url=args.judge_base_url, cache_dir=args.cache_dir,
                            max_concurrency=args.max_concurrency, dry_run=getattr(args, "dry_run", False),
-                           timeout_s=args.judge_timeout)
+                           timeout_s=args.judge_timeout, batch=args.judge_batch, batch_wait_s=args.batch_wait)
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -234,10 +234,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from .report import score_lines
 
     check_push_to_hub(args)
+    options = parse_options(args.system_option)
+    if options.get("batch") and args.batch_wait is not None:  # --batch-wait bounds the system's batches too
+        options.setdefault("batch_wait_s", args.batch_wait)
     result = evaluate(args.system, args.tasks, dataset=args.dataset, judge=judge_spec(args),
                       folds=parse_folds(args.folds), split=args.split, out=args.out, limit=args.limit,
                       base_url=args.base_url, task_options=parse_task_options(args.task_option),
-                      progress=not args.quiet, **parse_options(args.system_option))
+                      progress=not args.quiet, **options)
     print("\n".join(score_lines(result.record)))
     print(f"results: {result.path}")
     push_after_evaluate(args, args.out)
@@ -406,6 +409,12 @@ def _judge_options(p: argparse.ArgumentParser, required: bool = False) -> None:
                         "and retried (default 120); a reply that drips in slower than this is cut off too")
     p.add_argument("--dry-run", action="store_true",
                    help="print the judge calls still needed (after the cache) and their estimated cost; spend nothing")
+    p.add_argument("--judge-batch", action="store_true",
+                   help="openai judges: send the calls through the OpenAI Batch API at half the price (answered within "
+                        "24 h; the batch id is kept in the run folder, so a stopped run collects it when run again)")
+    p.add_argument("--batch-wait", type=float, metavar="SECONDS",
+                   help="with --judge-batch or --batch: stop waiting for pending batches after SECONDS (0: submit "
+                        "them all and return, exit 3); the same command again collects them")
 
 
 def _system_options(p: argparse.ArgumentParser) -> None:
@@ -426,6 +435,9 @@ def _system_options(p: argparse.ArgumentParser) -> None:
                         "paper defaults and is recorded as a deviation; trust_remote_code=true is for operators")
     p.add_argument("--task-option", action="append", metavar="TASK.KEY=VALUE",
                    help="a task's named option (see `nycc-bench tasks show TASK`), e.g. humorbench.unit=caption")
+    p.add_argument("--batch", dest="system_option", action="append_const", const="batch=true",
+                   help="openai: systems: send the calls through the OpenAI Batch API at half the price (the same as "
+                        "--system-option batch=true; the batch id is kept in the run folder)")
     p.add_argument("--limit", type=int, help="only the first N instances of each task, in a fixed order (recorded "
                    "as the deviation 'subset: N of M instances')")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -433,7 +445,9 @@ def _system_options(p: argparse.ArgumentParser) -> None:
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    p = argparse.ArgumentParser(prog="nycc-bench", description=__doc__.split("\n")[0])
+    from .cli_parser import ForgivingParser
+
+    p = ForgivingParser(prog="nycc-bench", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="build the Hub dataset repo (parquet + card) from upstream raw files")
     b.add_argument("--source", default="sample",
@@ -616,13 +630,16 @@ def main(argv: list[str] | None = None) -> int:
         datasets.disable_progress_bars()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        with _outside_tasks(args):
+        with _outside_tasks(args), _quiet(args):
             return args.func(args)
     except DryRun as stop:
         print(stop)
         estimate = stop.estimate
         print(json.dumps({"dry_run": estimate.to_dict() if hasattr(estimate, "to_dict") else str(estimate)}))
         return 0
+    except BatchPending as pending:  # not an error: the batch is being answered; the same command collects it
+        print(f"nycc-bench {args.command}: {_one_line(pending)}", file=sys.stderr)
+        return 3
     except NyccBenchError as err:
         print(f"nycc-bench {args.command}: error: {_one_line(err)}", file=sys.stderr)
         return 2
@@ -635,6 +652,18 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"nycc-bench {args.command}: interrupted; re-run the same command to resume", file=sys.stderr)
         return 130
+
+
+@contextlib.contextmanager
+def _quiet(args: argparse.Namespace) -> Iterator[None]:
+    """With --quiet, none of nycc-bench's own step and byte bars while the command runs."""
+    if not getattr(args, "quiet", False):
+        yield
+        return
+    from .progress import quiet
+
+    with quiet():
+        yield
 
 
 def _one_line(err: BaseException) -> str:

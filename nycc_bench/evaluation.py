@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .errors import JudgeRequired, NyccBenchError
+from .errors import BatchPending, JudgeRequired, NyccBenchError
 from .judging import JudgeSpec
 from .predictions import write_judged
 from .provenance import dataset_record, environment, git_commit, model_record
@@ -138,7 +138,8 @@ def _command(system: str, tasks: Sequence[str], dataset: str, judge: Any, folds:
     if judge is not None:
         judge = JudgeSpec.parse(judge) if isinstance(judge, str) else judge
         url = redact_url(judge.base_url)  # never a password in a command that is recorded and shown
-        words += ["--judge", judge.name] + (["--judge-base-url", url] if url else [])
+        words += ["--judge", judge.name] + (["--judge-base-url", url] if url else []) + \
+            (["--judge-batch"] if judge.batch else [])
     if folds is not None:
         words += ["--folds", ",".join(map(str, folds))]
     if split:
@@ -163,6 +164,16 @@ def _judges(judge: JudgeArg | Mapping[str, JudgeArg], names: Sequence[str]) -> d
     if isinstance(judge, Mapping):
         return {n: spec(judge.get(n)) for n in names}
     return dict.fromkeys(names, spec(judge))
+
+
+def keep_batches_in(judge: JudgeSpec | None, out: Path) -> JudgeSpec | None:
+    """A Batch API judge keeps its pending batch ids in the run folder (unless told another), so the next run of
+    the folder collects them."""
+    if judge is None or not judge.batch or judge.batch_dir is not None:
+        return judge
+    from dataclasses import replace
+
+    return replace(judge, batch_dir=str(out))
 
 
 @locks_out  # one writer per run folder
@@ -191,8 +202,8 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
                              "name a task you run, e.g. humorbench.unit=caption")
     for name in names:
         check_task(get_task(name))
-    judges = _judges(judge, names)
     out = Path(out)
+    judges = {n: keep_batches_in(j, out) for n, j in _judges(judge, names).items()}
     from .runner import TASK_OPTION_ALIASES, split_options
 
     # system options that are task options (`description=`) leave before the system is built
@@ -201,10 +212,13 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
         sys_obj, spec = system, system.spec
     else:
         sys_obj, spec = make_system(system, dataset, base_url=base_url, **dict(system_options)), system
+    if getattr(sys_obj, "batch", False) and getattr(sys_obj, "batch_dir", None) is None:
+        sys_obj.batch_dir = str(out)  # a pending Batch API batch is collected by the next run of this folder
     entries: dict[str, Any] = {}
     skipped: dict[str, str] = {}
     errors: dict[str, str] = {}
     configs: list[str] = []
+    pending: list[str] = []  # Batch API batches still answered: the other tasks go on, then the run stops
     for index, name in enumerate(names, 1):
         if on_task is not None:
             on_task(name, index, len(names))
@@ -218,6 +232,9 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
                 raise err from None
             errors[name] = f"{type(err).__name__}: {err}"[:500]
             continue
+        except BatchPending as wait:
+            pending.append(f"{name}: {wait}")
+            continue
         except Exception as err:
             if raise_errors:
                 raise
@@ -230,6 +247,8 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
         entries[name] = entry
         task = get_task(name)
         configs += [config_name(task, f) for f in entry["config"]["dataset"]["folds"]]
+    if pending:
+        raise BatchPending(" | ".join(pending))
     if limit:
         log.warning("--limit %d: scores cover only the first items of each task", limit)
     judge_names = {n: j.describe() for n, j in judges.items() if j is not None}
@@ -258,12 +277,18 @@ def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: Ju
     """Run every fold of one task and score it; a reason string when it is skipped."""
     run_folds = [0] if split == LEADERBOARD_SPLIT else available_folds(name, dataset, folds)  # one set, no folds
     files = [predictions_path(out, name, f) for f in run_folds]
+    waiting = []
     try:
         for fold, path in zip(run_folds, files, strict=True):
-            run_task(name, spec, path, dataset=dataset, split=split, fold=fold, limit=limit, progress=progress,
-                     system=system, task_options=options)
+            try:
+                run_task(name, spec, path, dataset=dataset, split=split, fold=fold, limit=limit, progress=progress,
+                         system=system, task_options=options)
+            except BatchPending as wait:  # the next folds' batches are submitted too; one run collects them all
+                waiting.append(str(wait))
     except SystemCannotAnswer as err:
         return str(err)
+    if waiting:
+        raise BatchPending(" | ".join(waiting))
     if split == LEADERBOARD_SPLIT:  # Hessel's hidden-label sets: a submission file instead of scores
         return write_from_predictions(name, files[0], out)
     try:

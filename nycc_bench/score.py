@@ -219,7 +219,8 @@ def novelty_summary(files: Sequence[str | Path], dataset: str, deviations: list[
     try:
         from .novelty import novelty_report
 
-        report = novelty_report([str(f) for f in files], dataset, progress=False, max_examples=5)
+        # the first run builds the index of every human caption (minutes at full size): its bars show
+        report = novelty_report([str(f) for f in files], dataset, progress=True, max_examples=5)
     except (ImportError, NyccBenchError) as err:
         deviations.append(f"Novelty check not run: {str(err).splitlines()[0]}")
         return None

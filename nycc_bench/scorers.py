@@ -56,7 +56,7 @@ def fold_list(fold_ids: Sequence[int]) -> list[int] | None:
 def score_metric(task: Task, instances: Sequence[Instance], preds: Sequence[Any], fold_ids: Sequence[int],
                  judge: Any, options: Mapping[str, Any], **_: Any) -> dict[str, Any]:
     """The task's metric over the mapped arguments, folds averaged as Hessel does."""
-    from .metrics import load_metric
+    from .metrics import compute_metric
 
-    return load_metric(task.metric).compute(**metric_arguments(task, instances, preds), folds=fold_list(fold_ids),
+    return compute_metric(task.metric, **metric_arguments(task, instances, preds), folds=fold_list(fold_ids),
                                             **task.metric_options)

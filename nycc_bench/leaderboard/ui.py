@@ -33,6 +33,7 @@ from .detail import detail_html, prediction_files, run_choices
 from .exports import write_exports
 from .limits import MAX_CHARS, Busy, VisitorGate, capped, trust_proxies, visitor
 from .plots import compare_plot, interval_plot
+from .screens import SCREENS_CSS
 from .settings import Settings
 from .store import Job, Refused, Store, StoreUnavailable
 from .store import run_id as store_run_id
@@ -54,9 +55,7 @@ CSS = """
   text-align: left; border-bottom: 1px solid #ddd;}
 .nycc-command {white-space: pre-wrap; font-size: 0.85em;}
 .nycc-choices {list-style: none; padding-left: 0.5em;}
-#table-overview th, #table-overview th * {word-break: normal !important; overflow-wrap: normal !important;}
-#table-overview td, #table-overview th {padding-left: 4px !important; padding-right: 4px !important;}
-"""
+""" + SCREENS_CSS  # the tables' widths: screens.py
 QUEUE_COLUMNS = ["Job", "Model", "Tasks", "Status", "Details", "Submitted (UTC)", "User"]
 
 
@@ -283,7 +282,7 @@ def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any], Any]:
             summary = next((family_summary(f) for f in FAMILIES if f.key == family), about.OVERVIEW_SUMMARY)
             gr.Markdown(f"{summary} {about.rank_rule(family)}", elem_id=f"summary-{key}")
             tables.append(gr.Dataframe(value=pd.DataFrame(), interactive=False, pinned_columns=2, max_height=520,
-                                       wrap=family is None, elem_id=f"table-{key}", label=f"{title} results",
+                                       wrap=True, elem_id=f"table-{key}", label=f"{title} results",
                                        show_label=False, buttons=["fullscreen", "copy"]))
             if family is None:
                 note = gr.Markdown(elem_id="ranked-overview")
@@ -300,7 +299,7 @@ def build(app: App) -> gr.Blocks:
         banner_box = gr.HTML(elem_id="banner")
         if app.settings.oauth:
             gr.LoginButton()
-        with gr.Tabs():
+        with gr.Tabs(overflow_behavior="wrap"):  # a phone shows every tab, on two lines
             with gr.Tab("Leaderboard", id="leaderboard", elem_id="tab-leaderboard"):
                 with gr.Row():
                     search = gr.Textbox(label="Search models", placeholder="name; another name", scale=3,
@@ -314,7 +313,7 @@ def build(app: App) -> gr.Blocks:
                     sizes = gr.CheckboxGroup([s[0] for s in SIZES] + [UNKNOWN_SIZE],
                                              value=[s[0] for s in SIZES] + [UNKNOWN_SIZE], label="Size (parameters)")
                     settings = gr.CheckboxGroup(list(SETTINGS), value=list(SETTINGS), label="Setting")
-                with gr.Tabs():
+                with gr.Tabs(overflow_behavior="wrap"):
                     tables, plots, pickers, note = _tab_views(app)
                 gr.Markdown(about.CELLS_HELP)
                 downloads = gr.File(label="Download the whole table (CSV, JSON: every run and metric, with "

@@ -53,8 +53,8 @@ def score_elements(task: Task, instances: Sequence[Instance], preds: Sequence[An
     per element (a list) gives each row its element's value, and a field that is null everywhere is passed as
     null (no hard-subset flags)."""
     from ...judging import element_judgments
-    from ...metrics import load_metric
-    from ...metrics.element_autograder import MAX_LAST_K_TOKENS
+    from ...metrics import compute_metric
+    from ...metrics.rules import MAX_LAST_K_TOKENS
     from ...scoring.checks import check_int
 
     if judge is None:
@@ -77,7 +77,7 @@ def score_elements(task: Task, instances: Sequence[Instance], preds: Sequence[An
                                last_k_tokens)
     verdicts = [r["verdict"] for r in judged]
     graded = {k: v for k, v in args.items() if k not in ("descriptions", "captions")}  # the judge's inputs only
-    scores = load_metric(task.metric).compute(**graded, judgments=verdicts, **task.metric_options)
+    scores = compute_metric(task.metric, **graded, judgments=verdicts, **task.metric_options)
     scores["element_verdicts"] = {f"{i.reference['caption_id']}/{i.reference['element_ids'][k]}": v
                                   for (_, i, k), v in zip(rows, verdicts, strict=True)}
     per_item: dict[int, list[dict[str, Any]]] = {}  # each element's verdict and reasoning, for the run viewer
