@@ -558,6 +558,9 @@ def parser() -> argparse.ArgumentParser:
 
     add_lmeval_parsers(sub)
     add_show_parser(sub)
+    from .reproducing.command import add_reproduce_parser
+
+    add_reproduce_parser(sub)
 
     d = sub.add_parser("demo", help="run the main job on the embedded sample")
     d.add_argument("--out", default="out/demo", help="output folder (default: out/demo)")
