@@ -42,7 +42,8 @@ TABLE5 = (
     (686, "how to tell him", "27"),
     (61, "cholesterol", "20"),
 )
-PASS_RATE_KEY = "toxic_or_shocking_pass_rate_per_row"  # docs/data.json, one entry per leaderboard model
+PASS_RATE_KEY = "toxic_or_shocking_pass_rate_per_row"
+LEADERBOARD = "Leaderboard (docs/data.json)"  # docs/data.json, one entry per leaderboard model
 
 
 def figures(inputs: Inputs) -> list[Figure]:
@@ -116,11 +117,11 @@ def toxic_pass_rates(inputs: Inputs) -> list[Figure]:
     elements = _elements(inputs, {n: p for n in CATEGORY_FILES
                                   if (p := inputs.file(humorbench_file(f"categorized_output_{n}.csv")))})
     if data is None:
-        return [Figure(PAPER, "Leaderboard", "every model", "toxic or shocking pass rate", "(docs/data.json)")
+        return [Figure(PAPER, LEADERBOARD, "every model", "toxic or shocking pass rate", "(docs/data.json)")
                 .absent([inputs.why(humorbench_file(LEADERBOARD_DATA))])]
     published = _published(data)
-    rows = [Figure(PAPER, "Leaderboard", model, "toxic or shocking pass rate", printed)
-            for model, printed in published.items()]
+    rows = [Figure(PAPER, LEADERBOARD, display, "toxic or shocking pass rate", printed)
+            for display, printed in published.values()]
     toxic_labels = inputs.file(humorbench_file("categorized_output_toxic_or_shocking.csv"))
     if verdicts is None or elements is None or toxic_labels is None:
         needs = [inputs.why(humorbench_file(p)) for p, f in ((TOXIC_VERDICTS, verdicts),
@@ -129,8 +130,8 @@ def toxic_pass_rates(inputs: Inputs) -> list[Figure]:
         return [f.absent(needs) for f in rows]
     by_model = _verdicts(verdicts)
     keys = {(e.idx, e.row["element"]): e for e in elements}
-    for figure in rows:
-        graded = by_model.get(figure.row)
+    for figure, model in zip(rows, published, strict=True):
+        graded = by_model.get(model)
         if not graded:
             figure.settle("no verdicts", note=f"{TOXIC_VERDICTS} has no rows of this model")
             continue
@@ -148,8 +149,8 @@ def _model_key(name: str) -> str:
     return name.replace("/", "-").replace(".", "-")
 
 
-def _published(path: Path) -> dict[str, str]:
-    """explainer_model -> its toxic-or-shocking pass rate exactly as docs/data.json prints it."""
+def _published(path: Path) -> dict[str, tuple[str, str]]:
+    """explainer_model -> (display name, its toxic-or-shocking pass rate exactly as docs/data.json prints it)."""
     text = read_bytes(path).decode("utf-8")
     try:
         entries = json.loads(text, parse_float=str)  # keep the printed digits, never a re-rounded float
@@ -157,7 +158,8 @@ def _published(path: Path) -> dict[str, str]:
         raise SourceError(path, f"not JSON ({err.msg})", "download docs/data.json again", row=err.lineno) from None
     if not isinstance(entries, list) or not all(isinstance(e, dict) and "explainer_model" in e for e in entries):
         raise SourceError(path, "not a list of leaderboard entries", "download docs/data.json again")
-    return {e["explainer_model"]: str(e[PASS_RATE_KEY]) for e in entries if e.get(PASS_RATE_KEY) is not None}
+    return {e["explainer_model"]: (str(e.get("display_name") or e["explainer_model"]), str(e[PASS_RATE_KEY]))
+            for e in entries if e.get(PASS_RATE_KEY) is not None}
 
 
 def _verdicts(path: Path) -> dict[str, list[tuple[tuple[int, str], str]]]:

@@ -21,6 +21,7 @@ from ..builders.download import (
 from ..builders.errors import SourceError
 from ..builders.sources import SourceFiles, discover
 from ..errors import NyccBenchError
+from .figures import HESSEL, HUMORBENCH, ZHANG
 
 ZHANG_REPO, ZHANG_COMMIT = "yguooo/cartoon-caption-generation", "91231db2029eaa3ce1fa4daaa12518fe021d050f"
 HUMORBENCH_REPO = "ReubenNarad/Humor-Bench"
@@ -75,8 +76,8 @@ def paper_category_file(name: str) -> Needed:
 _NEXTML = tuple(s for s in GITHUB_SOURCES if s.repo.startswith("nextml/"))
 _PAPER_HARD = tuple(s for s in GITHUB_SOURCES if s.repo == HUMORBENCH_REPO and s.store_as)
 FETCH: dict[str, tuple[GitHubSource | HubSource, ...]] = {
-    "zhang2024": (GitHubSource(ZHANG_REPO, ZHANG_COMMIT, ("examples/generations/*.csv",)), *_NEXTML),
-    "humorbench": (
+    ZHANG: (GitHubSource(ZHANG_REPO, ZHANG_COMMIT, ("examples/generations/*.csv",)), *_NEXTML),
+    HUMORBENCH: (
         GitHubSource(HUMORBENCH_REPO, HUMORBENCH_COMMIT, ("comprehensive_annotations.csv", "categorized_output_*.csv",
                                                           LEADERBOARD_DATA, TOXIC_VERDICTS)),
         GitHubSource(HUMORBENCH_REPO, PAPER_CATEGORIES_COMMIT,
@@ -84,7 +85,7 @@ FETCH: dict[str, tuple[GitHubSource | HubSource, ...]] = {
                      tuple((f"categorized_output_{n}.csv", paper_category_path(n)) for n in CATEGORY_FILES)),
         *_PAPER_HARD,
     ),
-    "hessel2023": (HubSource(HESSEL_REPO, None, ("matching/*.parquet", "ranking/*.parquet")),),
+    HESSEL: (HubSource(HESSEL_REPO, None, ("matching/*.parquet", "ranking/*.parquet")),),
 }
 
 
