@@ -25,7 +25,7 @@ CONFIG_MODULES = {
     "submission.py": "Hessel's leaderboard boards are the `matching`/`ranking` leaderboard configs",
     "novelty/corpus.py": "reads the `caption_ratings` and `caption_generation` configs' parquet files directly",
     "reward/data.py": "trains the reward model on the `caption_ratings`/`caption_generation` configs' rows",
-    "reproducing/hessel.py": "counts the `matching`/`ranking` configs' upstream parquet rows (Hessel's split sizes)",
+    "reproducing/hessel.py": "counts the from-pixels configs' upstream parquet rows (Hessel's split sizes)",
 }
 OTHER_MEANINGS = {
     "judge/protocols/humorbench.py": {"explanation", "humorbench"},  # output field; module name

@@ -1,5 +1,8 @@
-"""Hessel et al. 2023 figures: the split sizes of the matching and quality-ranking data (fold 0, the unsuffixed
-configs), and the Random row as the expected accuracy of a uniform guess over each test instance's choices."""
+"""Hessel et al. 2023 figures: the split sizes of the matching and quality-ranking data, and the Random row as the
+expected accuracy of a uniform guess over each test instance's choices.
+
+Both are read from the fold-0 from-pixels configs: one instance per caption set (the from-description configs repeat
+train instances once per description annotation), and a tenth of the download."""
 
 from __future__ import annotations
 
@@ -13,11 +16,13 @@ PAPER = HESSEL
 REPO = "jmhessel/newyorker_caption_contest"
 SPLITS = ("train", "validation", "test")
 # The "Datasets" slide as printed: train / val / test instances.
-SIZES = {"matching": ("Matching", ("1.6K", "538", "538")), "ranking": ("Quality ranking", ("1.6K", "523", "523"))}
+SIZES = {"matching_from_pixels": ("Matching", ("1.6K", "538", "538")),
+         "ranking_from_pixels": ("Quality ranking", ("1.6K", "523", "523"))}
 RESULTS = "Matching and quality ranking results"
 # The Random row as printed: (config, column, instances counted: winner source None = all, else which).
-RANDOM = (("matching", "Matching Accuracy", "20.0", None), ("ranking", "CrowdAcc", "50.0", {"crowd_winner"}),
-          ("ranking", "NYAcc", "50.0", {"official_winner"}))
+RANDOM = (("matching_from_pixels", "Matching Accuracy", "20.0", None),
+          ("ranking_from_pixels", "CrowdAcc", "50.0", {"crowd_winner"}),
+          ("ranking_from_pixels", "NYAcc", "50.0", {"official_winner"}))
 
 
 def figures(inputs: Inputs) -> list[Figure]:
@@ -30,7 +35,7 @@ def _need(config: str, split: str) -> str:
 
 
 def sizes(inputs: Inputs) -> list[Figure]:
-    """Instances per split of each fold-0 config, counted from the parquet metadata."""
+    """Instances per split of each fold-0 from-pixels config, counted from the parquet metadata."""
     out = []
     for config, (row, printed) in SIZES.items():
         shards = inputs.sources.hessel.get(config, {})

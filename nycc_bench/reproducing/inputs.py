@@ -19,7 +19,7 @@ from ..builders.download import (
     fetch_hub,
 )
 from ..builders.errors import SourceError
-from ..builders.sources import SourceFiles, discover
+from ..builders.sources import SourceFiles, _files, discover
 from ..errors import NyccBenchError
 from .figures import HESSEL, HUMORBENCH, ZHANG
 
@@ -85,7 +85,7 @@ FETCH: dict[str, tuple[GitHubSource | HubSource, ...]] = {
                      tuple((f"categorized_output_{n}.csv", paper_category_path(n)) for n in CATEGORY_FILES)),
         *_PAPER_HARD,
     ),
-    HESSEL: (HubSource(HESSEL_REPO, None, ("matching/*.parquet", "ranking/*.parquet")),),
+    HESSEL: (HubSource(HESSEL_REPO, None, ("matching_from_pixels/*.parquet", "ranking_from_pixels/*.parquet")),),
 }
 
 
@@ -100,8 +100,9 @@ class Inputs:
     def file(self, need: Needed) -> Path | None:
         """The one file below the roots whose path ends with the input's kept path; two are ambiguous."""
         parts = tuple(Path(need.tail).parts)
-        found = sorted({p for root in self.roots for p in root.rglob(parts[-1])
-                        if p.is_file() and p.parts[-len(parts):] == parts and not _hidden(p, root)})
+        if "files" not in self.memo:  # walked once, as discovery walks (links followed, hidden folders skipped)
+            self.memo["files"] = sorted({p for root in self.roots for p in _files(root)})
+        found = [p for p in self.memo["files"] if p.parts[-len(parts):] == parts]
         if len(found) > 1:
             raise SourceError(found[1], f"a second copy of {need.tail} (the first is {found[0]})",
                               "keep one copy below --source, or point --source at a narrower folder")
@@ -117,11 +118,6 @@ class Inputs:
     def sources(self) -> SourceFiles:
         """Every file the builders recognise below the roots (rating summaries, Hessel shards, ...)."""
         return discover(*self.roots)
-
-
-def _hidden(path: Path, root: Path) -> bool:
-    """Below a hidden folder (a .git, a .venv): never an input."""
-    return any(part.startswith(".") for part in path.relative_to(root).parts[:-1])
 
 
 def locate(source: str, papers: tuple[str, ...], progress: bool = True) -> Inputs:
