@@ -247,3 +247,26 @@ def test_upstream_mirror_and_a_failed_download(tmp_path: Path, monkeypatch: pyte
 
     monkeypatch.setenv("NYCC_BENCH_UPSTREAM_DIR", str(tmp_path / "nowhere"))
     assert main(["reproduce", "--only", "humorbench"]) == 2
+
+
+def test_table1_from_the_rating_summaries_of_all_365_contests(tmp_path: Path) -> None:
+    """Summaries written here in the nextml api format for contests 530-894: Table 1's statistics over them."""
+    votes_per_contest = []
+    for contest in range(530, 895):
+        rows = []
+        for rank in range(1, 13):
+            funny, somewhat, unfunny = rank % 5 + contest % 3, 7, 10 + rank
+            count = funny + somewhat + unfunny
+            rows.append([rank, funny, somewhat, unfunny, count, (3 * funny + 2 * somewhat + unfunny) / count, 0.05,
+                         contest, f"Caption {rank} of contest {contest}"])
+        rows.sort(key=lambda r: -r[5])
+        votes_per_contest.append(sum(r[4] for r in rows))
+        _write_csv(tmp_path / "contests" / "summaries" / f"{contest}_summary_KLUCB.csv",
+                   ["rank", "funny", "somewhat_funny", "unfunny", "count", "score", "precision", "contest", "caption"],
+                   rows)
+    table1 = {f.row: f for f in _by(reproduce(str(tmp_path), only="zhang2024", sbert=False), "Table 1")}
+    assert (table1["Number of contests"].recomputed, table1["Number of contests"].status) == ("365", MATCH)
+    assert table1["Average #captions/contest"].recomputed == "12"
+    assert table1["Total number of ratings"].recomputed == f"{sum(votes_per_contest):,}"
+    assert table1["Min #ratings/contest"].recomputed == f"{min(votes_per_contest):,}"
+    assert {f.n for f in table1.values()} == {365}
