@@ -270,3 +270,20 @@ def test_table1_from_the_rating_summaries_of_all_365_contests(tmp_path: Path) ->
     assert table1["Total number of ratings"].recomputed == f"{sum(votes_per_contest):,}"
     assert table1["Min #ratings/contest"].recomputed == f"{min(votes_per_contest):,}"
     assert {f.n for f in table1.values()} == {365}
+
+
+def test_an_empty_caption_is_scored_as_upstream_read_it(tmp_path: Path) -> None:
+    """pandas reads an empty cell as NaN and upstream's diversity.py scores str(NaN): Table 6's SFT SBERT (0.5806)
+    holds only that way."""
+    groups = _generations(tmp_path, "sft", ZHANG_HELD_OUT[:4])
+    path = tmp_path / "examples" / "generations" / "sft.csv"
+    rows = list(csv.reader(path.open(encoding="utf-8")))
+    rows[2][3] = ""
+    _write_csv(path, rows[0], rows[1:])
+    groups[1][3] = "nan"
+    figure = _by(reproduce(str(tmp_path), only="zhang2024", sbert=False), "Table 6", "Mistral-7B Instruct SFT",
+                 "Average EAD")[0]
+    as_empty = [[("" if c == "nan" else c) for c in g] for g in groups]
+    assert figure.recomputed == f"{average_ead(groups):.4f}" != f"{average_ead(as_empty):.4f}"
+    assert figure.note == ("the file holds 4 of the 91 held-out contests; 1 empty captions scored as 'nan', "
+                           "as upstream did")

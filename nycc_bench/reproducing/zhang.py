@@ -42,6 +42,9 @@ KNOWN = {("GPT4-o", "Average EAD"): {
     "reason": "upstream's stored gpt4o.csv gives 0.960299 with upstream's own diversity.py as well; the paper "
               "prints 0.9602 (the file or the printed digit changed after the table was made)",
 }}
+# An empty caption cell: pandas reads it as NaN and upstream's diversity.py scores `str(NaN)`, "nan" (Table 6's SFT
+# row, whose file has two empty captions, prints SBERT 0.5806: 0.58060 with "nan", 0.58047 with "").
+EMPTY_AS_READ = "nan"
 STORED_GROUPS = {"human_top10": "human_top", "human_200": "human_200", "human_1000": "human_1000",
                  "human_median": "human_median"}
 GROUP_ROWS = {"human_top10": "Top 10 (#1-#10)", "human_200": "#200-#209", "human_1000": "#1000-#1009",
@@ -144,8 +147,11 @@ def table6(inputs: Inputs, options: Options) -> list[Figure]:
             needs = [inputs.why(zhang_file(s)) for s in stems if inputs.file(zhang_file(s)) is None]
             out += [ead_fig.absent(needs), sbert_fig.absent(needs)]
             continue
-        n = len(groups)
-        note = "" if n == len(ZHANG_HELD_OUT) else f"the file holds {n} of the {len(ZHANG_HELD_OUT)} held-out contests"
+        n, empty = len(groups), sum(c == "" for g in groups for c in g)
+        groups = [[EMPTY_AS_READ if c == "" else c for c in g] for g in groups]
+        note = "; ".join(([] if n == len(ZHANG_HELD_OUT) else
+                          [f"the file holds {n} of the {len(ZHANG_HELD_OUT)} held-out contests"]) +
+                         ([f"{empty} empty captions scored as {EMPTY_AS_READ!r}, as upstream did"] if empty else []))
         out.append(ead_fig.settle(average_ead(groups), n=n, note=note))
         if not options.sbert:
             out.append(sbert_fig.skip("SBERT not computed (--no-sbert)"))
