@@ -591,6 +591,10 @@ def parser() -> argparse.ArgumentParser:
 
     add_arena_parsers(sub, _judge_options)
 
+    from .reproducing.command import add_reproduce_parser
+
+    add_reproduce_parser(sub)
+
     d = sub.add_parser("demo", help="run the main job on the embedded sample")
     d.add_argument("--out", default="out/demo", help="output folder (default: out/demo)")
     d.add_argument("--quiet", action="store_true", help="no progress bars")
