@@ -15,7 +15,8 @@ from .corpus import GROUPS, OTHER
 from .index import NoveltyIndex, Settings, load_index
 from .lsh import signatures
 from .predictions import Generated, from_mapping, read_predictions_file
-from .text import jaccard, jaccard_matrix, normalise, shingles
+from .text import normalise, shingles
+from .verify import Verifier
 
 KINDS = ("exact_same_contest", "exact_any_contest", "near_same_contest", "near_any_contest")
 Predictions = str | Path | Mapping[str, list[str] | None]
@@ -40,6 +41,7 @@ class Matcher:
         self.ranks = index.table["rank"]
         # one contiguous copy: take() on the memory-mapped, chunked column concatenates every chunk per call
         self._norms = index.table["norm"].combine_chunks()
+        self.verifier = Verifier(index.shingles)
 
     def _make(self, row: int, similarity: float, contest: int) -> Match:
         """A match of a caption generated for `contest`, ordered by similarity, same contest, rank, contest."""
@@ -56,26 +58,32 @@ class Matcher:
             out.setdefault(norm, []).append(row)
         return out
 
+    def _queries(self, norms: list[str]) -> tuple[list[frozenset[str]], list[np.ndarray], np.ndarray]:
+        """Each normalised text's shingle set, its ids in the index's vocabulary, and the set sizes."""
+        sets = [shingles(n, self.settings.shingle_size) for n in norms]
+        return sets, self.index.shingles.lookup(sets), np.fromiter(map(len, sets), dtype=np.int64, count=len(sets))
+
     def lsh_matches(self, norms: list[str]) -> dict[str, list[tuple[int, float]]]:
         """normalised text → (row, exact Jaccard) of every LSH candidate at or above the threshold."""
-        k, threshold = self.settings.shingle_size, self.settings.threshold
-        query_sets = [shingles(n, k) for n in norms]
-        sig = signatures(query_sets, self.settings.num_perm)
-        out: dict[str, list[tuple[int, float]]] = {}
-        for norm, qs, rows in zip(norms, query_sets, self.index.bands.candidates(sig), strict=True):
-            texts = self._norms.take(pa.array(rows.astype(np.int64))).to_pylist() if len(rows) else []
-            scored = ((int(r), jaccard(qs, shingles(t, k))) for r, t in zip(rows, texts, strict=True))
-            out[norm] = [(r, s) for r, s in scored if s >= threshold]
+        query_sets, ids, sizes = self._queries(norms)
+        candidates = self.index.bands.candidates(signatures(query_sets, self.settings.num_perm))
+        query = np.repeat(np.arange(len(norms)), [len(c) for c in candidates])
+        rows = np.concatenate(candidates).astype(np.int64) if candidates else np.empty(0, dtype=np.int64)
+        similarity = self.verifier.pairs(ids, sizes, query, rows)
+        keep = similarity >= self.settings.threshold
+        out: dict[str, list[tuple[int, float]]] = {n: [] for n in norms}
+        for q, row, value in zip(query[keep].tolist(), rows[keep].tolist(), similarity[keep].tolist(), strict=True):
+            out[norms[q]].append((row, value))
         return out
 
     def same_contest_matches(self, contest: int, norms: list[str]) -> dict[str, list[tuple[int, float]]]:
         """Brute force over every caption of the contest: exact Jaccard, no LSH, so no copy is missed here."""
-        k, threshold = self.settings.shingle_size, self.settings.threshold
         start, end = self.index.contest_slice(contest)
-        similarity = jaccard_matrix(norms, self._norms.slice(start, end - start).to_pylist(), k)
+        _, ids, sizes = self._queries(norms)
+        similarity = self.verifier.block(ids, sizes, start, end)
         out: dict[str, list[tuple[int, float]]] = {}
         for norm, row in zip(norms, similarity, strict=True):
-            hits = np.flatnonzero(row >= threshold)
+            hits = np.flatnonzero(row >= self.settings.threshold)
             out[norm] = [(start + int(i), float(row[i])) for i in hits]
         return out
 
