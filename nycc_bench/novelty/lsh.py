@@ -178,8 +178,9 @@ class BandIndex:
     @classmethod
     def load(cls, folder: Path, bands: int, rows: int) -> BandIndex:
         """Memory-mapped: loading is instant and only the pages a query touches are read."""
-        keys = np.load(folder / "band_keys.npy", mmap_mode="r")
-        ids = np.load(folder / "band_ids.npy", mmap_mode="r")
+        # plain arrays over the mapped files: numpy.memmap's subclass hooks cost more than a small slice itself
+        keys = np.asarray(np.load(folder / "band_keys.npy", mmap_mode="r"))
+        ids = np.asarray(np.load(folder / "band_ids.npy", mmap_mode="r"))
         return cls(bands, rows, keys, ids)
 
     def candidates(self, sig: np.ndarray) -> list[np.ndarray]:

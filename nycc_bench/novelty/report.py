@@ -3,7 +3,10 @@ all contests, per model, with the group each copied caption comes from and examp
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,7 +44,15 @@ class Matcher:
         self.ranks = index.table["rank"]
         # one contiguous copy: take() on the memory-mapped, chunked column concatenates every chunk per call
         self._norms = index.table["norm"].combine_chunks()
-        self.verifier = Verifier(index.shingles)
+        self._local = threading.local()
+        self._prepared: dict[str, tuple[frozenset[str], np.ndarray]] = {}
+
+    @property
+    def verifier(self) -> Verifier:
+        """This thread's verifier (each holds its own lookup tables)."""
+        if not hasattr(self._local, "verifier"):
+            self._local.verifier = Verifier(self.index.shingles)
+        return self._local.verifier
 
     def _make(self, row: int, similarity: float, contest: int) -> Match:
         """A match of a caption generated for `contest`, ordered by similarity, same contest, rank, contest."""
@@ -59,9 +70,13 @@ class Matcher:
         return out
 
     def _queries(self, norms: list[str]) -> tuple[list[frozenset[str]], list[np.ndarray], np.ndarray]:
-        """Each normalised text's shingle set, its ids in the index's vocabulary, and the set sizes."""
-        sets = [shingles(n, self.settings.shingle_size) for n in norms]
-        return sets, self.index.shingles.lookup(sets), np.fromiter(map(len, sets), dtype=np.int64, count=len(sets))
+        """Each normalised text's shingle set, its ids in the index's vocabulary, and the set sizes (looked up once
+        per text and kept)."""
+        if missing := [n for n in dict.fromkeys(norms) if n not in self._prepared]:
+            sets = [shingles(n, self.settings.shingle_size) for n in missing]
+            self._prepared.update(zip(missing, zip(sets, self.index.shingles.lookup(sets), strict=True), strict=True))
+        sets, ids = zip(*(self._prepared[n] for n in norms), strict=True) if norms else ((), ())
+        return list(sets), list(ids), np.fromiter(map(len, sets), dtype=np.int64, count=len(sets))
 
     def lsh_matches(self, norms: list[str]) -> dict[str, list[tuple[int, float]]]:
         """normalised text → (row, exact Jaccard) of every LSH candidate at or above the threshold."""
@@ -95,7 +110,9 @@ class Matcher:
         by_contest: dict[int, list[str]] = {}
         for contest, norm in queries:
             by_contest.setdefault(contest, []).append(norm)
-        same = {c: self.same_contest_matches(c, ns) for c, ns in by_contest.items()}
+        with ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool:  # NumPy and scipy release the GIL
+            same = dict(zip(by_contest, pool.map(lambda item: self.same_contest_matches(*item), by_contest.items()),
+                            strict=True))
         results = {}
         for contest, norm in queries:
             exact_all = [self._make(r, 1.0, contest) for r in exact.get(norm, [])]

@@ -62,7 +62,8 @@ class ShingleSets:
     @classmethod
     def load(cls, folder: Path) -> ShingleSets:
         """Memory-mapped, like the bands."""
-        return cls(*(np.load(folder / f"shingle_{name}.npy", mmap_mode="r") for name in ("vocab", "indptr", "ids")))
+        return cls(*(np.asarray(np.load(folder / f"shingle_{name}.npy", mmap_mode="r"))
+                     for name in ("vocab", "indptr", "ids")))
 
 
 def sha1_hash32(shingles: Iterable[str]) -> np.ndarray:
