@@ -46,6 +46,7 @@ class Matcher:
         self._norms = index.table["norm"].combine_chunks()
         self._local = threading.local()
         self._prepared: dict[str, tuple[frozenset[str], np.ndarray]] = {}
+        self.sizes = index.shingles.sizes() if index.shingles is not None else None
 
     @property
     def verifier(self) -> Verifier:
@@ -84,6 +85,11 @@ class Matcher:
         candidates = self.index.bands.candidates(signatures(query_sets, self.settings.num_perm))
         query = np.repeat(np.arange(len(norms)), [len(c) for c in candidates])
         rows = np.concatenate(candidates).astype(np.int64) if candidates else np.empty(0, dtype=np.int64)
+        # |A ∩ B| / |A ∪ B| <= min(|A|, |B|) / max(|A|, |B|): pairs of too different sizes cannot reach the
+        # threshold, so only the others are verified (an exact filter, not an estimate)
+        small, large = np.minimum(sizes[query], self.sizes[rows]), np.maximum(sizes[query], self.sizes[rows])
+        possible = small >= self.settings.threshold * large
+        query, rows = query[possible], rows[possible]
         similarity = self.verifier.pairs(ids, sizes, query, rows)
         keep = similarity >= self.settings.threshold
         out: dict[str, list[tuple[int, float]]] = {n: [] for n in norms}
