@@ -16,6 +16,7 @@ from scipy import sparse
 from .shingling import ShingleSets
 
 WIDTH = 64
+PAIR_WIDTH = 8  # queries per block of pairs: their bits fit a uint8 table
 _DTYPES = ((8, np.uint8), (16, np.uint16), (32, np.uint32), (64, np.uint64))
 
 
@@ -45,22 +46,24 @@ class Verifier:
         """Jaccard of each pair (query[i], rows[i]): `ids`/`sizes` are every query's vocabulary ids and set size."""
         out = np.empty(len(query), dtype=np.float64)
         order = np.argsort(query, kind="stable")
+        bounds = np.searchsorted(query[order], np.arange(0, len(ids) + PAIR_WIDTH, PAIR_WIDTH))
         indptr, stored = self.sets.indptr, self.sets.ids
-        for first in range(0, len(ids), WIDTH):
-            lo, hi = np.searchsorted(query[order], [first, first + WIDTH])
+        for block_number, first in enumerate(range(0, len(ids), PAIR_WIDTH)):
+            lo, hi = bounds[block_number], bounds[block_number + 1]
             if lo == hi:
                 continue
-            block, pick = ids[first:first + WIDTH], order[lo:hi]
-            q, r = query[pick] - first, rows[pick].astype(np.int64)
+            block, pick = ids[first:first + PAIR_WIDTH], order[lo:hi]
+            q, r = (query[pick] - first).astype(np.uint8), rows[pick].astype(np.int64)
             starts, lengths = indptr[r], indptr[r + 1] - indptr[r]
-            table = self._table(block)
+            ends = np.cumsum(lengths)
+            table = self._table(block)  # uint8: one bit per query of the block
             try:
-                offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
-                bits = table[stored[offsets]].astype(np.uint64) >> np.repeat(q, lengths).astype(np.uint64)
-                inter = np.bincount(np.repeat(np.arange(len(pick)), lengths), weights=bits & np.uint64(1),
-                                    minlength=len(pick))
+                offsets = np.repeat(starts - ends + lengths, lengths) + np.arange(ends[-1])
+                hit = (table[stored[offsets]] >> np.repeat(q, lengths)) & np.uint8(1)
             finally:
                 self._clear(table, block)
+            counts = np.concatenate(([0], np.cumsum(hit, dtype=np.int64)))
+            inter = counts[ends] - counts[ends - lengths]
             out[pick] = inter / (sizes[query[pick]] + lengths - inter)
         return out
 
