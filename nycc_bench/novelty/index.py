@@ -82,8 +82,12 @@ class NoveltyIndex:
         """The [start, end) rows of one contest (the table is sorted by contest)."""
         if self._contests is None:
             self._contests = self.table["contest_number"].to_numpy()
-        return (int(np.searchsorted(self._contests, contest, "left")),
-                int(np.searchsorted(self._contests, contest, "right")))
+        info = np.iinfo(self._contests.dtype)
+        if not info.min <= contest <= info.max:
+            return 0, 0
+        key = self._contests.dtype.type(contest)  # a Python int would make NumPy cast the whole column per call
+        return (int(np.searchsorted(self._contests, key, "left")),
+                int(np.searchsorted(self._contests, key, "right")))
 
     def describe(self) -> dict:
         """Where the index lives and what it holds, for the report."""
