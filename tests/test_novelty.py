@@ -326,3 +326,10 @@ def test_matches_equal_the_previous_implementation(dataset: Path, cache: Path) -
     previous = Previous(index, s).run(queries)
     assert got == previous
     assert sum(v["near_same_contest"] is not None for v in got.values()) > len(picks)  # copies and edits found
+
+
+def test_a_contest_number_beyond_the_index_has_no_captions(dataset: Path, cache: Path) -> None:
+    """A contest number larger than any stored one (beyond int32 too) is a contest without human captions."""
+    report = novelty_report({"99999999999": UNRELATED[:1]}, str(dataset), cache_dir=str(cache), progress=False)
+    assert report["models"][0]["contests_without_human_captions"] == [99999999999]
+    assert report["models"][0]["matches"]["near_same_contest"]["count"] == 0
