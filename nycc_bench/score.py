@@ -35,16 +35,31 @@ def load_predictions(path: str | Path) -> dict[str, dict[str, Any]]:
     path = Path(path)
     if not path.exists():
         raise NyccBenchError(f"predictions: {path} does not exist; run `nycc-bench run` (or evaluate) first")
-    head = path.read_text(encoding="utf-8", errors="replace").lstrip()
-    if head.startswith("{") and "\n{" not in head.strip():
-        try:
-            data = json.loads(head)
-        except json.JSONDecodeError as err:
-            raise NyccBenchError(f"predictions: {path} is not JSON ({err})") from None
-        if "instance_id" not in data:  # {"<id>": "A", ...}
-            return {str(k): {"instance_id": str(k), "status": "ok" if v is not None else UNPARSED, "prediction": v}
-                    for k, v in data.items()}
+    if not _starts_with_a_record(path):  # a Hessel-style object is small: read whole
+        head = path.read_text(encoding="utf-8", errors="replace").lstrip()
+        if head.startswith("{") and "\n{" not in head.strip():
+            try:
+                data = json.loads(head)
+            except json.JSONDecodeError as err:
+                raise NyccBenchError(f"predictions: {path} is not JSON ({err})") from None
+            if "instance_id" not in data:  # {"<id>": "A", ...}
+                return {str(k): {"instance_id": str(k), "status": "ok" if v is not None else UNPARSED,
+                                 "prediction": v} for k, v in data.items()}
     return check_one_run(read_predictions(path), path)
+
+
+def _starts_with_a_record(path: Path) -> bool:
+    """Whether the first non-blank line is a runner record (a JSON object with instance_id): then the file is
+    JSONL and is streamed."""
+    with open(path, "rb") as f:
+        for line in f:
+            if line.strip():
+                try:
+                    first = json.loads(line)
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    return False
+                return isinstance(first, dict) and "instance_id" in first
+    return False
 
 
 def check_one_run(records: dict[str, dict[str, Any]], path: Path) -> dict[str, dict[str, Any]]:
