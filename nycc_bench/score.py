@@ -184,6 +184,13 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     if values.get("description") == "gpt4o" and (other := [s for s in sources if s != "gpt4o"]):
         config["deviations"].append(f"{len(other)} of {len(sources)} contests were prompted with another "
                                     "description (the dataset has no GPT-4o description for them).")
+    judged = [i.reference["judge_description_source"] for i in instances if "judge_description_source" in i.reference]
+    if judged and judge is not None and judge.is_llm:  # which descriptions the judge saw (upstream: Hessel's)
+        config["effective"]["judge_descriptions"] = {s or "none": judged.count(s) for s in sorted(set(judged), key=str)}
+        if other := [s for s in judged if s != "hessel"]:
+            said = ", ".join(f"{other.count(s)} {s or 'no'}" for s in sorted(set(other), key=str))
+            config["deviations"].append(f"The judge saw another description than Hessel's annotation for {len(other)} "
+                                        f"of {len(judged)} contests ({said}); upstream's judge saw Hessel's.")
     return {
         "task": task.name, "config": config,
         "scores": extract_scores(task, details), "n": len(records),
@@ -224,7 +231,7 @@ def task_config(task: Task, values: Mapping[str, Any], decoding: Mapping[str, An
     if judge_record.get("base_url"):
         judge_record["base_url"] = redact_url(judge_record["base_url"])
     protocol = values.get("protocol") or task.judge.get("protocol")
-    effective: dict[str, Any] = {"options": dict(values), "folds": sorted(folds), "subset": dict(subset or {}) or None,
+    effective: dict[str, Any] = {"options": dict(values), "split": split, "folds": sorted(folds), "subset": dict(subset or {}) or None,
                                  "system": dict(system) if system is not None else None, "judge": None}
     judge_deviations: list[str] = []
     if task.needs_judge and judge is None:

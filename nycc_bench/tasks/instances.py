@@ -33,7 +33,8 @@ __all__ = [
 
 
 def load_split(dataset: str, config: str, split: str) -> Any:
-    """One split of one config, from a local folder or a Hub repo, with a clear error for a missing split.
+    """One split of one config, from a local folder or a Hub repo, with a clear error for a missing split;
+    `a+b` (the `datasets` split syntax) is split `a`'s rows followed by split `b`'s.
 
     A local folder's parquet files are read by absolute path (the `parquet` loader keys its cache on the files'
     paths and modification times), so a dataset rebuilt in place, or two folders of the same name, never give
@@ -41,6 +42,8 @@ def load_split(dataset: str, config: str, split: str) -> Any:
     """
     import datasets
 
+    if "+" in split:
+        return datasets.concatenate_datasets([load_split(dataset, config, part) for part in split.split("+")])
     root = Path(dataset)
     if root.is_dir() and (root / "data").is_dir():
         folder = root / "data" / config

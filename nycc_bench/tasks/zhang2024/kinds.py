@@ -59,6 +59,19 @@ def _save_results_user(task: Task, row: Mapping[str, Any], source: str) -> tuple
     return None, None
 
 
+def judge_description(row: Mapping[str, Any]) -> tuple[Any, str | None]:
+    """The description the group judge sees and its source: Hessel's (canny, uncanny) annotation, upstream's
+    (`rank_more.py` L257-267); else GPT-4o's (canny, uncanny); else the one-sentence nextml description; else
+    none (the judge is told nothing about the cartoon). Every source but Hessel's is recorded as a deviation."""
+    for source, canny, uncanny in (("hessel", "image_description", "image_uncanny_description"),
+                                   ("gpt4o", "gpt4o_canny", "gpt4o_uncanny")):
+        if row.get(canny):
+            return (row[canny], row.get(uncanny) or ""), source
+    if row.get("description"):
+        return row["description"], "nextml"
+    return "", None
+
+
 @register_builder("zhang_generation")
 def build_zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], Any],
                            options: Mapping[str, Any]) -> Built:
@@ -78,6 +91,7 @@ def build_zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], An
         if user is None:
             skipped.append(row["contest_number"])
             continue
+        described, described_by = judge_description(row)
         out.append(Instance(
             instance_id=str(row["contest_number"]), user=user, chat=prompt != "save_results",
             system=(None if prompt == "save_results"
@@ -85,8 +99,7 @@ def build_zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], An
             context=row_description(row),
             reference={"contest_number": row["contest_number"], **{g: row[g] for g in HUMAN_GROUPS},
                        "description_source": source,
-                       "judge_description": ((row["image_description"], row.get("image_uncanny_description") or "")
-                                             if row.get("image_description") else row.get("description")),
+                       "judge_description": described, "judge_description_source": described_by,
                        "judge_image": row.get("image")},  # Best Pick's vision form; never shown to the system
         ))
     return Built(out, skipped)
