@@ -1,0 +1,94 @@
+"""Paper-faithful, round 3: Zhang's benchmark over all 91 held-out contests, the judge's descriptions recorded,
+and the other defaults that produced the published numbers (each alternative a named, recorded deviation)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import datasets
+import pytest
+from fake_openai import FakeChatServer, Reply
+
+from nycc_bench import evaluate
+from nycc_bench.contests import ZHANG_TEST, ZHANG_VALIDATION
+from nycc_bench.judging import JudgeSpec
+from nycc_bench.runner import run_task
+from nycc_bench.score import score
+from nycc_bench.tasks import get_task
+from nycc_bench.tasks.instances import build
+
+
+def _rewrite(dataset: Path, config: str, change) -> None:
+    """Rewrite every parquet file of one config with `change(row) -> row` (the card's sizes stay true)."""
+    for path in sorted((dataset / "data" / config).glob("*.parquet")):
+        rows = datasets.Dataset.from_parquet(str(path))
+        features = rows.features
+        changed = datasets.Dataset.from_list([change(dict(r)) for r in rows], features=features)
+        path.unlink()
+        changed.to_parquet(str(path))
+
+
+def test_caption_generation_pools_the_91_held_out_contests(sample_dataset: str, tmp_path: Path) -> None:
+    task = get_task("caption_generation")
+    assert task.split == "test+validation"
+    built = build(task, sample_dataset)
+    contests = {i.reference["contest_number"] for i in built.instances} | set(built.skipped)
+    assert contests == set(ZHANG_TEST) | set(ZHANG_VALIDATION) and len(contests) == 91
+    run = evaluate("random", ["caption_generation"], dataset=sample_dataset, out=tmp_path / "pooled", progress=False)
+    config = run.record["tasks"]["caption_generation"]["config"]
+    assert config["dataset"]["split"] == "test+validation" and config["effective"]["split"] == "test+validation"
+    assert not any("split alone" in d for d in config["deviations"])
+    one = evaluate("random", ["caption_generation"], dataset=sample_dataset, out=tmp_path / "test", split="test",
+                   progress=False)
+    entry = one.record["tasks"]["caption_generation"]
+    assert entry["scores"]["average_ead"]["n"] < run.record["tasks"]["caption_generation"]["scores"]["average_ead"]["n"]
+    assert "Scored on the test split alone; the paper pooled all 91 held-out contests (test+validation)." in \
+        entry["config"]["deviations"]
+    assert "--split test" in one.record["commands"][0]
+
+
+def _verdict(body: dict, attempt: int) -> Reply:
+    return Reply(text="A", top_logprobs=[("A", -0.01), ("B", -5.0)])
+
+
+def test_the_judge_sees_gpt4o_descriptions_without_crashing_and_it_is_recorded(sample_dataset: str,
+                                                                              tmp_path: Path) -> None:
+    data = tmp_path / "ds"
+    shutil.copytree(sample_dataset, data)
+    _rewrite(data, "caption_generation", lambda r: {  # GPT-4o's descriptions only (what upstream prompted with)
+        **r, "gpt4o_canny": r["image_description"], "gpt4o_uncanny": r["image_uncanny_description"] or "odd.",
+        "gpt4o_location": r["image_location"], "image_description": None, "image_uncanny_description": None,
+        "description": None})
+    task = get_task("caption_generation")
+    instances = build(task, str(data)).instances
+    assert instances and {i.reference["judge_description_source"] for i in instances} == {"gpt4o"}
+    assert all(i.reference["judge_description"] == (i.reference["judge_description"][0],
+                                                    i.reference["judge_description"][1]) for i in instances)
+    out = tmp_path / "gen.jsonl"
+    run_task("caption_generation", "random", out, dataset=str(data), progress=False)
+    with FakeChatServer(_verdict) as server:
+        judge = JudgeSpec.parse("openai:judge", base_url=server.base_url, cache_dir=str(tmp_path / "c"))
+        result = score("caption_generation", [out], dataset=str(data), judge=judge)
+        sent = "".join(str(r.body) for r in server.requests)
+    first = instances[0].reference["judge_description"]
+    assert f"{first[0]} and {first[1]}" in sent  # upstream's concatenation, of GPT-4o's pair
+    assert result["config"]["effective"]["judge_descriptions"] == {"gpt4o": len(instances)}
+    assert (f"The judge saw another description than Hessel's annotation for {len(instances)} of {len(instances)} "
+            f"contests ({len(instances)} gpt4o); upstream's judge saw Hessel's.") in result["config"]["deviations"]
+
+    sample = tmp_path / "sample.jsonl"  # the sample: Hessel's annotation for three contests, nextml's for one
+    run_task("caption_generation", "random", sample, dataset=sample_dataset, progress=False)
+    with FakeChatServer(_verdict) as server:
+        judge = JudgeSpec.parse("openai:judge", base_url=server.base_url, cache_dir=str(tmp_path / "c2"))
+        mixed = score("caption_generation", [sample], dataset=sample_dataset, judge=judge)
+    assert mixed["config"]["effective"]["judge_descriptions"] == {"hessel": 3, "nextml": 1}
+    assert ("The judge saw another description than Hessel's annotation for 1 of 4 contests (1 nextml); upstream's "
+            "judge saw Hessel's.") in mixed["config"]["deviations"]
+
+
+@pytest.mark.parametrize("split", ["test", "validation"])
+def test_each_split_alone_stays_available(sample_dataset: str, split: str) -> None:
+    built = build(get_task("caption_generation"), sample_dataset, split)
+    wanted = ZHANG_TEST if split == "test" else ZHANG_VALIDATION
+    assert {i.reference["contest_number"] for i in built.instances} | set(built.skipped) == set(wanted)
