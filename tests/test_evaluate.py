@@ -179,8 +179,8 @@ def test_settings_per_system_kind() -> None:
     effective = {"options": task.options_for("hf", uniform),
                  "system": {"kind": "hf", "request": sent_settings(task.decoding_for("hf", uniform))}}
     assert task.computed_deviations(effective) == [
-        "Prompted with the paper prompt; upstream's Hugging Face runs (finetuning/save_results.py) used its "
-        "zero-shot prompt (preprocess.py L18).",
+        "Prompted with the paper prompt; the published zero-shot rows were generated from the prompt stored in "
+        "upstream's examples/generations/zs.csv (`save_results`).",
         "Generations are capped at 512 new tokens; upstream's Hugging Face runs capped them at 256.",
         "Sampled with seed 0; upstream seeded 2024.",
         "1 generation(s) per contest; upstream sampled 10 one-caption generations and kept the first line of each."]

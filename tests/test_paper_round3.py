@@ -3,6 +3,9 @@ and the other defaults that produced the published numbers (each alternative a n
 
 from __future__ import annotations
 
+import csv
+import os
+import re
 import shutil
 from pathlib import Path
 
@@ -92,3 +95,66 @@ def test_each_split_alone_stays_available(sample_dataset: str, split: str) -> No
     built = build(get_task("caption_generation"), sample_dataset, split)
     wanted = ZHANG_TEST if split == "test" else ZHANG_VALIDATION
     assert {i.reference["contest_number"] for i in built.instances} | set(built.skipped) == set(wanted)
+
+
+FIXTURES = Path(__file__).parent / "fixtures" / "upstream"
+STORED = ("zhang_cartoon_caption_generation", "examples", "generations", "zs.csv")
+FIELDS = re.compile(r" \n scene: (.*) \n description: (.*) \n uncanny description: (.*) \n entities: (.*) <> \n"
+                    r" funny caption: ", re.S)
+
+
+def _stored_prompts(path: Path) -> list[tuple[int, str]]:
+    """(contest, prompt) of each row of upstream's zs.csv (the one row without a contest number is a stray caption)."""
+    with path.open(newline="", encoding="utf-8") as f:
+        return [(int(float(r["contest_number"])), r["prompt"]) for r in csv.DictReader(f) if r["contest_number"]]
+
+
+def _rendered(prompts: list[tuple[int, str]], option: str | None = None) -> list[str]:
+    """The default hf: prompt the builder renders from each stored prompt's fields, as GPT-4o description fields."""
+    from nycc_bench.groups import HUMAN_GROUPS
+    from nycc_bench.tasks.kinds import BUILDERS
+
+    task = get_task("caption_generation")
+    values = task.options_for("hf", task.option_values({"prompt": option} if option else None))
+    rows = []
+    for contest, prompt in prompts:
+        location, canny, uncanny, entities = FIELDS.search(prompt).groups()
+        rows.append({"contest_number": contest, "gpt4o_location": location, "gpt4o_canny": canny,
+                     "gpt4o_uncanny": uncanny, "gpt4o_entities": entities.split(", "), "image": None,
+                     **{g: [] for g in HUMAN_GROUPS}})
+    built = BUILDERS[task.instances](task, rows, None, values)
+    assert not built.skipped and all(i.chat is False and i.system is None for i in built.instances)
+    return [i.user for i in built.instances]
+
+
+def _check_stored(path: Path, expected_rows: int) -> None:
+    prompts = _stored_prompts(path)
+    assert len(prompts) == expected_rows
+    assert _rendered(prompts) == [p for _, p in prompts]  # byte-identical, every one
+    later = _rendered(prompts, "save_results_4a2268e")
+    assert all(t.endswith("funny caption: [/INST]") and "explanation" not in t for t in later)
+
+
+def test_hf_zero_shot_prompt_renders_upstreams_stored_prompts_fixture() -> None:
+    _check_stored(FIXTURES.joinpath(*STORED), 2)
+
+
+def test_hf_zero_shot_prompt_renders_all_357_stored_prompts() -> None:
+    """Over upstream's own examples/generations/zs.csv (in the `NYCC_BENCH_UPSTREAM_DIR` mirror)."""
+    mirror = os.environ.get("NYCC_BENCH_UPSTREAM_DIR")
+    path = Path(mirror).joinpath(*STORED) if mirror else None
+    if path is None or not path.is_file():
+        pytest.skip("upstream's zs.csv is not in NYCC_BENCH_UPSTREAM_DIR")
+    _check_stored(path, 357)
+
+
+def test_the_later_hf_prompt_is_a_named_option_and_a_computed_deviation() -> None:
+    from nycc_bench.systems.hf import sent_settings
+
+    task = get_task("caption_generation")
+    values = task.option_values({"prompt": "save_results_4a2268e"})
+    effective = {"options": task.options_for("hf", values),
+                 "system": {"kind": "hf", "request": sent_settings(task.decoding_for("hf", values))}}
+    assert task.computed_deviations(effective) == [
+        "Prompted with the save_results_4a2268e prompt; the published zero-shot rows were generated from the "
+        "prompt stored in upstream's examples/generations/zs.csv (`save_results`)."]

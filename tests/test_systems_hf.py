@@ -401,7 +401,7 @@ def test_caption_generation_runs_as_upstreams_hugging_face_script(folders: dict,
     instances = build_instances(get_task("caption_generation"), dataset, options=meta["options"])
     assert all(not i.chat and i.system is None for i in instances)
     assert instances[0].user.startswith("[INST] <> I want you to act as a sophisticated reader of The New Yorker")
-    assert instances[0].user.endswith(" <> \n funny caption: [/INST]")
+    assert instances[0].user.endswith(" <> \n funny caption: [\\INST]")  # as upstream's stored zs.csv prompts
     assert system.prompt(instances[0]) == instances[0].user  # the model has a chat template; it is not used
     expected = [system.tokenizer(i.user)["input_ids"] for i in instances]
     assert all(e[0] == system.tokenizer.bos_token_id for e in expected)

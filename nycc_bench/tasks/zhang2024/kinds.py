@@ -45,16 +45,18 @@ def _caption_gen_user(task: Task, row: Mapping[str, Any]) -> tuple[str | None, s
                   entities=entities), "hessel"
 
 
-def _save_results_user(task: Task, row: Mapping[str, Any], source: str) -> tuple[str | None, str | None]:
-    """The whole plain-text prompt of Zhang's Hugging Face runs (`finetuning/preprocess.py` L18, read by
-    `save_results.py`): scene, description, uncanny description and entities joined by ", ", from GPT-4o's
-    description (upstream's) or Hessel's annotations; None without either."""
+def _save_results_user(task: Task, row: Mapping[str, Any], source: str,
+                       role: str = "save_results_user") -> tuple[str | None, str | None]:
+    """The whole plain-text prompt of Zhang's Hugging Face runs (the one stored with their generations in
+    `examples/generations/zs.csv`, or `preprocess.py` L18's later text, by `role`): scene, description, uncanny
+    description and entities joined by ", ", from GPT-4o's description (upstream's) or Hessel's annotations; None
+    without either."""
     fields = {"gpt4o": ("gpt4o_canny", "gpt4o_uncanny", "gpt4o_location", "gpt4o_entities"),
               "hessel": ("image_description", "image_uncanny_description", "image_location", "entities")}
     for name in (["gpt4o", "hessel"] if source == "gpt4o" else ["hessel"]):
         desc, uncanny, location, entities = fields[name]
         if row.get(desc):
-            return render(task, "save_results_user", location=row.get(location) or "", description=row[desc],
+            return render(task, role, location=row.get(location) or "", description=row[desc],
                           uncanny=row.get(uncanny) or "", entities=", ".join(row.get(entities) or [])), name
     return None, None
 
@@ -84,8 +86,8 @@ def build_zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], An
     for row in rows:
         if prompt == "caption_gen":
             user, source = _caption_gen_user(task, row)
-        elif prompt == "save_results":
-            user, source = _save_results_user(task, row, options.get("description") or "gpt4o")
+        elif prompt.startswith("save_results"):
+            user, source = _save_results_user(task, row, options.get("description") or "gpt4o", f"{prompt}_user")
         else:
             user, source = _generation_user(task, row, options.get("description") or "gpt4o")
         if user is None:
@@ -93,8 +95,8 @@ def build_zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], An
             continue
         described, described_by = judge_description(row)
         out.append(Instance(
-            instance_id=str(row["contest_number"]), user=user, chat=prompt != "save_results",
-            system=(None if prompt == "save_results"
+            instance_id=str(row["contest_number"]), user=user, chat=not prompt.startswith("save_results"),
+            system=(None if prompt.startswith("save_results")
                     else render(task, "caption_gen_system" if prompt == "caption_gen" else "system")),
             context=row_description(row),
             reference={"contest_number": row["contest_number"], **{g: row[g] for g in HUMAN_GROUPS},
