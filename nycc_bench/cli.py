@@ -114,7 +114,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     if not args.out:
         raise NyccBenchError("out: pass --out DIR, the folder the dataset repo is written to")
     report = build_dataset(resolve_source(args.source, not args.quiet), Path(args.out), args.configs,
-                           progress=not args.quiet, options=BuildOptions(pair_rule=args.pair_rule),
+                           progress=not args.quiet, options=BuildOptions(pair_rule=args.pair_rule, humorbench_labels=args.humorbench_labels),
                            label=source_label(args.source), replace=args.replace)
     print(summary_table(report))
     return 0
@@ -437,6 +437,9 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--pair-rule", choices=["upstream", "distinct"], default="upstream",
                    help="preference_pairs draw: 'upstream' = Zhang et al.'s preprocess_dpo (with replacement, seed "
                         "2024, train contests 530-889); 'distinct' = unique pairs, every train contest")
+    b.add_argument("--humorbench-labels", choices=["paper", "leaderboard"], default="paper",
+                   help="HumorBench element categories: 'paper' = upstream's labels at 41cacd4 (Table 3); "
+                        "'leaderboard' = the later labels at cc99276 (a results record lists them as a deviation)")
     b.add_argument("--replace", action="store_true",
                    help="replace configs of --out that were built from another source (refused without it)")
     b.add_argument("--dry-run", action="store_true",

@@ -184,6 +184,14 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     if values.get("description") == "gpt4o" and (other := [s for s in sources if s != "gpt4o"]):
         config["deviations"].append(f"{len(other)} of {len(sources)} contests were prompted with another "
                                     "description (the dataset has no GPT-4o description for them).")
+    data: dict[str, set] = {}  # what the dataset rows say of their own provenance (`reference["data"]`)
+    for inst in instances:
+        for key, value in (inst.reference.get("data") or {}).items():
+            data.setdefault(key, set()).add(value)
+    if data:  # one value, or the sorted values when rows differ: read by the task's `paper:` settings (`data.*`)
+        config["effective"]["data"] = {k: next(iter(v)) if len(v) == 1 else sorted(v, key=str) for k, v in data.items()}
+        config["deviations"] += [d for d in task.computed_deviations({"data": config["effective"]["data"]})
+                                 if d not in config["deviations"]]
     judged = [i.reference["judge_description_source"] for i in instances if "judge_description_source" in i.reference]
     if judged and judge is not None and judge.is_llm:  # which descriptions the judge saw (upstream: Hessel's)
         config["effective"]["judge_descriptions"] = {s or "none": judged.count(s) for s in sorted(set(judged), key=str)}

@@ -158,3 +158,62 @@ def test_the_later_hf_prompt_is_a_named_option_and_a_computed_deviation() -> Non
     assert task.computed_deviations(effective) == [
         "Prompted with the save_results_4a2268e prompt; the published zero-shot rows were generated from the "
         "prompt stored in upstream's examples/generations/zs.csv (`save_results`)."]
+
+
+SHARED_HUMORBENCH = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "humorbench_reubennarad"
+
+
+def _category_counts(dataset: Path) -> tuple[set[str], dict[str, int]]:
+    rows = datasets.Dataset.from_parquet([str(p) for p in sorted((dataset / "data" / "humorbench").glob("*.parquet"))])
+    counts: dict[str, int] = {}
+    for per_row in rows["element_categories"]:
+        for categories in per_row:
+            for c in categories:
+                counts[c] = counts.get(c, 0) + 1
+    return set(rows["category_labels"]), counts
+
+
+@pytest.mark.skipif(not SHARED_HUMORBENCH.is_dir(), reason="../shared/data is not beside this checkout")
+def test_humorbench_categories_are_the_papers_by_default(tmp_path: Path) -> None:
+    """Upstream's labels at 41cacd4 give Table 3's entire-set shares (24.4 / 19.0 / 25.7 % of 499) exactly; the
+    later cc99276 labels (119 / 181 / 78) are the option `--humorbench-labels leaderboard`."""
+    from nycc_bench.builders import BuildOptions, build_dataset
+
+    build_dataset(SHARED_HUMORBENCH, tmp_path / "paper", ["humorbench"], progress=False)
+    labels, counts = _category_counts(tmp_path / "paper")
+    assert labels == {"41cacd4"}
+    assert counts == {"wordplay": 122, "cultural reference": 95, "toxic or shocking": 128}
+    assert [round(100 * counts[c] / 499, 1) for c in ("wordplay", "cultural reference", "toxic or shocking")] == \
+        [24.4, 19.0, 25.7]
+    build_dataset(SHARED_HUMORBENCH, tmp_path / "later", ["humorbench"], progress=False,
+                  options=BuildOptions(humorbench_labels="leaderboard"))
+    labels, counts = _category_counts(tmp_path / "later")
+    assert labels == {"cc99276"} and counts == {"wordplay": 119, "cultural reference": 181, "toxic or shocking": 78}
+
+
+def test_the_later_humorbench_labels_are_a_recorded_deviation(sample_judges: dict, tmp_path: Path) -> None:
+    from nycc_bench.builders import BuildOptions, build_dataset
+    from nycc_bench.builders.sources import HUMORBENCH_LABELS
+    from nycc_bench.paths import SAMPLE_DIR
+
+    assert HUMORBENCH_LABELS == {"paper": "41cacd4b690596377d0a39e5ce7d05b33259f954",
+                                 "leaderboard": "cc99276f7cdff9f90d6316a61668e59be6bd1c7a"}
+    records: dict[str, dict] = {}
+    for labels in ("paper", "leaderboard"):
+        build_dataset(SAMPLE_DIR, tmp_path / labels, ["humorbench", "explanation"], progress=False,
+                      options=BuildOptions(humorbench_labels=labels))
+        out = tmp_path / f"{labels}.jsonl"
+        run_task("humorbench", "random", out, dataset=str(tmp_path / labels), progress=False, limit=3)
+        records[labels] = score("humorbench", [out], dataset=str(tmp_path / labels), limit=3,
+                                judge=sample_judges["humorbench"])["config"]
+    assert records["paper"]["effective"]["data"] == {"category_labels": "41cacd4"}
+    assert records["leaderboard"]["effective"]["data"] == {"category_labels": "cc99276"}
+    later = ("Element categories are upstream's labels at cc99276 (the leaderboard's later labels); the paper's "
+             "Table 3 used those at 41cacd4 (`nycc-bench build --humorbench-labels paper`).")
+    assert later in records["leaderboard"]["deviations"] and later not in records["paper"]["deviations"]
+    assert _category_counts(tmp_path / "paper")[1] != _category_counts(tmp_path / "leaderboard")[1]
+    task = get_task("humorbench")
+    assert task.computed_deviations({"data": {"category_labels": "41cacd4"}}) == []
+    assert task.computed_deviations({"data": {"category_labels": "cc99276"}}) == [later]
+    with pytest.raises(ValueError, match="humorbench-labels: unknown labels 'july'"):
+        BuildOptions(humorbench_labels="july")

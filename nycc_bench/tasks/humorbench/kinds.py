@@ -32,7 +32,9 @@ def build_humorbench(task: Task, rows: Any, split_rows: Callable[[str], Any], op
                            "caption": row["caption"], "elements": [row["elements"][k] for k in ks],
                            "element_ids": [row["element_ids"][k] for k in ks],
                            "element_categories": [row["element_categories"][k] for k in ks],
-                           "element_in_hard": [hard[k] for k in ks] if row.get("element_in_hard") else None}))
+                           "element_in_hard": [hard[k] for k in ks] if row.get("element_in_hard") else None,
+                           # which upstream labels the categories are (`paper:` setting `category_labels`)
+                           "data": {"category_labels": row.get("category_labels")}}))
     return Built(out)
 
 
