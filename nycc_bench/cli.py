@@ -114,7 +114,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     if not args.out:
         raise NyccBenchError("out: pass --out DIR, the folder the dataset repo is written to")
     report = build_dataset(resolve_source(args.source, not args.quiet), Path(args.out), args.configs,
-                           progress=not args.quiet, options=BuildOptions(pair_rule=args.pair_rule, humorbench_labels=args.humorbench_labels),
+                           progress=not args.quiet,
+                           options=BuildOptions(pair_rule=args.pair_rule, humorbench_labels=args.humorbench_labels),
                            label=source_label(args.source), replace=args.replace)
     print(summary_table(report))
     return 0
