@@ -240,7 +240,8 @@ def task_config(task: Task, values: Mapping[str, Any], decoding: Mapping[str, An
         judge_record["base_url"] = redact_url(judge_record["base_url"])
     protocol = values.get("protocol") or task.judge.get("protocol")
     effective: dict[str, Any] = {"options": dict(values), "split": split, "folds": sorted(folds),
-                                 "subset": dict(subset or {}) or None, "system": dict(system) if system is not None else None, "judge": None}
+                                 "subset": dict(subset or {}) or None,
+                                 "system": dict(system) if system is not None else None, "judge": None}
     judge_deviations: list[str] = []
     if task.needs_judge and judge is None:
         judge_deviations.append("No judge: the judged scores are absent.")
