@@ -172,6 +172,7 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     subset_note = {"n": len(records), "of": total} if limit is not None and len(records) < total else None
     config = task_config(task, values, decoding, folds, split, judge, system=system_effective, subset=subset_note,
                          judge_used=details.get("judge") if isinstance(details.get("judge"), Mapping) else None)
+    config["deviations"] += details.pop("deviations", None) or []  # what the scorer could not do as the paper did
     if "novelty" in task.checks:
         details["novelty"] = novelty_summary(prediction_files, dataset, config["deviations"])
     if unprompted:

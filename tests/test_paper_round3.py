@@ -217,3 +217,32 @@ def test_the_later_humorbench_labels_are_a_recorded_deviation(sample_judges: dic
     assert task.computed_deviations({"data": {"category_labels": "cc99276"}}) == [later]
     with pytest.raises(ValueError, match="humorbench-labels: unknown labels 'july'"):
         BuildOptions(humorbench_labels="july")
+
+
+def test_every_caption_generation_record_has_sbert_diversity(sample_dataset: str, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Table 6's SBERT diversity (all-mpnet-base-v2) beside Average EAD, with its interval and n; where the model
+    cannot be had, Average EAD is still scored and the record says why SBERT is absent."""
+    from nycc_bench.predictions import read_predictions
+    from nycc_bench.scoring.sbert import PAPER_MODEL, sbert_diversity
+
+    out = tmp_path / "gen.jsonl"
+    run_task("caption_generation", "random", out, dataset=sample_dataset, progress=False)
+    result = score("caption_generation", [out], dataset=sample_dataset)
+    sbert = result["scores"]["sbert_diversity"]
+    groups = [r["prediction"] for r in read_predictions(out).values() if r["prediction"]]
+    assert sbert["n"] == len(groups) == result["scores"]["average_ead"]["n"]
+    assert sbert["value"] == pytest.approx(sbert_diversity(groups, PAPER_MODEL), abs=1e-6)
+    assert sbert["ci_low"] <= sbert["value"] <= sbert["ci_high"]
+    assert get_task("caption_generation").metric_options["sbert_model"] == PAPER_MODEL
+
+    import nycc_bench.scoring.sbert as sbert_module
+
+    def unavailable(model: str, device: str | None = None):
+        raise OSError("We couldn't connect to 'https://huggingface.co'")
+
+    monkeypatch.setattr(sbert_module, "load_encoder", unavailable)
+    offline = score("caption_generation", [out], dataset=sample_dataset)
+    assert "sbert_diversity" not in offline["scores"] and offline["scores"]["average_ead"] == \
+        result["scores"]["average_ead"]
+    assert any(d.startswith(f"SBERT diversity not computed: {PAPER_MODEL}") for d in offline["config"]["deviations"])

