@@ -6,9 +6,9 @@ import evaluate
 from nycc_bench.citations import ZHANG2024
 from nycc_bench.errors import NyccBenchError
 from nycc_bench.metrics._support import check_add_call, check_compute_call
+from nycc_bench.scoring.bootstrap import bootstrap_ci
 from nycc_bench.scoring.checks import check_bool, check_groups, check_int, check_optional_str
 from nycc_bench.scoring.ead import MAX_N, MAX_ORDER, MAX_VOCAB_SIZE, VOCAB_SIZE, average_ead, distinct_ead
-from nycc_bench.scoring.bootstrap import bootstrap_ci
 from nycc_bench.scoring.sbert import group_diversities
 
 _DESCRIPTION = """
