@@ -22,8 +22,8 @@ text run together; github.com/ReubenNarad/Humor-Bench, MIT licence, prompts repr
 protocol); it is sent as the single user message, as upstream does, leading and trailing newline
 included. Parsing follows upstream (``autograder.py`` at cc99276): nothing of the explanation is truncated
 unless ``last_k_tokens`` is given (the task grades the last 1000 tokens by upstream's tokenizer, §3.5 and
-``truncate_and_regrade.py``: :func:`upstream_tokenizer`); verdict = inside ``<judgement>…</judgement>``, stripped, exactly PASS or
-FAIL, else ERROR, which leaves the denominator.
+``truncate_and_regrade.py``: :func:`upstream_tokenizer`); verdict = inside ``<judgement>…</judgement>``,
+stripped, exactly PASS or FAIL, else ERROR, which leaves the denominator.
 
 Defaults (the paper's setting): the autograder is GPT-4o (``gpt-4o-2024-08-06``, §3.5) called with no
 sampling settings at all, as upstream's ``chat.completions.create(model, messages)`` (the API's defaults).
