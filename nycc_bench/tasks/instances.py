@@ -20,6 +20,7 @@ DEFAULT_DATASET = os.environ.get("NYCC_DATASET", "nycc-bench/newyorker-caption-c
 __all__ = [
     "DEFAULT_DATASET",
     "LEADERBOARD_SPLIT",
+    "SOURCE_BYTES",
     "Built",
     "Instance",
     "build",
@@ -27,6 +28,7 @@ __all__ = [
     "leaderboard_config",
     "load_split",
     "row_description",
+    "source_images",
     "stable_seed",
     "subset",
 ]
@@ -67,6 +69,24 @@ def load_split(dataset: str, config: str, split: str) -> Any:
     if split not in splits:
         raise NyccBenchError(f"split: config {config!r} has no split {split!r}; it has {', '.join(splits)}")
     return splits[split]
+
+
+SOURCE_BYTES = "nycc_bench_source_bytes"  # PIL `info` key: the image file's bytes as the dataset stores them
+
+
+def source_images(rows: Any, column: str = "image") -> list[Any]:
+    """The decoded images of a column, each carrying its file's stored bytes in `info[SOURCE_BYTES]`, so a system
+    or judge can send the original file (upstream sends the cartoon's JPEG bytes) instead of a re-encoding."""
+    import datasets
+
+    if column not in rows.column_names:
+        return [None] * len(rows)
+    stored = rows.select_columns([column]).cast_column(column, datasets.Image(decode=False))[column]
+    images = rows.select_columns([column])[column]
+    for image, raw in zip(images, stored, strict=True):
+        if image is not None and raw and raw.get("bytes"):
+            image.info[SOURCE_BYTES] = raw["bytes"]
+    return images
 
 
 LEADERBOARD_SPLIT = "leaderboard"

@@ -2,8 +2,8 @@
 family's own parsers live in its `kinds.py`. An unparseable output is None, recorded and counted.
 
 The parsers are pure. `read_replies` applies, for a task with the option `unparsed: random` (Hessel's, upstream's
-scheme), the answer extractor when one is configured, else a seeded random letter, which the record still marks as
-unparsed.
+scheme), the answer extractor when one is configured, else a seeded random letter, and for one with `unparsed:
+default_letter` (the lite_llm_leaderboard scheme) the task's last letter; the record still marks either as unparsed.
 """
 
 from __future__ import annotations
@@ -212,7 +212,8 @@ class Reading:
     `status` is `ok` when the task's parser read the reply, `unparsed` when it could not (counted in n_unparsed
     whatever happened next) and `failed` when the answer extractor's call failed (retried by the next run, like a
     system's failure). `answer_source` says where the scored prediction came from: `parser`, `extractor` (its
-    "Final Answer: X"), `random` (the seeded letter) or None (no prediction: scored as wrong).
+    "Final Answer: X"), `random` (the seeded letter), `default` (upstream's default letter) or None (no prediction:
+    scored as wrong).
     """
 
     prediction: Any
@@ -251,6 +252,8 @@ def read_replies(task: Task, items: Sequence[tuple[Any, str | list[str] | None]]
             readings[k] = Reading(prediction, OK, "parser")
         elif task.kind == "choice" and options.get("unparsed") == "random":
             pending.append(k)
+        elif task.kind == "choice" and options.get("unparsed") == "default_letter":  # upstream's last letter
+            readings[k] = Reading(inst.letters[-1], UNPARSED, "default")
         else:
             readings[k] = Reading(None, UNPARSED, None)
     asked = [k for k in pending if isinstance(items[k][1], str)] if options.get("extractor") else []

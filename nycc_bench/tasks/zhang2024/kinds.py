@@ -12,7 +12,7 @@ from ...errors import NyccBenchError
 from ...groups import HUMAN_GROUPS
 from ...scorers import metric_arguments
 from ..definition import Task
-from ..instances import load_split, row_description
+from ..instances import load_split, row_description, source_images
 from ..kinds import Built, Instance, register_builder, register_scorer, render
 
 log = logging.getLogger("nycc_bench")
@@ -83,7 +83,8 @@ def build_zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], An
     (`save_results`)."""
     out, skipped = [], []
     prompt = options.get("prompt") or "paper"
-    for row in rows:
+    images = source_images(rows)  # Best Pick sends the cartoon's stored bytes, as upstream
+    for row, image in zip(rows, images, strict=True):
         if prompt == "caption_gen":
             user, source = _caption_gen_user(task, row)
         elif prompt.startswith("save_results"):
@@ -102,7 +103,7 @@ def build_zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], An
             reference={"contest_number": row["contest_number"], **{g: row[g] for g in HUMAN_GROUPS},
                        "description_source": source,
                        "judge_description": described, "judge_description_source": described_by,
-                       "judge_image": row.get("image")},  # Best Pick's vision form; never shown to the system
+                       "judge_image": image},  # Best Pick's vision form; never shown to the system
         ))
     return Built(out, skipped)
 
@@ -127,10 +128,11 @@ def zhang_judge_shots(dataset: str, contests: Sequence[int], images: bool = Fals
         log.warning("%s", drawn.zero_shot_reason)
     wanted = sorted({k for ks in drawn.rows.values() for k in ks})
     picked = rows.select(wanted) if wanted else []
-    if wanted and not images:
+    pictures = source_images(picked) if wanted and images else [None] * len(wanted)
+    if wanted:
         picked = picked.remove_columns("image")
-    example = {k: RankingExample.from_hessel_row(r, image_url=image_url(r["image"]) if images else None)
-               for k, r in zip(wanted, picked, strict=True)}
+    example = {k: RankingExample.from_hessel_row(r, image_url=image_url(pic) if images else None)
+               for k, r, pic in zip(wanted, picked, pictures, strict=True)}
     return {c: [example[k] for k in ks] for c, ks in drawn.rows.items()}, drawn.describe()
 
 
