@@ -18,7 +18,8 @@ Contests (the upstream list, ``cartoons_GroupComparison``, is not published), in
 Descriptions are Hessel's (canny, uncanny) pair where the contest has one, else the one-sentence
 description; images are sent as the dataset stores them (upstream's JPEG bytes). The judge's five examples per
 contest are the ones scoring gives it, drawn as upstream draws them (``scorers.zhang_judge_shots``:
-``sample(n=600, random_state=42)`` over Hessel's ranking train, ``rank.py`` L122); zero-shot, with the reason recorded in ``settings.shots``, where the data lacks it.
+``sample(n=600, random_state=42)`` over Hessel's ranking train, ``rank.py`` L122); zero-shot, with the reason
+recorded in ``settings.shots``, where the data lacks it.
 """
 
 from __future__ import annotations
