@@ -263,10 +263,11 @@ def cmd_submission(args: argparse.Namespace) -> int:
             scope = f"the {len(ids)} ids of {args.dataset}" if ids is not None else "no id set (pass --dataset)"
             print(f"{args.file}: ok, {len(data)} {args.task} predictions; checked against {scope}")
         return 1 if problems else 0
-    made = submission.from_responses(submission.read_responses(args.file), args.task)
+    made = submission.from_responses(submission.read_responses(args.file), args.task, args.parser)
     out = submission.write(made.submission, args.out or Path(args.file).with_suffix(".submission.json"))
-    print(f"{out}: {len(made.submission)} letters, {len(made.unparsed)} replies without one \"Answer: X\" got "
-          "upstream's random letter" + (f" ({', '.join(made.unparsed[:3])})" if made.unparsed else ""))
+    last = "the default letter" if args.parser == "litellm" else "a random letter"
+    print(f"{out}: {len(made.submission)} letters read by the {args.parser} reader; {len(made.unparsed)} replies "
+          f"without a readable answer got its {last}" + (f" ({', '.join(made.unparsed[:3])})" if made.unparsed else ""))
     return 0
 
 
@@ -484,6 +485,9 @@ def parser() -> argparse.ArgumentParser:
 
     sm.add_argument("--task", choices=list(BOARDS), default=next(iter(BOARDS)), help="which leaderboard")
     sm.add_argument("--dataset", help="a built dataset with the leaderboard config: check the complete id set")
+    sm.add_argument("--parser", choices=["litellm", "gpt4v"], default="litellm",
+                    help="from-responses: upstream's answer reader: litellm (lite_llm_leaderboard) or gpt4v (Hessel's "
+                         "\"Answer: X\"); on the GPT-4V replies they differ on 119 of 830")
     sm.add_argument("--out", help="from-responses: where to write the submission (default: FILE.submission.json)")
     sm.set_defaults(func=cmd_submission)
 

@@ -294,3 +294,98 @@ def test_humorbench_grades_the_last_1000_upstream_tokens(sample_dataset: str, tm
     changed = get_task("humorbench").computed_deviations({"options": {"last_k_tokens": None, "unit": "element"}})
     assert changed == ["Explanations were cut to their last none tokens before grading (none: not cut); the paper "
                        "cut them to their last 1000."]
+
+
+HESSEL_SCRIPTS = {"litellm": ("hessel_caption_contest_corpus", "lite_llm_leaderboard", "run_leaderboard_inference.py"),
+                  "gpt4v": ("hessel_caption_contest_corpus", "gpt4v_leaderboard", "run_leaderboard_inference.py")}
+
+
+def _conversation(task_name: str, dataset: str, prompt: str) -> tuple[list[dict], object]:
+    from nycc_bench.systems.api import to_messages
+
+    task = get_task(task_name)
+    inst = build(task, dataset, options={"prompt": prompt}).instances[0]
+    return to_messages(inst), inst
+
+
+def test_from_pixels_sends_upstreams_vision_chats(sample_dataset: str) -> None:
+    """lite_llm_leaderboard's chat by default (system, user, assistant, then the choices and the image), GPT-4V's as
+    an option (its third message a system one), the image as the dataset's stored bytes after the text."""
+    import base64
+
+    messages, inst = _conversation("matching_from_pixels", sample_dataset, "litellm")
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    assert messages[0]["content"].startswith("You are CaptionContestGPT, an expert language model")
+    assert messages[0]["content"].endswith('the exact phrase "Final Answer: X" where X is the letter choice.')
+    text, image = messages[3]["content"]
+    assert text["text"] == ("Which one of these 5 captions is the correct match for the New Yorker cartoon?\n"
+                            + "\n".join(f"{k}: {c}" for k, c in zip("ABCDE", inst.choices, strict=True))
+                            + '\n\nRemember to provide your final answer in the format "Final Answer: X" where X is '
+                              "the letter of your choice.")
+    url = image["image_url"]["url"]
+    from nycc_bench.tasks.instances import SOURCE_BYTES
+    mime = inst.image.format.lower()
+    assert url == f"data:image/{mime};base64," + base64.b64encode(inst.image.info[SOURCE_BYTES]).decode()
+    gpt4v, _ = _conversation("matching_from_pixels", sample_dataset, "gpt4v")
+    assert [m["role"] for m in gpt4v] == ["system", "user", "system", "user"]
+    assert gpt4v[3]["content"][0]["text"].startswith("Which one of these 5 captions is the correct match?\n\nA: ")
+    ranking, inst = _conversation("ranking_from_pixels", sample_dataset, "litellm")
+    assert ranking[1]["content"].startswith("I will provide a New Yorker cartoon image to you from the famous caption "
+                                            "contest. Along with the cartoon, I will give you 2 choices")
+    assert ranking[3]["content"][0]["text"].endswith("(A or B).")
+    with pytest.raises(ValueError, match="GPT-4V script has a matching prompt only"):
+        _conversation("ranking_from_pixels", sample_dataset, "gpt4v")
+    ours, _ = _conversation("matching_from_pixels", sample_dataset, "nycc")
+    assert [m["role"] for m in ours] == ["user"]
+
+
+def test_from_pixels_prompt_files_are_upstreams_text() -> None:
+    """Each prompt file is byte-identical to the string of upstream's script (in the NYCC_BENCH_UPSTREAM_DIR mirror:
+    hessel_caption_contest_corpus/{lite_llm_leaderboard,gpt4v_leaderboard}/run_leaderboard_inference.py)."""
+    import ast
+
+    mirror = os.environ.get("NYCC_BENCH_UPSTREAM_DIR")
+    paths = {k: Path(mirror).joinpath(*v) for k, v in HESSEL_SCRIPTS.items()} if mirror else {}
+    if not paths or not all(p.is_file() for p in paths.values()):
+        pytest.skip("upstream's leaderboard scripts are not in NYCC_BENCH_UPSTREAM_DIR")
+    strings = {}
+    for key, path in paths.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        strings[key] = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    matching, ranking = get_task("matching_from_pixels"), get_task("ranking_from_pixels")
+    for task in (matching, ranking):
+        for role, text in task.prompts.items():
+            source = role.partition("_")[0]
+            if source in strings:
+                sent = text.split("the prompt is the rest.\n", 1)[1].removesuffix("\n")
+                assert sent in strings[source], (task.name, role)
+
+
+@pytest.mark.parametrize("reply,letters,expected", [
+    ("Thinking.\n\nFinal Answer: D", "ABCDE", "D"),
+    ("Final Answer: (B)", "ABCDE", None),
+    ("It is C.\n\nSo, I choose C.", "ABCDE", "C"),
+    ("Answer: B\nbecause", "AB", None),
+    ("In conclusion, the best answer is A", "AB", "A"),
+])
+def test_litellm_reader(reply: str, letters: str, expected: str | None) -> None:
+    from nycc_bench.tasks.hessel2023.kinds import parse_litellm_answer
+
+    assert parse_litellm_answer(reply, letters) == expected
+
+
+def test_an_unreadable_vision_reply_gets_upstreams_default_letter(sample_dataset: str) -> None:
+    from nycc_bench.tasks.parsing import read_replies
+
+    task = get_task("ranking_from_pixels")
+    inst = build(task, sample_dataset).instances[0]
+    (reading,) = read_replies(task, [(inst, "I cannot tell.")], task.option_values())
+    assert (reading.prediction, reading.status, reading.answer_source) == ("B", "unparsed", "default")
+    (wrong,) = read_replies(task, [(inst, "I cannot tell.")], task.option_values({"unparsed": "wrong"}))
+    assert wrong.prediction is None
+    assert get_task("matching_from_pixels").computed_deviations(
+        {"options": {"prompt": "nycc", "unparsed": "wrong"}, "system": {"request": {"temperature": 0}}}) == [
+        "Prompted with the nycc prompt; upstream's zero-shot vision runs sent lite_llm_leaderboard's.",
+        "A reply without a readable answer counts as wrong (upstream gives it the default letter).",
+        "Greedy decoding with at most 256 new tokens is this benchmark's choice for vision models; upstream's "
+        "leaderboard scripts sent no sampling settings (the API's defaults)."]

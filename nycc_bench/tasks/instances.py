@@ -81,8 +81,8 @@ def source_images(rows: Any, column: str = "image") -> list[Any]:
 
     if column not in rows.column_names:
         return [None] * len(rows)
-    stored = rows.select_columns([column]).cast_column(column, datasets.Image(decode=False))[column]
-    images = rows.select_columns([column])[column]
+    stored = list(rows.select_columns([column]).cast_column(column, datasets.Image(decode=False))[column])
+    images = list(rows.select_columns([column])[column])  # a list: a datasets Column decodes anew on each access
     for image, raw in zip(images, stored, strict=True):
         if image is not None and raw and raw.get("bytes"):
             image.info[SOURCE_BYTES] = raw["bytes"]
