@@ -177,15 +177,20 @@ def test_settings_per_system_kind() -> None:
 
     uniform = {**values, "setting": "uniform"}  # an hf: model in the single setting: each difference is named
     effective = {"options": task.options_for("hf", uniform),
-                 "system": {"kind": "hf", "request": sent_settings(task.decoding_for("hf", uniform))}}
+                 "system": {"kind": "hf", "dtype": "float16",
+                            "request": sent_settings(task.decoding_for("hf", uniform))}}
     assert task.computed_deviations(effective) == [
         "Prompted with the paper prompt; the published zero-shot rows were generated from the prompt stored in "
         "upstream's examples/generations/zs.csv (`save_results`).",
         "Generations are capped at 512 new tokens; upstream's Hugging Face runs capped them at 256.",
         "Sampled with seed 0; upstream seeded 2024.",
-        "1 generation(s) per contest; upstream sampled 10 one-caption generations and kept the first line of each."]
+        "1 generation(s) per contest; upstream sampled 10 one-caption generations and kept the first line of each.",
+        "Sampling seeded none (none: per batch, from the seed and the contests' ids); upstream seeded once per run.",
+        "Generation config: none (none: a fresh one with the task's settings only); upstream started from the "
+        "checkpoint's own (its defaults, such as top_k, kept)."]
     effective = {"options": task.options_for("hf", values),
-                 "system": {"kind": "hf", "request": sent_settings(task.decoding_for("hf", values))}}
+                 "system": {"kind": "hf", "dtype": "float16",
+                            "request": sent_settings(task.decoding_for("hf", values))}}
     assert task.computed_deviations(effective) == []  # the default: upstream's
     matching = get_task("matching")  # no `by_system_kind`: the task's decoding for every kind
     assert not matching.by_system_kind and matching.decoding_for("hf", matching.option_values()) == matching.decoding

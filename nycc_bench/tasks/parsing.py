@@ -93,22 +93,26 @@ def first_line(text: str) -> str:
     'Not again.'
     """
     cell = str(text).strip()
-    while cell.startswith('"') and cell.endswith('"') and len(cell) > 1:
+    while cell.startswith('"') and cell.endswith('"'):  # a lone '"' becomes "", as upstream's loop makes it
         cell = cell[1:-1].strip()
     cell = cell.split("\n", 1)[0]
-    while cell.startswith('"') and cell.endswith('"') and len(cell) > 1:
+    while cell.startswith('"') and cell.endswith('"'):
         cell = cell[1:-1].strip()
     return cell
 
 
 def parse_samples(samples: list[str]) -> list[str]:
-    """Captions from separate one-caption samples (upstream's Hugging Face runs): each sample's first line, the
-    empty ones left out.
+    """Captions from separate one-caption samples (upstream's Hugging Face runs): each sample's first line, an
+    empty one kept as an empty caption, as upstream keeps it (its groups always have all their samples); no
+    caption at all (every sample empty) is an empty list.
 
     >>> parse_samples(['"Decaf."\nThe bear ...', "", "Not again."])
-    ['Decaf.', 'Not again.']
+    ['Decaf.', '', 'Not again.']
+    >>> parse_samples(["", ' "" '])
+    []
     """
-    return [c for c in (first_line(s) for s in samples) if c]
+    captions = [first_line(s) for s in samples]
+    return captions if any(captions) else []
 
 
 @register_parser("captions")
