@@ -247,7 +247,7 @@ def read_replies(task: Task, items: Sequence[tuple[Any, str | list[str] | None]]
     The runner calls this once per batch, between the system's outputs and the records it writes (outputs that
     carry a letter or an error do not come here)."""
     options = options or {}
-    parse = PARSERS[task.parser]
+    parse = PARSERS[options.get("parser") or task.parser]  # a task option `parser` overrides the task file's
     readings: list[Reading | None] = [None] * len(items)
     pending: list[int] = []
     for k, (inst, raw) in enumerate(items):

@@ -13,7 +13,7 @@ from ...groups import HUMAN_GROUPS
 from ...scorers import metric_arguments
 from ..definition import Task
 from ..instances import load_split, row_description, source_images
-from ..kinds import Built, Instance, register_builder, register_scorer, render
+from ..kinds import Built, Instance, register_builder, register_parser, register_scorer, render
 
 log = logging.getLogger("nycc_bench")
 
@@ -72,6 +72,27 @@ def judge_description(row: Mapping[str, Any]) -> tuple[Any, str | None]:
     if row.get("description"):
         return row["description"], "nextml"
     return "", None
+
+
+@register_parser("caption_gen")
+def parse_caption_gen(text: str | list[str] | None, letters: str = "") -> list[str] | None:
+    r"""Captions as Zhang's API script post-processes a reply (`generation/caption_gen.py` L59-75): every line whose
+    first character is a digit, without its first four and its last character, then "*", "Caption", ":" and
+    'aption "' removed wherever they occur; other lines are dropped. None without such a line.
+
+    >>> parse_caption_gen('Here you go:\n1. "Decaf, please."\n   Explanation: ...\n2. **Caption:** "Not again."')
+    ['Decaf, please.', ' "Not again.']
+    """
+    if not isinstance(text, str):
+        return None
+    captions = []
+    for line in text.split("\n"):
+        if line[:1].isdecimal():  # upstream: `int(j[0])` succeeds
+            kept = line[4:-1]
+            for cut in ("*", "Caption", ":", 'aption "'):
+                kept = kept.replace(cut, "")
+            captions.append(kept)
+    return captions or None
 
 
 @register_builder("zhang_generation")
