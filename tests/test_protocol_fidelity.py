@@ -179,6 +179,8 @@ def test_best_pick_counts_only_a_whole_letter_reply(tmp_path: Path) -> None:
     assert sum(r["nonletter"] for r in records) == 6
     assert server.count() == 8  # a non-letter reply is not asked again
     assert all("max_tokens" not in r.body for r in server.requests)  # upstream sends none
+    # rank_more.py L443-444: logprobs=True, top_logprobs=2 are sent, as upstream sends them (never read)
+    assert all(r.body["logprobs"] is True and r.body["top_logprobs"] == 2 for r in server.requests)
 
 
 def test_best_pick_former_rule_is_a_named_option(tmp_path: Path) -> None:

@@ -419,8 +419,9 @@ def test_caption_generation_runs_as_upstreams_hugging_face_script(folders: dict,
     assert meta["effective"]["dtype"] == "float32"  # CPU: upstream's float16 is a computed deviation
     deviations = get_task("caption_generation").computed_deviations({"options": meta["options"],
                                                                      "system": meta["effective"]})
-    assert deviations == ["The model ran in float32; upstream's Hugging Face runs loaded it in float16 "
-                          "(`--system-option dtype=float16`)."]
+    assert "The model ran in float32; upstream's Hugging Face runs loaded it in float16 " \
+        "(`--system-option dtype=float16`)." in deviations
+    assert not any(d.startswith(("Sampling seeded", "Generation config:")) for d in deviations)
     instances = build_instances(get_task("caption_generation"), dataset, options=meta["options"])
     assert all(not i.chat and i.system is None for i in instances)
     assert instances[0].user.startswith("[INST] <> I want you to act as a sophisticated reader of The New Yorker")

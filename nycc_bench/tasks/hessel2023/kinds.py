@@ -225,11 +225,29 @@ def parse_hessel_explanation(text: str | None, letters: str = "") -> str | None:
 def score_explanation(task: Task, instances: Sequence[Instance], preds: Sequence[Any], fold_ids: Sequence[int],
                       judge: Any, options: Mapping[str, Any], **_: Any) -> dict[str, Any]:
     """The task's metric (BLEU-4 / ROUGE-L against the annotated explanation) per fold, then the mean, and, with an
-    LLM judge, the pairwise win rate."""
+    LLM judge, the pairwise win rate. A fold with an empty explanation is left out whole (option `empty:
+    skip_fold`, upstream's eval_crossval.py L115-121) and named in `skipped_folds`; when every fold would be left
+    out, all are scored and a deviation says so."""
     from ...metrics import load_metric
 
+    skipped = sorted({f for f, p in zip(fold_ids, preds, strict=True) if not p}) \
+        if options.get("empty", "skip_fold") == "skip_fold" else []
+    deviations = []
+    if skipped and set(skipped) == set(fold_ids):
+        deviations.append(f"Every fold has an empty explanation, so none was skipped (upstream's eval_crossval.py "
+                          f"skips such folds and would report nothing); folds {skipped} are scored with empty text.")
+        skipped = []
+    if skipped:
+        kept = [k for k, f in enumerate(fold_ids) if f not in skipped]
+        instances, preds, fold_ids = [instances[k] for k in kept], [preds[k] for k in kept], [fold_ids[k] for k in kept]
+        deviations.append(f"Folds {skipped} were left out of the average: each has an empty explanation (upstream's "
+                          "eval_crossval.py L115-121 skips such a fold and reports no full cross-validation result).")
     args = metric_arguments(task, instances, [p or "" for p in preds])
     judged = {} if judge is None else {
         "descriptions": [i.reference["description"] for i in instances],
         "captions": [i.choices[0] for i in instances], **judge.metric_kwargs()}
-    return load_metric(task.metric).compute(**args, folds=list(fold_ids), **judged, **task.metric_options)
+    scores = load_metric(task.metric).compute(**args, folds=list(fold_ids), **judged, **task.metric_options)
+    scores["skipped_folds"] = skipped
+    if deviations:
+        scores["deviations"] = deviations
+    return scores
