@@ -232,6 +232,10 @@ def reliability(judge: JudgeSpec, dataset: str = DEFAULT_DATASET, protocol: str 
     if len(contests) < n_contests:
         deviations.append(f"Only {len(contests)} contests qualify, not {n_contests}: "
                           f"{2 * len(contests)} comparisons instead of {2 * n_contests}.")
+    if held_out := [c.contest_number for c in contests if c.source != "train"]:
+        deviations.append(f"{len(held_out)} of the {len(contests)} contests are held-out (caption_generation) ones; "
+                          "upstream's were train contests (rank.py L284 takes each contest's cartoon from Hessel's "
+                          "train shard), in an order it does not record.")
     return {
         "task": "reliability",
         "judge": judge.name,
