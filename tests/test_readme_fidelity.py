@@ -31,7 +31,7 @@ def _shots_pool_order() -> bool:
     from nycc_bench.contests import ZHANG_HELD_OUT
     from nycc_bench.judge.protocols.zhang_shots import UPSTREAM_ORDER, blocks
 
-    return UPSTREAM_ORDER == tuple(sorted(ZHANG_HELD_OUT)) and len(UPSTREAM_ORDER) == 91 and \
+    return tuple(sorted(ZHANG_HELD_OUT)) == UPSTREAM_ORDER and len(UPSTREAM_ORDER) == 91 and \
         blocks([761]) == {761: 90}
 
 
@@ -39,7 +39,8 @@ def _hf_prompt() -> bool:
     task = get_task("caption_generation")
     text = task.prompts["save_results_user"]
     return (task.options_for("hf", task.option_values())["prompt"] == "save_results"
-            and "along with an explanation for each. \n" in text and text.rstrip("\n").endswith("funny caption: [\\INST]")
+            and "along with an explanation for each. \n" in text
+            and text.rstrip("\n").endswith("funny caption: [\\INST]")
             and "explanation" not in task.prompts["save_results_4a2268e_user"].split("\n", 8)[-1])
 
 
