@@ -150,7 +150,7 @@ def test_tasks_show_json_lists_defaults_and_deviations(capsys: pytest.CaptureFix
                                        "max_new_tokens": 256, "samples": 10}
     assert kinds["hf"]["options"] == {"prompt": "save_results", "description": "gpt4o"}
     assert kinds["openai"]["decoding"] == {"max_new_tokens": 1000}
-    assert kinds["openai"]["options"] == {"prompt": "caption_gen", "description": "hessel"}
+    assert kinds["openai"]["options"] == {"prompt": "caption_gen", "description": "hessel", "parser": "caption_gen"}
     assert shown["options"]["setting"]["default"] == "per_system" and "uniform" in shown["options"]["setting"]["values"]
     assert not any("upstream's API runs" in d for d in shown["deviations"])  # a default API run is upstream's
     assert shown["judge"]["settings"]["rule"] == "zhang_top2"

@@ -95,9 +95,11 @@ def test_zhang_uniform_setting_is_sent_and_recorded_as_deviations(server, sample
     assert config["decoding"] == {"temperature": 0.7, "top_p": 0.95, "repetition_penalty": 1.15, "seed": 0,
                                   "max_new_tokens": 512}
     assert config["effective"]["options"]["prompt"] == "paper"
-    assert config["deviations"][:5] == [
+    assert config["deviations"][:6] == [
         "Prompted with the paper prompt; upstream's API runs sent generation/caption_gen.py's text with Hessel's "
-        "descriptions.", "max_tokens 512 was sent; upstream's API runs sent 1000.",
+        "descriptions.", "Replies read by the captions reader; upstream's API runs post-processed them as "
+        "generation/caption_gen.py L59-75 does (`caption_gen`).",
+        "max_tokens 512 was sent; upstream's API runs sent 1000.",
         "temperature 0.7 was sent; upstream's API runs sent none.",
         "top_p 0.95 was sent; upstream's API runs sent none.",
         "seed 0 was sent; upstream's API runs sent none."]

@@ -389,3 +389,30 @@ def test_an_unreadable_vision_reply_gets_upstreams_default_letter(sample_dataset
         "A reply without a readable answer counts as wrong (upstream gives it the default letter).",
         "Greedy decoding with at most 256 new tokens is this benchmark's choice for vision models; upstream's "
         "leaderboard scripts sent no sampling settings (the API's defaults)."]
+
+
+def test_api_replies_are_post_processed_as_caption_gen(sample_dataset: str, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """generation/caption_gen.py L59-75: digit-led lines, less four leading and one trailing character, with "*",
+    "Caption" and ":" removed; `parser=captions` (the numbered-list reader) is a computed deviation."""
+    from nycc_bench.predictions import read_predictions
+
+    reply = 'Sure!\n1. "Decaf, please."\nExplanation: coffee.\n2. **Caption:** "Not again."\n3. Short'
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-round3-0000")
+    with FakeChatServer(lambda body, attempt: Reply(text=reply, top_logprobs=None)) as server:
+        out = tmp_path / "gen.jsonl"
+        run_task("caption_generation", "openai:m", out, dataset=sample_dataset, base_url=server.base_url,
+                 progress=False, system_options={"cache_dir": str(tmp_path / "c")}, limit=1)
+        other = tmp_path / "other.jsonl"
+        run_task("caption_generation", "openai:m", other, dataset=sample_dataset, base_url=server.base_url,
+                 progress=False, system_options={"cache_dir": str(tmp_path / "c")}, limit=1,
+                 task_options={"parser": "captions"})
+    (record,) = read_predictions(out).values()
+    assert record["prediction"] == ["Decaf, please.", ' "Not again.', "hor"]  # upstream's [4:-1], as it is
+    (numbered,) = read_predictions(other).values()
+    assert numbered["prediction"] != record["prediction"]
+    task = get_task("caption_generation")
+    effective = {"options": task.options_for("openai", task.option_values({"parser": "captions"})),
+                 "system": {"kind": "openai", "request": {"max_tokens": 1000}}}
+    assert ("Replies read by the captions reader; upstream's API runs post-processed them as "
+            "generation/caption_gen.py L59-75 does (`caption_gen`).") in task.computed_deviations(effective)
