@@ -154,7 +154,8 @@ def test_the_later_hf_prompt_is_a_named_option_and_a_computed_deviation() -> Non
     task = get_task("caption_generation")
     values = task.option_values({"prompt": "save_results_4a2268e"})
     effective = {"options": task.options_for("hf", values),
-                 "system": {"kind": "hf", "request": sent_settings(task.decoding_for("hf", values))}}
+                 "system": {"kind": "hf", "dtype": "float16",
+                            "request": sent_settings(task.decoding_for("hf", values))}}
     assert task.computed_deviations(effective) == [
         "Prompted with the save_results_4a2268e prompt; the published zero-shot rows were generated from the "
         "prompt stored in upstream's examples/generations/zs.csv (`save_results`)."]

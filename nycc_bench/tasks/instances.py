@@ -79,6 +79,8 @@ def source_images(rows: Any, column: str = "image") -> list[Any]:
     or judge can send the original file (upstream sends the cartoon's JPEG bytes) instead of a re-encoding."""
     import datasets
 
+    if not isinstance(rows, datasets.Dataset):  # plain rows (a list of mappings): their images as they are
+        return [row.get(column) for row in rows]
     if column not in rows.column_names:
         return [None] * len(rows)
     stored = list(rows.select_columns([column]).cast_column(column, datasets.Image(decode=False))[column])
