@@ -154,6 +154,8 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
         raise NyccBenchError(f"fold: {len(prediction_files)} predictions files need as many folds, got {len(folds)}")
     if len(set(folds)) != len(folds):
         raise NyccBenchError(f"fold: each fold once, got {folds}")
+    if last_k_tokens is not None and "last_k_tokens" in task.options:  # the task's option, so it is recorded
+        task_options = {**(task_options or {}), "last_k_tokens": last_k_tokens}
     metas = [read_meta(p) for p in prediction_files]
     run_options = next((m["options"] for m in metas if m and "options" in m), None)
     values = task.option_values(judge_protocol_option(task, judge, {**(run_options or {}), **(task_options or {})}))
@@ -190,6 +192,7 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     subset_note = {"n": len(records), "of": total} if limit is not None and len(records) < total else None
     config = task_config(task, values, decoding, folds, split, judge, system=system_effective, subset=subset_note,
                          judge_used=details.get("judge") if isinstance(details.get("judge"), Mapping) else None)
+    config["deviations"] += details.pop("deviations", None) or []  # what the scorer could not do as the paper did
     if "novelty" in task.checks:
         details["novelty"] = novelty_summary(prediction_files, dataset, config["deviations"])
     if unprompted:
@@ -202,6 +205,21 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     if values.get("description") == "gpt4o" and (other := [s for s in sources if s != "gpt4o"]):
         config["deviations"].append(f"{len(other)} of {len(sources)} contests were prompted with another "
                                     "description (the dataset has no GPT-4o description for them).")
+    data: dict[str, set] = {}  # what the dataset rows say of their own provenance (`reference["data"]`)
+    for inst in instances:
+        for key, value in (inst.reference.get("data") or {}).items():
+            data.setdefault(key, set()).add(value)
+    if data:  # one value, or the sorted values when rows differ: read by the task's `paper:` settings (`data.*`)
+        config["effective"]["data"] = {k: next(iter(v)) if len(v) == 1 else sorted(v, key=str) for k, v in data.items()}
+        config["deviations"] += [d for d in task.computed_deviations({"data": config["effective"]["data"]})
+                                 if d not in config["deviations"]]
+    judged = [i.reference["judge_description_source"] for i in instances if "judge_description_source" in i.reference]
+    if judged and judge is not None and judge.is_llm:  # which descriptions the judge saw (upstream: Hessel's)
+        config["effective"]["judge_descriptions"] = {s or "none": judged.count(s) for s in sorted(set(judged), key=str)}
+        if other := [s for s in judged if s != "hessel"]:
+            said = ", ".join(f"{other.count(s)} {s or 'no'}" for s in sorted(set(other), key=str))
+            config["deviations"].append(f"The judge saw another description than Hessel's annotation for {len(other)} "
+                                        f"of {len(judged)} contests ({said}); upstream's judge saw Hessel's.")
     return {
         "task": task.name, "config": config,
         "scores": extract_scores(task, details), "n": len(records),
@@ -259,7 +277,8 @@ def task_config(task: Task, values: Mapping[str, Any], decoding: Mapping[str, An
     if judge_record.get("base_url"):
         judge_record["base_url"] = redact_url(judge_record["base_url"])
     protocol = values.get("protocol") or task.judge.get("protocol")
-    effective: dict[str, Any] = {"options": dict(values), "folds": sorted(folds), "subset": dict(subset or {}) or None,
+    effective: dict[str, Any] = {"options": dict(values), "split": split, "folds": sorted(folds),
+                                 "subset": dict(subset or {}) or None,
                                  "system": dict(system) if system is not None else None, "judge": None}
     judge_deviations: list[str] = []
     if task.needs_judge and judge is None:
