@@ -105,7 +105,7 @@ def write_index(table: pa.Table, settings: Settings, folder: Path, meta: dict, p
     """Compute the shingle sets, signatures and bands of a corpus table and write the index into `folder`
     (atomically)."""
     sets, hashes = build_shingle_sets(table["norm"].to_pylist(), settings.shingle_size, progress=progress)
-    sig = minhash(hashes[sets.ids], sets.indptr, settings.num_perm)
+    sig = minhash(hashes[sets.ids], sets.indptr, settings.num_perm, progress=progress, desc="novelty index: MinHash")
     del hashes
     bands = BandIndex.build(sig.T, settings.bands, settings.rows, progress=progress)
     del sig

@@ -17,10 +17,11 @@ which only add candidates that the caller's exact verification removes).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from datasketch import MinHash, MinHashLSH
@@ -67,12 +68,14 @@ def _minhash_block(hashes: np.ndarray, starts: np.ndarray, a: np.ndarray, b: np.
         np.minimum.reduceat(tmp, starts, out=out[p])
 
 
-def minhash(hashes: np.ndarray, indptr: np.ndarray, num_perm: int, threads: int | None = None) -> np.ndarray:
+def minhash(hashes: np.ndarray, indptr: np.ndarray, num_perm: int, threads: int | None = None,
+            progress: bool = False, desc: str = "MinHash") -> np.ndarray:
     """datasketch's MinHash values (affine32, SEED) of many sets at once, shape (num_perm, n).
 
     `hashes[indptr[i]:indptr[i + 1]]` are set i's 32-bit element hashes (what datasketch's `hashfunc` returns);
     a set with none gets datasketch's empty value. NumPy over blocks of about BLOCK hashes (permutation by
-    permutation, so each block stays in cache), in `threads` threads (NumPy releases the GIL)."""
+    permutation, so each block stays in cache), in `threads` threads (NumPy releases the GIL); `progress` shows a
+    bar over the sets."""
     a, b = _permutations(num_perm)
     indptr = np.asarray(indptr, dtype=np.int64)
     n = len(indptr) - 1
@@ -81,34 +84,37 @@ def minhash(hashes: np.ndarray, indptr: np.ndarray, num_perm: int, threads: int 
     if not len(nonempty):
         return out
     mixed = fmix32(hashes)
-    if len(nonempty) < n:  # reduceat needs non-empty segments: compute those and scatter
-        lengths = np.diff(indptr)[nonempty]
-        sub = np.empty((num_perm, len(nonempty)), dtype=np.uint32)
-        _blocks(mixed, np.concatenate(([0], np.cumsum(lengths))), a, b, sub, threads)
-        out[:, nonempty] = sub
-        return out
-    _blocks(mixed, indptr, a, b, out, threads)
+    with progress_bar(len(nonempty), desc, unit="caption", enable=progress, unit_scale=True) as bar:
+        if len(nonempty) < n:  # reduceat needs non-empty segments: compute those and scatter
+            lengths = np.diff(indptr)[nonempty]
+            sub = np.empty((num_perm, len(nonempty)), dtype=np.uint32)
+            _blocks(mixed, np.concatenate(([0], np.cumsum(lengths))), a, b, sub, threads, bar.update)
+            out[:, nonempty] = sub
+            return out
+        _blocks(mixed, indptr, a, b, out, threads, bar.update)
     return out
 
 
 def _blocks(mixed: np.ndarray, indptr: np.ndarray, a: np.ndarray, b: np.ndarray, out: np.ndarray,
-            threads: int | None) -> None:
+            threads: int | None, done: Callable[[int], Any] = lambda _n: None) -> None:
     """Split the sets into blocks of about BLOCK hashes at set boundaries and MinHash them, in parallel."""
     total, n = int(indptr[-1]), len(indptr) - 1
     cuts = np.unique(np.concatenate(([0], np.searchsorted(indptr, np.arange(BLOCK, total, BLOCK)), [n])))
 
-    def one(i: int) -> None:
+    def one(i: int) -> int:
         lo, hi = int(cuts[i]), int(cuts[i + 1])
         if hi > lo:
             _minhash_block(mixed[indptr[lo]:indptr[hi]], indptr[lo:hi] - indptr[lo], a, b, out[:, lo:hi])
+        return hi - lo
 
     workers = threads or min(2, os.cpu_count() or 1)
     if workers == 1 or len(cuts) < 3:
         for i in range(len(cuts) - 1):
-            one(i)
+            done(one(i))
         return
     with ThreadPoolExecutor(workers) as pool:
-        list(pool.map(one, range(len(cuts) - 1)))
+        for count in pool.map(one, range(len(cuts) - 1)):
+            done(count)
 
 
 def signatures(shingle_sets: Iterable[Iterable[str]], num_perm: int) -> np.ndarray:
