@@ -10,7 +10,13 @@ from pathlib import Path
 from ..builders.csvfile import read_bytes, read_dicts
 from ..builders.errors import SourceError
 from ..builders.humorbench import CATEGORIES, Element, _caption_rows, read_elements, read_hard
-from ..builders.sources import PAPER_HARD_COMMIT, PAPER_HARD_FILE, PAPER_HARD_FOLDER, PAPER_HARD_UPSTREAM_PATH
+from ..builders.sources import (
+    PAPER_CATEGORIES_COMMIT,
+    PAPER_HARD_COMMIT,
+    PAPER_HARD_FILE,
+    PAPER_HARD_FOLDER,
+    PAPER_HARD_UPSTREAM_PATH,
+)
 from ..scoring.autograder import VERDICTS, element_scores
 from .figures import HUMORBENCH, Figure
 from .inputs import (
@@ -66,7 +72,8 @@ def size(inputs: Inputs, elements: list[Element] | None) -> list[Figure]:
                                                                                     ("captions", "309"))]
     if elements is None:
         return [f.absent([inputs.why(ANNOTATIONS)]) for f in rows]
-    return [rows[0].settle(len(elements)), rows[1].settle(len(_caption_rows(elements, {}, False)))]
+    captions = _caption_rows(elements, {}, False, PAPER_CATEGORIES_COMMIT)
+    return [rows[0].settle(len(elements)), rows[1].settle(len(captions))]
 
 
 def table3(inputs: Inputs, elements: list[Element] | None) -> list[Figure]:

@@ -19,17 +19,22 @@ from ..builders.download import (
     fetch_hub,
 )
 from ..builders.errors import SourceError
-from ..builders.sources import SourceFiles, _files, discover
+from ..builders.sources import (
+    CATEGORY_FILES,
+    HUMORBENCH_COMMIT,
+    HUMORBENCH_REPO,
+    PAPER_CATEGORIES_COMMIT,
+    SourceFiles,
+    _files,
+    discover,
+)
 from ..errors import NyccBenchError
 from .figures import HESSEL, HUMORBENCH, ZHANG
 
 ZHANG_REPO, ZHANG_COMMIT = "yguooo/cartoon-caption-generation", "91231db2029eaa3ce1fa4daaa12518fe021d050f"
-HUMORBENCH_REPO = "ReubenNarad/Humor-Bench"
-HUMORBENCH_COMMIT = "cc99276f7cdff9f90d6316a61668e59be6bd1c7a"  # the builder's pin: the leaderboard's files
-# The element categories behind the paper's Table 3 (122 / 95 / 128 of 499), overwritten upstream later; kept
-# under another name so that one folder can hold both commits' `categorized_output_*.csv`.
-PAPER_CATEGORIES_COMMIT = "41cacd4b690596377d0a39e5ce7d05b33259f954"
-CATEGORY_FILES = ("wordplay", "cultural_reference", "toxic_or_shocking")
+# HumorBench's pins are the builder's (`builders/sources.py`): the leaderboard's files at HUMORBENCH_COMMIT, and
+# the element categories behind the paper's Table 3 (122 / 95 / 128 of 499) at PAPER_CATEGORIES_COMMIT, kept under
+# another name so that one folder can hold both commits' `categorized_output_*.csv`.
 TOXIC_VERDICTS = "analysis/category_subsets/20250710_201058_toxic_or_shocking_subset.csv"
 LEADERBOARD_DATA = "docs/data.json"
 
