@@ -238,6 +238,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                       progress=not args.quiet, **parse_options(args.system_option))
     print("\n".join(score_lines(result.record)))
     print(f"results: {result.path}")
+    for task, why in result.no_judge.items():
+        print(f"no judge: {task}: {why}", file=sys.stderr)
     if incomplete := result.incomplete:
         for task, why in incomplete.items():
             print(f"incomplete: {task}: {why}", file=sys.stderr)

@@ -35,6 +35,7 @@ from .tasks.instances import DEFAULT_DATASET, LEADERBOARD_SPLIT
 from .tasks.path import IncludePath, task_path
 from .tasks.registry import with_include_path
 from .urls import redact_url
+from .wholeness import INCOMPLETE, NO_JUDGE, judge_flag, judge_status
 
 log = logging.getLogger("nycc_bench")
 
@@ -49,8 +50,14 @@ class RunResult:
     @property
     def incomplete(self) -> dict[str, str]:
         """task -> why it is incomplete (failed items, judge errors, missing scores); empty when all are complete."""
-        return {t: e.get("status_reason") or "incomplete" for t, e in self.record["tasks"].items()
-                if e.get("status") == "incomplete"}
+        return {t: e.get("status_reason") or INCOMPLETE for t, e in self.record["tasks"].items()
+                if e.get("status") == INCOMPLETE}
+
+    @property
+    def no_judge(self) -> dict[str, str]:
+        """task -> which judged scores were not computed for want of a judge, and the flag to add."""
+        return {t: e.get("status_reason") or NO_JUDGE for t, e in self.record["tasks"].items()
+                if e.get("status") == NO_JUDGE}
 
     @property
     def scores(self) -> dict[str, dict[str, dict[str, Any]]]:
@@ -233,35 +240,8 @@ def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: Ju
         entry = score(name, files, dataset=dataset, split=split, folds=run_folds, judge=judge, task_options=options,
                       limit=limit)
     except JudgeRequired:
-        return "needs a judge (--judge); the predictions are kept and can be scored later"
+        return f"needs a judge: add {judge_flag(get_task(name))}; the predictions are kept and can be scored later"
     entry["predictions"] = [p.relative_to(out).as_posix() for p in files]
     entry.pop("task")
-    reason = incomplete_reason(get_task(name), entry, judge, files)
-    entry["status"] = "incomplete" if reason else "complete"
-    if reason:
-        entry["status_reason"] = reason
+    entry.update(judge_status(get_task(name), entry, judge, files).fields())
     return entry
-
-
-def incomplete_reason(task: Task, entry: Mapping[str, Any], judge: JudgeSpec | None,
-                      files: Sequence[Path] = ()) -> str | None:
-    """Why a scored task is incomplete: items that failed after retries, judge errors its protocol does not
-    allow, or an expected score missing; None when it is complete."""
-    from .predictions import first_error
-
-    problems = []
-    if entry["n_failed"]:
-        error = first_error(list(files))
-        problems.append(f"{entry['n_failed']} of {entry['n']} items failed" + (f": {error}" if error else ""))
-    protocol = entry["config"].get("judge", {}).get("protocol")
-    if entry["n_error"] and protocol not in ERROR_VERDICT_PROTOCOLS:
-        problems.append(f"{entry['n_error']} judge errors")
-    expected = [s.key for s in task.scores if s.headline and (not s.judged or judge is not None)]
-    if missing := [k for k in expected if k not in entry["scores"]]:
-        problems.append(f"no {', '.join(missing)} score")
-    return "; ".join(problems) or None
-
-
-ERROR_VERDICT_PROTOCOLS = ("humorbench_autograder",)
-"""Protocols whose judge records an unreadable reply as an ERROR verdict and scores without it (upstream's
-rule); their judge errors are counted (`n_error`) but do not make a task incomplete."""

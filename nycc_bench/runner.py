@@ -44,7 +44,7 @@ def run_meta(task: Task, system: System, dataset: str, split: str, fold: int, op
             "fold": fold, "options": options, "prompt_version": task.prompt_version,
             "code_version": code_version(task), "decoding": system.decoding(task),
             "effective": system.effective(task), "system": system.describe(), "dataset": str(dataset),
-            "nycc_bench": __version__}
+            "nycc_bench": __version__, "reply_cap_chars": REPLY_CAP_CHARS}
 
 
 # `--system-option` keys that are a task's options: `description=gpt4o|hessel` picks the description the
@@ -89,6 +89,21 @@ def _check_resume(old: dict | None, meta: dict, out: Path) -> None:
         raise NyccBenchError(f"out: {out} holds predictions of system {old['system']['spec']!r}; pass another --out")
 
 
+REPLY_CAP_CHARS = 32_000
+"""A reply longer than this (characters; about 8,000 tokens, far beyond any task's answer) is cut to it, counted as
+unparsed and never read: a runaway or hostile endpoint cannot fill the predictions, or pass as an answer."""
+
+
+def _too_long(raw: str | list | None) -> bool:
+    """Whether a reply (or any of several outputs) is over the cap."""
+    return any(isinstance(r, str) and len(r) > REPLY_CAP_CHARS for r in (raw if isinstance(raw, list) else [raw]))
+
+
+def _cut(raw: str | list | None) -> str | list | None:
+    """A reply (or each of several outputs) cut to the cap."""
+    return [_cut(r) for r in raw] if isinstance(raw, list) else raw[:REPLY_CAP_CHARS] if isinstance(raw, str) else raw
+
+
 def records(task: Task, batch: list[Instance], outputs: list[Output], spec: str, options: dict[str, Any],
             cache_dir: str | None = None) -> list[dict[str, Any]]:
     """The predictions records of one answered batch: a failed call is `failed`; a letter chosen without text
@@ -106,10 +121,15 @@ def records(task: Task, batch: list[Instance], outputs: list[Output], spec: str,
                       "answer_source": "system", **base}
         else:
             texts.append(k)
-    readings = read_replies(task, [(batch[k], outputs[k].raw if isinstance(outputs[k].raw, str | list) else None)
-                                   for k in texts], options, cache_dir)
+    raws = {k: outputs[k].raw if isinstance(outputs[k].raw, str | list) else None for k in texts}
+    cut = {k for k, raw in raws.items() if _too_long(raw)}
+    readings = read_replies(task, [(batch[k], None if k in cut else raws[k]) for k in texts], options, cache_dir)
     for k, reading in zip(texts, readings, strict=True):
-        out[k] = {"instance_id": batch[k].instance_id, "raw": outputs[k].raw, **base, **reading.fields()}
+        if k in cut:  # read as no reply (unparsed); the record keeps its first REPLY_CAP_CHARS characters
+            out[k] = {"instance_id": batch[k].instance_id, "raw": _cut(raws[k]), **base, **reading.fields(),
+                      "status": UNPARSED, "reply_cut_at": REPLY_CAP_CHARS}
+        else:
+            out[k] = {"instance_id": batch[k].instance_id, "raw": outputs[k].raw, **base, **reading.fields()}
     return [out[k] for k in range(len(batch))]
 
 

@@ -172,6 +172,8 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     subset_note = {"n": len(records), "of": total} if limit is not None and len(records) < total else None
     config = task_config(task, values, decoding, folds, split, judge, system=system_effective, subset=subset_note,
                          judge_used=details.get("judge") if isinstance(details.get("judge"), Mapping) else None)
+    if cap := next((m.get("reply_cap_chars") for m in metas if m and m.get("reply_cap_chars")), None):
+        config["effective"]["reply_cap_chars"] = cap  # longer replies were cut and counted as unparsed
     if "novelty" in task.checks:
         details["novelty"] = novelty_summary(prediction_files, dataset, config["deviations"])
     if unprompted:
@@ -184,8 +186,12 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     if values.get("description") == "gpt4o" and (other := [s for s in sources if s != "gpt4o"]):
         config["deviations"].append(f"{len(other)} of {len(sources)} contests were prompted with another "
                                     "description (the dataset has no GPT-4o description for them).")
+    asked = len(records) if limit is not None else total + len(unprompted)  # a --limit: the subset asked for
+    coverage = {"n": len(records), "of": asked,
+                **({"why": f"{len(unprompted)} dataset rows cannot be prompted"} if unprompted and limit is None
+                   else {})}
     return {
-        "task": task.name, "config": config,
+        "task": task.name, "config": config, "coverage": coverage,
         "scores": extract_scores(task, details), "n": len(records),
         "n_unparsed": sum(r["status"] == UNPARSED for r in records), "n_failed": n_failed,
         "n_error": _count_errors(details), "details": details,
@@ -239,7 +245,7 @@ def task_config(task: Task, values: Mapping[str, Any], decoding: Mapping[str, An
         settings = judge.settings(protocol, rule=values.get("rule"), n_shots=(judge_used or {}).get("n_shots"))
         judge_record["protocol"], judge_record["settings"] = protocol, settings
         effective["judge"] = {"name": judge.name, "protocol": protocol, "sent": settings["sampling_sent"],
-                              "endpoint": redact_url(judge.base_url) if judge.base_url else None,
+                              "endpoint": judge.endpoint(),
                               "n_shots": settings["n_shots"], "shots_source": (judge_used or {}).get("shots_source"),
                               "parse_retries": settings["parse_retries"], "retries": engine.retries,
                               "timeout_s": engine.timeout_s, "rule": settings["rule"]}
@@ -252,6 +258,8 @@ def task_config(task: Task, values: Mapping[str, Any], decoding: Mapping[str, An
         default = task.decoding.get("max_new_tokens" if key == "max_tokens" else key)
         if key not in covered and default is not None and value != default:
             deviations.append(f"Decoding {key}={value!r} instead of the task's {default!r}.")
+    if split != task.split:
+        deviations.append(f"Evaluated on the {split} split; the task (and the paper) report {task.split}.")
     if subset:
         deviations.append(f"subset: {subset['n']} of {subset['of']} instances (--limit).")
     return {**{k: described[k] for k in ("name", "version", "family", "paper", "follows", "task_file", "kind",

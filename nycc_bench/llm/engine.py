@@ -184,6 +184,8 @@ class LLMEngine:
         self.stats = RunStats()
         self.last_stats: RunStats | None = None
         self._cache: LLMCache | None = None
+        self._identity: dict[str, Any] | None = None  # the backend's, with the served model's once known
+        self._fingerprints: set[str] = set()  # `system_fingerprint`s the endpoint reported in this engine's calls
 
     def __repr__(self) -> str:
         return f"LLMEngine(backend={self.backend!r})"
@@ -195,9 +197,31 @@ class LLMEngine:
             self._cache = LLMCache(self.config.resolved_cache_dir())
         return self._cache
 
+    def identity(self) -> dict[str, Any]:
+        """The backend identity a key is made of: backend, model, full endpoint, extra body, and the model the
+        endpoint says it serves (asked once per engine by :meth:`arun`; before that, what it said last time, as
+        the cache recorded it, so a dry run looks up the same keys without a call)."""
+        if self._identity is None:
+            base = self.backend.identity()
+            served = self.cache.served(base) if self.config.use_cache and hasattr(self.backend, "served_model") \
+                else None
+            self._identity = {**base, **({"served": served} if served else {})}
+        return self._identity
+
+    async def _ask_served(self) -> None:
+        """Ask the endpoint what it serves (`/v1/models`; nothing for a local model) and key by it from now on."""
+        ask = getattr(self.backend, "served_model", None)
+        if ask is None:
+            return
+        base = self.backend.identity()
+        served = await ask()
+        if self.config.use_cache:
+            self.cache.remember_served(base, served)
+        self._identity = {**base, **({"served": served} if served else {})}
+
     def key(self, job: Job) -> str:
         """The cache key of a job."""
-        return cache_key(self.backend.identity(), job.prompt_version, job.request)
+        return cache_key(self.identity(), job.prompt_version, job.request)
 
     def close(self) -> None:
         """Close the cache."""
@@ -211,7 +235,7 @@ class LLMEngine:
         first: dict[str, Job] = {}
         for job in jobs:
             first.setdefault(self.key(job), job)
-        cached = self.cache.cached_keys(first) if self.config.use_cache else set()
+        cached = self.cache.cached_keys(first) if self.config.use_cache and self.config.read_cache else set()
         todo = [job for key, job in first.items() if key not in cached]
         prompt = sum(estimate_prompt_tokens(job.request) for job in todo)
         expected = sum(
@@ -245,6 +269,8 @@ class LLMEngine:
 
         jobs = list(jobs)
         start = time.perf_counter()
+        if jobs:
+            await self._ask_served()
         groups: dict[str, list[int]] = {}
         for index, job in enumerate(jobs):
             groups.setdefault(self.key(job), []).append(index)
@@ -294,8 +320,14 @@ class LLMEngine:
             self.cache.refresh_claims(owner)
 
     def _cached(self, key: str, job: Job) -> Completion | None:
-        """The cached completion of ``key`` if there is one the job's parser accepts."""
+        """The cached completion of ``key`` if there is one the job's parser accepts, unless reading the cache is off
+        (``read_cache``) or the endpoint has reported another ``system_fingerprint`` in this engine's calls."""
+        if not self.config.read_cache:
+            return None
         cached = self.cache.get(key)
+        if cached is not None and cached.system_fingerprint and self._fingerprints \
+                and cached.system_fingerprint not in self._fingerprints:
+            return None  # answered by another configuration of the served model: ask again
         return cached if cached is not None and accepted(_safe_parse(job, cached)) else None
 
     async def _resolve(self, key: str, job: Job, run: _Run) -> Outcome:
@@ -321,7 +353,8 @@ class LLMEngine:
                 return Outcome(cached)
             outcome = await self._ask(job, run)
             if outcome.error is None and outcome.completion is not None:
-                self.cache.put(key, outcome.completion, self.config.model, job.prompt_version, owner)
+                self.cache.put(key, outcome.completion, self.config.model, job.prompt_version, owner,
+                               identity=self.identity())
             return outcome
         finally:
             self.cache.release(key, owner)
@@ -377,6 +410,8 @@ class LLMEngine:
         stats.n_calls += 1
         stats.prompt_tokens += completion.prompt_tokens
         stats.completion_tokens += completion.completion_tokens
+        if completion.system_fingerprint:
+            self._fingerprints.add(completion.system_fingerprint)
         if completion.replaced:
             stats.n_replaced += completion.replaced
             log.warning("a reply held %d characters that cannot be encoded; replaced by U+FFFD", completion.replaced)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import io
-import os
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -107,9 +106,9 @@ class OpenAISystem(System):
 
     def endpoint(self) -> str:
         """The endpoint called, without user, password or token (`scheme://host:port/path`)."""
-        from ..llm.backends.openai_backend import OPENAI_BASE_URL
+        from ..llm.backends.openai_backend import resolve_base_url
 
-        return str(redact_url(self.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL))
+        return str(redact_url(resolve_base_url(self.base_url)))
 
     def effective(self, task: Task) -> dict[str, Any]:
         config = self.config(task)
