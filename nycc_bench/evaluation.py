@@ -29,7 +29,7 @@ from .results import SCHEMA, read_results, validate_results, write_results
 from .run_lock import locks_out
 from .submission import write_from_predictions
 from .systems import System, SystemCannotAnswer, make_system
-from .tasks import Task, config_name, get_task, resolve_tasks
+from .tasks import config_name, get_task, resolve_tasks
 from .tasks.check import check_task
 from .tasks.instances import DEFAULT_DATASET, LEADERBOARD_SPLIT
 from .tasks.path import IncludePath, task_path

@@ -14,9 +14,9 @@ Each metric is one column: its value (a percentage for rates) shown with its 95%
 from __future__ import annotations
 
 import math
-from urllib.parse import urlsplit
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import pandas as pd
 

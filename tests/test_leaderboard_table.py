@@ -81,7 +81,8 @@ def test_one_column_per_metric_sorted_by_value_with_details_in_the_cell() -> Non
     assert list(table.texts["Model"]) == ["[org/alpha](https://huggingface.co/org/alpha)",
                                           "[org/beta](https://huggingface.co/org/beta)",
                                           "[base/random](https://huggingface.co/base/random)"]
-    assert list(table.values["Matching"]) == [62.0, 40.0, 20.0] and table.texts.loc[0, "Matching"] == "62.0 [55.0, 70.0]"
+    assert list(table.values["Matching"]) == [62.0, 40.0, 20.0]
+    assert table.texts.loc[0, "Matching"] == "62.0 [55.0, 70.0]"
     assert list(table.values.columns[:6]) == ["Rank", "Model", "Type", "Params", "Data", "Judge"]
     assert not [c for c in table.values.columns if "CI" in c or c.endswith(" n")]
     assert list(table.texts["Rank"]) == ["1", "2", "3"] and table.run_ids == ("a", "b", "c")

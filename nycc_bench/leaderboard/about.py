@@ -28,8 +28,8 @@ rarely symmetric, so it is never shown as ±; no interval where none is computed
 empty cell says why: *not run* (the run did not include that task), *n/a* (the system cannot answer it, e.g. a
 text-only baseline on a from-pixels task), *no judge* (the task ran but needs a judge the operator has not
 configured), *incomplete* (not a whole result: items failed, too few instances scored, mostly unparsed answers
-or judge errors beyond the task's share; its number is not shown or ranked). Rates are percentages with one decimal, BLEU-4 one decimal, Average EAD three. Click a
-column header to sort by its value.
+or judge errors beyond the task's share; its number is not shown or ranked). Rates are percentages with one
+decimal, BLEU-4 one decimal, Average EAD three. Click a column header to sort by its value.
 """
 
 OFFLINE_NOTE = (

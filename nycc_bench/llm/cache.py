@@ -43,7 +43,7 @@ from .errors import CacheError
 T = TypeVar("T")
 
 CACHE_FILE = "judge_cache.sqlite3"
-KEY_SCHEMA = 3  # bump when the key's composition changes, so old rows are never misread (3: full endpoint, served model)
+KEY_SCHEMA = 3  # bump when the key's composition changes, so old rows are never misread (3: endpoint, served)
 BUSY_TIMEOUT_S = 60.0
 CLAIM_TTL_S = 60.0
 """A claim not refreshed for this long is abandoned; owners refresh theirs every third of it."""
