@@ -399,7 +399,10 @@ def _judge_options(p: argparse.ArgumentParser, required: bool = False) -> None:
                    help="seconds one judge call may take, from connecting to the last byte, before it is abandoned "
                         "and retried (default 120); a reply that drips in slower than this is cut off too")
     p.add_argument("--dry-run", action="store_true",
-                   help="print the judge calls still needed (after the cache) and their estimated cost; spend nothing")
+                   help="print the calls still needed (after the cache and what is already predicted) and their "
+                        "estimated tokens and cost per stage; make no call, spend nothing")
+    p.add_argument("--no-cache", action="store_true",
+                   help="ask every LLM call again instead of reading the answer cache (answers are still stored)")
 
 
 def _system_options(p: argparse.ArgumentParser) -> None:
@@ -493,6 +496,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--shots", type=int, default=None,
                    help="the task option shots: in-context examples from train (Hessel, from description)")
     r.add_argument("--seed", type=int, default=None, help="the task option seed: seed of the shots' draw")
+    r.add_argument("--no-cache", action="store_true", help="ask every LLM call again instead of reading the cache")
     r.set_defaults(func=cmd_run)
 
     s = sub.add_parser("score", help="score one task's predictions (JSON on the last line)")
@@ -570,6 +574,9 @@ def parser() -> argparse.ArgumentParser:
                         add_help=False)
     pb.add_argument("rest", nargs=argparse.REMAINDER)
     pb.set_defaults(func=cmd_publish)
+    from .cache_command import add_parser as add_cache_parser
+
+    add_cache_parser(sub)
     return p
 
 
@@ -595,8 +602,10 @@ def main(argv: list[str] | None = None) -> int:
 
         datasets.disable_progress_bars()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    from .cache_command import cache_reads
+
     try:
-        with _outside_tasks(args):
+        with _outside_tasks(args), cache_reads(not getattr(args, "no_cache", False)):
             return args.func(args)
     except DryRun as stop:
         print(stop)

@@ -20,6 +20,7 @@ from . import __version__
 from .code_version import code_version
 from .errors import NyccBenchError
 from .predictions import FAILED, OK, UNPARSED, attach_messages, meta_path, read_meta, read_predictions
+from .run_folder import identity_difference
 from .systems import Output, System, make_system
 from .tasks import Task, config_name, get_task
 from .tasks.instances import DEFAULT_DATASET, Instance, build_instances, subset
@@ -78,15 +79,17 @@ RESUME_KEYS = ("task", "config", "split", "options", "prompt_version", "code_ver
 
 
 def _check_resume(old: dict | None, meta: dict, out: Path) -> None:
-    """Refuse to mix predictions of two different runs in one file."""
+    """Refuse to mix predictions of two different runs in one file: another task setting, prompt, code version,
+    dataset, or another system, endpoint or served checkpoint (`run_folder.identity_difference`)."""
     if old is None:
         return
+    fix = f"pass a new --out, or --overwrite {meta['task']} (evaluate) to replace them (`run`: delete the file)"
     for key in RESUME_KEYS:
         if old.get(key) != meta[key]:
             raise NyccBenchError(f"out: {out} holds predictions of another run ({key} {old.get(key)!r}, now "
-                                 f"{meta[key]!r}); pass another --out or delete the file")
-    if old["system"]["spec"] != meta["system"]["spec"]:
-        raise NyccBenchError(f"out: {out} holds predictions of system {old['system']['spec']!r}; pass another --out")
+                                 f"{meta[key]!r}); {fix}")
+    if difference := identity_difference(old["system"], meta["system"]):
+        raise NyccBenchError(f"out: {out} holds predictions of another system ({difference}); {fix}")
 
 
 REPLY_CAP_CHARS = 32_000
@@ -143,6 +146,8 @@ def run_task(task_name: str, system_spec: str, out: str | Path, dataset: str = D
     system_options, task_options = split_options(task, system_options, task_options)
     options = task.run_options(task.option_values(task_options))
     system = system or make_system(system_spec, dataset, base_url=base_url, **(system_options or {}))
+    if identify := getattr(system, "identify", None):  # what the endpoint serves: recorded and compared on resume
+        identify()
     task, options = for_system_kind(task, system, options)
     instances = subset(build_instances(task, dataset, split, fold, options), limit)
     out = Path(out)

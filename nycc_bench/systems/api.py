@@ -63,6 +63,8 @@ class OpenAISystem(System):
     def __init__(self, model: str, base_url: str | None = None, max_concurrency: int = 16,
                  cache_dir: str | None = None, timeout_s: float | None = None, retries: int | None = None) -> None:
         self.spec, self.model, self.base_url, self.cache_dir = f"openai:{model}", model, base_url, cache_dir
+        self.served: dict[str, Any] | None = None  # what the endpoint says it serves (`identify`)
+        self._identified = False
         self.options = {"max_concurrency": max_concurrency, "cache_dir": cache_dir, "progress": False,
                         **({"timeout_s": float(timeout_s)} if timeout_s else {}),
                         **({"retries": int(retries)} if retries is not None else {})}
@@ -104,6 +106,17 @@ class OpenAISystem(System):
         return [Output(raw=r["text"]) if not r.get("error") and r.get("text") is not None
                 else Output(raw=None, error=str(r.get("error") or "no reply")) for r in records]
 
+    def identify(self) -> dict[str, Any] | None:
+        """Ask the endpoint once what it serves under the model name (`/models`: id, root, created, fingerprint
+        fields); recorded in `describe()`, compared when a run folder is resumed. None when it does not say."""
+        if not self._identified:
+            from ..llm import LLMConfig, run_sync
+            from ..llm.backends.openai_backend import OpenAIBackend
+
+            backend = OpenAIBackend(LLMConfig(backend="openai", model=self.model, base_url=self.base_url))
+            self.served, self._identified = run_sync(backend.served_model), True
+        return self.served
+
     def endpoint(self) -> str:
         """The endpoint called, without user, password or token (`scheme://host:port/path`)."""
         from ..llm.backends.openai_backend import resolve_base_url
@@ -123,4 +136,5 @@ class OpenAISystem(System):
 
     def describe(self) -> dict[str, Any]:
         return {"spec": self.spec, "model": self.model, "base_url": redact_url(self.base_url),
-                "endpoint": self.endpoint(), "source": "api", "revision": None}
+                "endpoint": self.endpoint(), "source": "api", "revision": None,
+                **({"served": self.served} if self.served else {})}

@@ -195,7 +195,7 @@ class Task:
     outputs: Outputs = Outputs()
     built_in: bool = True  # False: read from a folder of the include path (`source` is relative to that folder)
     by_system_kind: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # kind -> decoding, options
-    completeness: Completeness = field(default_factory=Completeness)  # the shares that make a scored run whole (`wholeness`)
+    completeness: Completeness = field(default_factory=Completeness)  # the shares of a whole run (`wholeness`)
 
     @property
     def has_folds(self) -> bool:
