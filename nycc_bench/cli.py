@@ -88,14 +88,15 @@ def parse_folds(text: str | None) -> list[int] | None:
         raise NyccBenchError(f"folds: expected comma-separated fold numbers such as 0,1,2,3,4, got {text!r}") from None
 
 
-def judge_spec(args: argparse.Namespace) -> Any:
+def judge_spec(args: argparse.Namespace, dry_run: bool | None = None) -> Any:
     """The --judge options as a spec; keys are never options, they come from the environment."""
     if not getattr(args, "judge", None):
         return None
     from .judging import JudgeSpec
 
     return JudgeSpec.parse(args.judge, base_url=args.judge_base_url, cache_dir=args.cache_dir,
-                           max_concurrency=args.max_concurrency, dry_run=getattr(args, "dry_run", False),
+                           max_concurrency=args.max_concurrency,
+                           dry_run=getattr(args, "dry_run", False) if dry_run is None else dry_run,
                            timeout_s=args.judge_timeout)
 
 
@@ -232,10 +233,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from .evaluation import evaluate
     from .report import score_lines
 
-    result = evaluate(args.system, args.tasks, dataset=args.dataset, judge=judge_spec(args),
+    result = evaluate(args.system, args.tasks, dataset=args.dataset, judge=judge_spec(args, dry_run=False),
                       folds=parse_folds(args.folds), split=args.split, out=args.out, limit=args.limit,
                       base_url=args.base_url, task_options=parse_task_options(args.task_option),
-                      progress=not args.quiet, **parse_options(args.system_option))
+                      progress=not args.quiet, dry_run=args.dry_run,
+                      overwrite=[t for t in (args.overwrite or "").split(",") if t.strip()],
+                      **parse_options(args.system_option))
+    if args.dry_run:  # a plan: nothing was called or written
+        print(result)
+        print(json.dumps({"dry_run": result.to_dict()}))
+        return 0
     print("\n".join(score_lines(result.record)))
     print(f"results: {result.path}")
     for task, why in result.no_judge.items():
@@ -473,7 +480,11 @@ def parser() -> argparse.ArgumentParser:
 
     e.add_argument("--tasks", default="all", help=f"comma-separated tasks or groups: {', '.join(groups())}")
     e.add_argument("--folds", help="Hessel folds, e.g. 0,1,2,3,4 (default: every fold the dataset has)")
-    e.add_argument("--out", required=True, help="run folder: results.json and predictions/ (resumable)")
+    e.add_argument("--out", required=True, help="run folder: results.json and predictions/ (resumable; the tasks "
+                                                "not run now are kept)")
+    e.add_argument("--overwrite", metavar="TASK[,TASK]",
+                   help="replace these tasks' predictions and results in --out (needed when they were made by "
+                        "another system, endpoint, checkpoint or code version)")
     _judge_options(e)
     _include_path(e)
     e.set_defaults(func=cmd_evaluate)

@@ -27,9 +27,11 @@ from .judging import JudgeSpec
 from .provenance import dataset_record, environment, git_commit, model_record
 from .results import SCHEMA, read_results, validate_results, write_results
 from .run_folder import (
+    JudgeArg,
     available_folds,
     check_previous,
     judged,
+    judges_for,
     merged,
     predictions_path,
     previous_record,
@@ -118,19 +120,6 @@ def _command(system: str, tasks: Sequence[str], dataset: str, judge: Any, folds:
     return shlex.join([*words, "--out", str(out)])
 
 
-JudgeArg = str | JudgeSpec | None
-
-
-def _judges(judge: JudgeArg | Mapping[str, JudgeArg], names: Sequence[str]) -> dict[str, JudgeSpec | None]:
-    """The judge of each task: one for all, or a mapping task -> judge (absent: none)."""
-    def spec(j: JudgeArg) -> JudgeSpec | None:
-        return JudgeSpec.parse(j) if isinstance(j, str) else j
-
-    if isinstance(judge, Mapping):
-        return {n: spec(judge.get(n)) for n in names}
-    return dict.fromkeys(names, spec(judge))
-
-
 def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: str = DEFAULT_DATASET,
              judge: JudgeArg | Mapping[str, JudgeArg] = None, folds: Sequence[int] | None = None,
              split: str | None = None, out: str | Path = "runs/run", limit: int | None = None, *,
@@ -186,7 +175,7 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
                              "name a task you run, e.g. humorbench.unit=caption")
     for name in names:
         check_task(get_task(name))
-    judges = _judges(judge, names)
+    judges = judges_for(judge, names)
     out = Path(out)
     from .runner import TASK_OPTION_ALIASES, split_options
 

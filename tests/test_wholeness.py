@@ -55,7 +55,8 @@ def kind_of(body: dict[str, Any]) -> str:
 
 
 NULL = json.dumps({"id": "x", "object": "chat.completion", "created": 1, "model": "m",
-                   "choices": [{"index": 0, "message": {"role": "assistant", "content": None}, "finish_reason": "stop"}],
+                   "choices": [{"index": 0, "message": {"role": "assistant", "content": None},
+                                "finish_reason": "stop"}],
                    "usage": {"prompt_tokens": 1, "completion_tokens": 0}}).encode()
 
 

@@ -5,9 +5,11 @@ and path, see :func:`endpoint_identity` — and extra request fields, or a local
 of the model the server says it serves (``served``: its ``/v1/models`` entry's id, root, created and fingerprint
 fields, see :func:`served_identity`), the prompt version and the request (messages, sampling, max tokens, logprob
 settings, sample index). Never the API key, user or password. Two servers serving different checkpoints under one
-model name therefore never share an answer, and a cached answer whose ``system_fingerprint`` differs from the one
-the same endpoint reports during a run is asked again (see :mod:`nycc_bench.llm.engine`). The served identity last
-seen for an endpoint is kept in the ``endpoints`` table, so a dry run finds the cached answers without calling.
+model name therefore never share an answer. Where the server reports a ``system_fingerprint`` in its replies, the
+last one each endpoint answered with is kept too, and a cached answer made under another is asked again (known
+from the first fresh call after the change: a run answered wholly from the cache cannot see it). The served
+identity last seen for an endpoint is kept in the ``endpoints`` table, so a dry run finds the cached answers
+without calling.
 
 **Two runs, one folder.** Before calling, a run *claims* the key in the ``claims`` table (owner = host, pid and
 a per-run token; expiry refreshed by the owner while it works). Another run — another process or another
@@ -267,6 +269,16 @@ class LLMCache:
         with self._lock:
             row = self._db.execute("SELECT served FROM endpoints WHERE backend = ?", (_canonical(backend),)).fetchone()
         return None if row is None else json.loads(row[0])
+
+    @_guarded
+    def remember_fingerprint(self, backend: Mapping[str, Any], fingerprint: str) -> None:
+        """Keep the `system_fingerprint` an endpoint last answered with (cached answers with another are re-asked)."""
+        self.remember_served({**backend, "kept": "system_fingerprint"}, {"system_fingerprint": fingerprint})
+
+    @_guarded
+    def fingerprint(self, backend: Mapping[str, Any]) -> str | None:
+        """The `system_fingerprint` an endpoint last answered with; None when it never reported one."""
+        return (self.served({**backend, "kept": "system_fingerprint"}) or {}).get("system_fingerprint")
 
     @_guarded
     def info(self) -> dict[str, Any]:

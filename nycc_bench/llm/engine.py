@@ -57,7 +57,7 @@ from .cache import LLMCache, cache_key, new_owner
 from .chat import UNSET_MAX_TOKENS, ChatRequest, Completion
 from .config import LLMConfig
 from .errors import FatalJudgeError, MalformedReply, RequestFailed, TransientError, Unreachable
-from .pricing import cost_usd, estimate_prompt_tokens
+from .pricing import PRICE_UNKNOWN, cost_usd, estimate_prompt_tokens
 from .sync import run_sync
 
 log = logging.getLogger("nycc_bench.judge")
@@ -128,7 +128,7 @@ class RunStats:
         ``n_requests`` every HTTP attempt including those that failed in transit, ``n_shared`` answers
         another run sharing the cache paid for while this one waited.
         """
-        cost = "unknown (model not in price table)" if self.cost_usd is None else f"${self.cost_usd:.4f}"
+        cost = f"{PRICE_UNKNOWN} (model not in price table)" if self.cost_usd is None else f"${self.cost_usd:.4f}"
         shared = f" ({self.n_shared} from a concurrent run)" if self.n_shared else ""
         replaced = (f"; {self.n_replaced} characters that could not be encoded (invalid UTF-8, lone surrogates) "
                     "replaced by U+FFFD" if self.n_replaced else "")
@@ -160,7 +160,7 @@ class Estimate:
 
     def __str__(self) -> str:
         if self.cost_usd is None:
-            cost = f"unknown: no price for {self.model!r} in the price table"
+            cost = f"{PRICE_UNKNOWN} (no price for {self.model!r} in the price table)"
         else:
             cost = f"≈ ${self.cost_usd:.4f} (at most ${self.max_cost_usd:.4f} if every reply hits max_tokens)"
         return (
@@ -206,6 +206,8 @@ class LLMEngine:
             served = self.cache.served(base) if self.config.use_cache and hasattr(self.backend, "served_model") \
                 else None
             self._identity = {**base, **({"served": served} if served else {})}
+            if self.config.use_cache and (last := self.cache.fingerprint(base)):
+                self._fingerprints.add(last)
         return self._identity
 
     async def _ask_served(self) -> None:
@@ -217,6 +219,8 @@ class LLMEngine:
         served = await ask()
         if self.config.use_cache:
             self.cache.remember_served(base, served)
+            if last := self.cache.fingerprint(base):
+                self._fingerprints.add(last)
         self._identity = {**base, **({"served": served} if served else {})}
 
     def key(self, job: Job) -> str:
@@ -327,7 +331,7 @@ class LLMEngine:
         cached = self.cache.get(key)
         if cached is not None and cached.system_fingerprint and self._fingerprints \
                 and cached.system_fingerprint not in self._fingerprints:
-            return None  # answered by another configuration of the served model: ask again
+            return None  # answered under another configuration of the served model (`system_fingerprint`): ask again
         return cached if cached is not None and accepted(_safe_parse(job, cached)) else None
 
     async def _resolve(self, key: str, job: Job, run: _Run) -> Outcome:
@@ -410,8 +414,10 @@ class LLMEngine:
         stats.n_calls += 1
         stats.prompt_tokens += completion.prompt_tokens
         stats.completion_tokens += completion.completion_tokens
-        if completion.system_fingerprint:
-            self._fingerprints.add(completion.system_fingerprint)
+        if completion.system_fingerprint and completion.system_fingerprint not in self._fingerprints:
+            self._fingerprints = {completion.system_fingerprint}  # the endpoint's configuration now
+            if self.config.use_cache:
+                self.cache.remember_fingerprint(self.backend.identity(), completion.system_fingerprint)
         if completion.replaced:
             stats.n_replaced += completion.replaced
             log.warning("a reply held %d characters that cannot be encoded; replaced by U+FFFD", completion.replaced)

@@ -88,9 +88,9 @@ class OpenAISystem(System):
                            temperature=decoding.get("temperature"), max_tokens=decoding.get("max_new_tokens"),
                            extra_body=extra, **self.options)
 
-    def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
+    def jobs(self, task: Task, instances: list[Instance]) -> tuple[LLMConfig, list[Any]]:
+        """The engine's config and one job per instance: what `generate` sends, and what a dry run estimates."""
         from ..judge import build_generation_jobs
-        from ..llm import run_jobs
         from ..tasks.instances import stable_seed
 
         config = self.config(task)
@@ -99,9 +99,14 @@ class OpenAISystem(System):
         salt = (lambda i: stable_seed(i.instance_id) % 2**31) if config.temperature else (lambda i: 0)
         # sampled: one cache entry per instance, so equal prompts are separate calls (HumorBench's rows);
         # temperature None is not sent (the provider's default, as Zhang's caption_gen.py), never the engine's 1.0
-        jobs = [replace(job, request=replace(job.request, max_tokens=limit, temperature=config.temperature,
-                                             sample_index=salt(i)))
-                for job, i in zip(jobs, instances, strict=True)]
+        return config, [replace(job, request=replace(job.request, max_tokens=limit, temperature=config.temperature,
+                                                     sample_index=salt(i)))
+                        for job, i in zip(jobs, instances, strict=True)]
+
+    def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
+        from ..llm import run_jobs
+
+        config, jobs = self.jobs(task, instances)
         records = run_jobs(jobs, config, desc="generate")
         return [Output(raw=r["text"]) if not r.get("error") and r.get("text") is not None
                 else Output(raw=None, error=str(r.get("error") or "no reply")) for r in records]
