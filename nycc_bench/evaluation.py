@@ -208,7 +208,7 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
             entry = _evaluate_task(name, sys_obj, spec, dataset, judges[name], folds, split, out, limit, progress,
                                    options, run_task, score, answered)
             old = (previous or {}).get("tasks", {}).get(name)
-            if (old and isinstance(entry, dict) and judges[name] is None and judged(old) and not judged(entry)
+            if (old and judges[name] is None and judged(old) and (isinstance(entry, str) or not judged(entry))
                     and not sum(answered) and name not in overwrite):  # same predictions: keep their judged scores
                 entry = old
                 notes.append(f"{name}: kept the judged entry of the earlier run (its predictions are unchanged); "
