@@ -216,3 +216,11 @@ def test_intervals_are_shown_as_their_own_bounds(tmp_path: Path, sample_dataset:
     summary = page.split("<h2>Summary</h2>")[1].split("</table>")[0]
     rows = [row for row in summary.split("<tr>")[2:]]
     assert len(rows) == 2 and {r.split("<td>")[2].split("</td>")[0] for r in rows} == {"random", "length"}
+
+
+def test_a_non_default_split_is_a_computed_deviation(tmp_path: Path, sample_dataset: str) -> None:
+    run = evaluate("random", "matching", sample_dataset, split="validation", out=tmp_path / "val", progress=False)
+    deviations = run.record["tasks"]["matching"]["config"]["deviations"]
+    assert "Evaluated on the validation split; the task (and the paper) report test." in deviations
+    default = evaluate("random", "matching", sample_dataset, out=tmp_path / "test", progress=False)
+    assert not [d for d in default.record["tasks"]["matching"]["config"]["deviations"] if "split" in d]

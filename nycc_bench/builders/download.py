@@ -14,7 +14,9 @@ from huggingface_hub import constants, snapshot_download
 from tqdm.auto import tqdm
 
 from ..errors import NyccBenchError
+from .sources import HESSEL_HF_REPO as HESSEL_REPO
 from .sources import (
+    HESSEL_HF_REVISION,
     PAPER_HARD_COMMIT,
     PAPER_HARD_FILE,
     PAPER_HARD_FOLDER,
@@ -22,8 +24,6 @@ from .sources import (
     ZHANG_HF_REPO,
     ZHANG_HF_REVISION,
 )
-
-HESSEL_REPO = "jmhessel/newyorker_caption_contest"
 
 
 class DownloadError(NyccBenchError):
@@ -54,7 +54,7 @@ class HubSource:
 
 
 HUB_SOURCES = (
-    HubSource(HESSEL_REPO, None, ("*/*.parquet",)),
+    HubSource(HESSEL_REPO, HESSEL_HF_REVISION, ("*/*.parquet",)),
     # Zhang et al.'s GPT-4o descriptions and cartoons (CC BY-NC 4.0). `ranking/` repeats the nextml summaries
     # and is not fetched; `cartoons/*` is fetched whole so an unexpected layout fails loudly at discovery.
     HubSource(ZHANG_HF_REPO, ZHANG_HF_REVISION, ("gpt4o_description/*.jsonl", "cartoons/*")),
