@@ -148,11 +148,12 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     records: list[dict] = []
     fold_ids: list[int] = []
     unprompted: list[Any] = []
+    absent: list[Any] = []
     total = 0
     for path, fold, meta in zip(prediction_files, folds, metas, strict=True):
         check_meta(meta, task, config_name(task, fold), split, dataset, path)
         made = build(task, dataset, split, fold, values)
-        every, unprompted = made.instances, [*unprompted, *made.skipped]
+        every, unprompted, absent = made.instances, [*unprompted, *made.skipped], [*absent, *made.absent]
         built = subset(every, limit)
         total += len(every)
         records += _join(task, built, load_predictions(path), str(path), limited=limit is not None)
@@ -180,6 +181,10 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
         more = f" and {len(unprompted) - 10} more" if len(unprompted) > 10 else ""
         config["deviations"].append(f"{len(unprompted)} dataset rows cannot be prompted (no description) and are "
                                     f"not evaluated: {', '.join(map(str, unprompted[:10]))}{more}.")
+    if absent:
+        more = f" and {len(absent) - 10} more" if len(absent) > 10 else ""
+        config["deviations"].append(f"{len(absent)} dataset rows hold no description of any kind (not items of this "
+                                    f"dataset, outside its coverage): {', '.join(map(str, absent[:10]))}{more}.")
     sources = [i.reference["description_source"] for i in instances if "description_source" in i.reference]
     if sources:  # which descriptions the prompts were actually built from
         config["effective"]["descriptions"] = {s: sources.count(s) for s in sorted(set(sources))}

@@ -126,6 +126,12 @@ def model_link(name: str, url: str | None) -> str:
     return f"[{text}]({url})" if url and url.startswith("https://huggingface.co/") else text
 
 
+def where_judged(judge: dict[str, Any]) -> str:
+    """` at <endpoint>` for a judge that is not OpenAI's own endpoint (a local "gpt-4-turbo" says so), else ""."""
+    endpoint = judge.get("endpoint") or judge.get("base_url")
+    return f" at {endpoint}" if endpoint and urlsplit(str(endpoint)).hostname != "api.openai.com" else ""
+
+
 def task_judges(result: dict[str, Any]) -> dict[str, str]:
     """task → a short label of the judge that scored it (the record holds one judge, or one per task)."""
     judge = result.get("judge")
@@ -136,9 +142,7 @@ def task_judges(result: dict[str, Any]) -> dict[str, str]:
     for task, spec in per_task.items():
         if isinstance(spec, dict):
             label = OFFLINE_JUDGES.get(str(spec.get("backend")), str(spec.get("model") or spec.get("name") or "?"))
-            endpoint = spec.get("endpoint") or spec.get("base_url")
-            if endpoint and urlsplit(str(endpoint)).hostname != "api.openai.com":  # a local "gpt-4-turbo" says so
-                label += f" at {endpoint}"
+            label += where_judged(spec)
         else:
             label = str(spec)
         if task is None:

@@ -123,7 +123,8 @@ def judge_status(task: Any, entry: Mapping[str, Any], judge: Any, files: Sequenc
         return Status(INCOMPLETE, "; ".join(problems))
     unjudged = [s.label for s in task.scores if s.judged and s.key not in scores]
     if judge is None and unjudged:
-        return Status(NO_JUDGE, f"{', '.join(unjudged)} need a judge; add {judge_flag(task)}")
+        verb = "needs" if len(unjudged) == 1 else "need"
+        return Status(NO_JUDGE, f"{', '.join(unjudged)} {verb} a judge; add {judge_flag(task)}")
     return Status(COMPLETE)
 
 

@@ -27,7 +27,7 @@ def queued(store: LocalStore, spec: str, tasks: list[str], i: int = 1) -> Job:
 
 def test_a_job_runs_to_finished_with_scores_predictions_and_commands(tmp_path: Path, dataset: str) -> None:
     store, settings = LocalStore(tmp_path), Settings(data_dir=tmp_path, dataset=dataset)
-    queued(store, "random", ["matching", "ranking", "humorbench"])
+    queued(store, "random", ["matching", "ranking", "caption_generation", "humorbench"])
     done = run_worker_once(store, settings)
     assert done is not None and done.status == FINISHED and done.reason is None and done.attempts == 1
     assert run_worker_once(store, settings) is None  # the queue is empty
@@ -37,6 +37,8 @@ def test_a_job_runs_to_finished_with_scores_predictions_and_commands(tmp_path: P
     assert tasks["matching"]["scores"]["accuracy"]["n"] == 8  # both folds of the sample, as `evaluate` runs them
     assert tasks["matching"]["config"]["dataset"]["folds"] == [0, 1]
     assert {"crowd_accuracy", "ny_accuracy"} <= set(tasks["ranking"]["scores"])
+    assert "average_ead" in tasks["caption_generation"]["scores"]
+    assert tasks["caption_generation"]["status"] == "no judge"  # published: its judged cells say "no judge"
     assert "humorbench" not in tasks and "needs a judge" in result["skipped"]["humorbench"]
     for entry in tasks.values():
         lines = store.resolve(entry["predictions"][0]).read_text().splitlines()

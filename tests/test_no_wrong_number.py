@@ -186,6 +186,10 @@ def test_a_judged_entry_survives_a_rerun_without_the_judge(tmp_path: Path, sampl
                           judge={"humorbench": "openai:judge"}, progress=False)
         assert judged.record["judge"]["endpoint"] == server.base_url  # from OPENAI_BASE_URL, still recorded
         assert judged.record["tasks"]["humorbench"]["config"]["effective"]["judge"]["endpoint"] == server.base_url
+        from nycc_bench.publish.cards import task_results
+
+        card = {r["task"]: r for r in task_results(judged.record)}
+        assert card["humorbench"]["judge"] == f"openai:judge at {server.base_url}"  # never read as OpenAI's
         again = evaluate("openai:m", ["humorbench", "matching"], sample_dataset, out=out, progress=False)
     entry = again.record["tasks"]["humorbench"]
     assert entry["scores"]["element_accuracy"] == judged.record["tasks"]["humorbench"]["scores"]["element_accuracy"]

@@ -127,8 +127,8 @@ def test_each_failure_kind_is_judged_the_same_by_evaluate_and_the_worker(
     for task in ("matching", "ranking", "half_explanation"):
         assert f"incomplete: {task}: {reasons[task]}" in printed
     assert set(reasons) == {"matching", "ranking", "humorbench", "half_explanation", "caption_generation"}
-    # upstream's API setting prompts from Hessel's descriptions: the sample has one of the 47 test contests'
-    assert "1 of 47 (2%) instances scored, below the task's min_coverage 90% (46 dataset rows cannot be prompted)" \
+    # upstream's API setting prompts from Hessel's descriptions: of the sample's two described test contests, one
+    assert "1 of 2 (50%) instances scored, below the task's min_coverage 90% (1 dataset rows cannot be prompted)" \
         in reasons["caption_generation"]
     assert "8 of 8 (100%) answers unparsed, above the task's max_unparsed 50%" in reasons["matching"]
     assert f"replies over {REPLY_CAP_CHARS} characters are cut" in reasons["matching"]
@@ -159,7 +159,7 @@ def test_a_whole_run_and_a_run_without_its_judge_agree_too(
     entry = record["tasks"]["explanation"]
     assert code == 0 and status_of(record["tasks"]["matching"]).status == "complete"
     assert entry["status"] == "no judge"
-    assert entry["status_reason"] == "Explanation judge win rate need a judge; add --judge explanation_pairwise_gpt4o"
+    assert entry["status_reason"] == "Explanation judge win rate needs a judge; add --judge explanation_pairwise_gpt4o"
     assert f"no judge: explanation: {entry['status_reason']}" in printed.err
     assert f"no judge ({entry['status_reason']}): " in printed.out
     assert job.status == FINISHED and job.reason is None

@@ -22,6 +22,7 @@ from huggingface_hub.utils import HFValidationError, validate_repo_id
 from .. import __version__
 from ..citations import FAMILIES
 from ..results import read_results_dir
+from ..standings import where_judged
 from ..systems.registry import entry_of
 from ..tasks import Task, config_name, get_task
 from ..tasks.scores import METRICS
@@ -109,7 +110,9 @@ def task_results(data: dict[str, Any]) -> list[dict[str, Any]]:
                     "configs": [config_name(task, f) for f in folds], "n": entry["n"],
                     "n_unparsed": entry["n_unparsed"], "n_failed": entry["n_failed"],
                     "metric": config.get("scorer", {}).get("metric", task.metric),
-                    "prompt_version": config.get("prompt_version"), "judge": config.get("judge", {}).get("name"),
+                    "prompt_version": config.get("prompt_version"),
+                    "judge": (f"{config['judge']['name']}{where_judged(config['judge'])}"
+                              if (config.get("judge") or {}).get("name") else None),
                     "deviations": config.get("deviations", []), "status": status_of(entry).status,
                     "status_reason": status_of(entry).reason})
     return out

@@ -66,7 +66,7 @@ def build_zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], An
     out (`Built.skipped`: they still count as lost when scored, see the scorer). The option `prompt` picks App.
     B.3's chat prompt (`paper`), the API script's (`caption_gen`) or the Hugging Face runs' plain text
     (`save_results`)."""
-    out, skipped = [], []
+    out, skipped, absent = [], [], []
     prompt = options.get("prompt") or "paper"
     for row in rows:
         if prompt == "caption_gen":
@@ -75,8 +75,9 @@ def build_zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], An
             user, source = _save_results_user(task, row, options.get("description") or "gpt4o")
         else:
             user, source = _generation_user(task, row, options.get("description") or "gpt4o")
-        if user is None:
-            skipped.append(row["contest_number"])
+        if user is None:  # no description of this setting's kind; none of any kind: not an item of this dataset
+            described = any(row.get(k) for k in ("gpt4o_canny", "image_description", "description"))
+            (skipped if described else absent).append(row["contest_number"])
             continue
         out.append(Instance(
             instance_id=str(row["contest_number"]), user=user, chat=prompt != "save_results",
@@ -89,7 +90,7 @@ def build_zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], An
                                              if row.get("image_description") else row.get("description")),
                        "judge_image": row.get("image")},  # Best Pick's vision form; never shown to the system
         ))
-    return Built(out, skipped)
+    return Built(out, skipped, absent)
 
 
 def zhang_judge_shots(dataset: str, contests: Sequence[int], images: bool = False) -> tuple[dict[int, list], dict]:
