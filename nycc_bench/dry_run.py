@@ -21,7 +21,7 @@ from typing import Any
 from .errors import DryRun, NyccBenchError
 from .judging import JudgeSpec
 from .llm.pricing import PRICE_TABLE_DATE, PRICE_TABLE_SOURCE, PRICE_UNKNOWN
-from .run_folder import JudgeArg, available_folds, judges_for, predictions_path
+from .run_folder import JudgeArg, available_folds, identity_difference, judges_for, predictions_path
 from .tasks import Task, config_name, get_task, resolve_tasks
 from .tasks.instances import DEFAULT_DATASET, LEADERBOARD_SPLIT, Instance, build_instances, subset
 from .tasks.path import IncludePath
@@ -140,7 +140,7 @@ def plan_run(system: Any, tasks: str | Sequence[str] = "all", dataset: str = DEF
              base_url: str | None = None, task_options: Mapping[str, Mapping[str, Any]] | None = None,
              include_path: IncludePath = None, **system_options: Any) -> Plan:
     """The plan of `evaluate` with the same arguments (see the module docstring): no call, nothing written."""
-    from .predictions import FAILED, read_predictions
+    from .predictions import FAILED, read_meta, read_predictions
     from .runner import TASK_OPTION_ALIASES, for_system_kind, split_options
     from .systems import System, make_system
 
@@ -162,9 +162,15 @@ def plan_run(system: Any, tasks: str | Sequence[str] = "all", dataset: str = DEF
         items, answered, todo_all = 0, 0, []
         stages: list[Stage] = []
         per_fold: list[tuple[int, list[Instance], dict[str, Any]]] = []
+        note = ""
         for fold in run_folds:
             instances = subset(build_instances(task, dataset, run_split, fold, options), limit)
             path = predictions_path(out, name, fold)
+            meta = read_meta(path) if path.exists() else None
+            described = sys_obj.describe() if api else {"spec": spec}  # type: ignore[union-attr]
+            if meta and (difference := identity_difference(meta.get("system") or {}, described)):
+                note = (f"the run would be refused: {path} holds predictions of another system ({difference}); "
+                        f"pass a new --out, or --overwrite {name}")
             done = {k: r for k, r in (read_predictions(path) if path.exists() else {}).items()
                     if r["status"] != FAILED}
             todo = [i for i in instances if i.instance_id not in done]
@@ -180,7 +186,7 @@ def plan_run(system: Any, tasks: str | Sequence[str] = "all", dataset: str = DEF
         if split != LEADERBOARD_SPLIT and (judging := _judge_stage(task, spec_judge, per_fold, dataset, run_split,
                                                                    options, limit, task_options, name)):
             stages.append(judging)
-        plans.append(TaskPlan(name, items, answered, stages))
+        plans.append(TaskPlan(name, items, answered, stages, note))
     return Plan(plans)
 
 

@@ -140,6 +140,10 @@ def test_a_dry_run_calls_nothing_and_prices_each_stage(tmp_path: Path, sample_da
         assert (task.items, task.answered) == (8, 4)
         assert (task.stages[0].calls, task.stages[0].cached) == (0, 4)
         assert "matching: 8 items, 4 already answered" in str(plan)
+    with FakeChatServer(answering("B")) as other:  # another endpoint into the same folder: the plan says so
+        plan = evaluate("openai:gpt-4o", "matching", sample_dataset, out=out, dry_run=True, base_url=other.base_url)
+        assert other.count() == 0 and other.model_requests == 0
+    assert "the run would be refused" in plan.tasks[0].note and "--overwrite matching" in plan.tasks[0].note
 
 
 def test_a_second_evaluate_into_one_out_keeps_tasks_and_refuses_another_endpoint(
