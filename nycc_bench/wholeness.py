@@ -165,7 +165,7 @@ def record_problems(record: Mapping[str, Any], redact: Callable[[str], str] = st
     for task, entry in (record.get("tasks") or {}).items():
         status = status_of(entry)
         if not status.shown:
-            reasons.append(f"{task}: {status.status}: {status.reason}")
+            reasons.append(f"{task}: {status.reason}")
     if not reasons and not record.get("tasks"):
         skipped = "; ".join(f"{t}: {why}" for t, why in (record.get("skipped") or {}).items())
         reasons.append("no task was scored" + (f" ({skipped})" if skipped else ""))

@@ -68,9 +68,9 @@ def test_a_record_that_is_not_whole_is_never_published() -> None:
     assert unpublishable({"tasks": {"matching": entry()}, "errors": {}}) is None
     assert unpublishable({"tasks": {"caption_generation": entry("no judge", "add --judge x")}}) is None
     assert unpublishable({"tasks": {"matching": entry("incomplete", "3 of 8 items failed")}}) == \
-        "matching: incomplete: 3 of 8 items failed"
+        "matching: 3 of 8 items failed"
     assert unpublishable({"tasks": {"matching": {**entry(), "status": None, "n_failed": 2}}}) == \
-        "matching: incomplete: 2 of 8 items failed"  # a record from before `status`: failed items still count
+        "matching: 2 of 8 items failed"  # a record from before `status`: failed items still count
     assert unpublishable({"tasks": {"matching": entry()}, "errors": {"ranking": "RuntimeError: boom"}}) == \
         "ranking: RuntimeError: boom"
     assert unpublishable({"tasks": {}, "skipped": {"humorbench": "needs a judge"}}) == \
