@@ -19,6 +19,7 @@ from .code_version import code_version
 from .errors import NyccBenchError
 from .judging import JudgeSpec
 from .predictions import FAILED, UNPARSED, read_meta, read_predictions
+from .run_folder import same_dataset
 from .tasks import Task, config_name, get_task
 from .tasks.instances import DEFAULT_DATASET, Instance, build, subset
 from .tasks.kinds import SCORERS
@@ -57,14 +58,6 @@ def check_one_run(records: dict[str, dict[str, Any]], path: Path) -> dict[str, d
     return records
 
 
-def _same_dataset(a: str, b: str) -> bool:
-    """Whether two dataset names mean the same thing (folders compared by their resolved path)."""
-    pa, pb = Path(a), Path(b)
-    if pa.exists() and pb.exists():
-        return pa.resolve() == pb.resolve()
-    return a == b
-
-
 def check_meta(meta: Mapping[str, Any] | None, task: Task, config: str, split: str, dataset: str,
                path: str | Path) -> None:
     """Refuse predictions whose sidecar names another task, config (fold), split or dataset."""
@@ -78,7 +71,7 @@ def check_meta(meta: Mapping[str, Any] | None, task: Task, config: str, split: s
                                  if key != "config" else
                                  f"predictions: {path} was made for config {meta.get(key)!r}, not {value!r}; "
                                  "check --fold")
-    if not _same_dataset(str(meta.get("dataset")), dataset):
+    if not same_dataset(str(meta.get("dataset")), dataset):
         raise NyccBenchError(f"predictions: {path} was made on dataset {meta.get('dataset')!r}, not {dataset!r}; "
                              "pass the same --dataset")
     if meta.get("prompt_version") != task.prompt_version:
