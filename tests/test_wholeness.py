@@ -164,3 +164,19 @@ def test_a_whole_run_and_a_run_without_its_judge_agree_too(
     assert f"no judge ({entry['status_reason']}): " in printed.out
     assert job.status == FINISHED and job.reason is None
     assert record_problems(record) is None
+
+
+def test_the_completeness_block_is_checked_and_recorded() -> None:
+    from nycc_bench.errors import NyccBenchError
+    from nycc_bench.tasks import get_task
+    from nycc_bench.tasks.definition import check_schema
+    from nycc_bench.wholeness import Completeness
+
+    assert get_task("humorbench").completeness == Completeness(0.9, 0.5, 0.05)
+    assert get_task("ranking").completeness == get_task("matching").completeness  # a variant inherits its base's
+    assert get_task("matching").describe()["completeness"] == {"min_coverage": 0.9, "max_unparsed": 0.5,
+                                                               "max_judge_errors": 0.0}
+    with pytest.raises(NyccBenchError, match=r"completeness.min_coverage must be a share between 0 and 1, got 1.5"):
+        Completeness.read({"min_coverage": 1.5}, "task file x.yaml")
+    with pytest.raises(NyccBenchError, match="min_coverage"):
+        check_schema({"completeness": {"min_coverag": 0.9}}, "task file x.yaml")
