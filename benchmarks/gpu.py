@@ -7,25 +7,29 @@ decode to nothing, which changes no timing). Both are saved to a temporary folde
 as any submitted model would be, with the default placement (bf16 on the GPU; fp32 on CPU).
 
 Generation: the explanation prompts of `--dataset` (default: the embedded sample, built here), every split and
-fold, repeated to `--prompts-per-batch` x batch prompts, greedy, `--new-tokens` new tokens each.
-- ours: `CausalLMSystem.generate` fed as the runner feeds it (`system.batch_size` instances a call): prompts
-  sorted by length, static KV cache compiled by `torch.compile` on CUDA (`compile=true`), at batch 16/64/128
-  and at `batch_size=auto` (sized from free GPU memory);
-- plain: what `generate` did before: one `model.generate` per runner batch in the order given, padded to its
-  longest prompt, dynamic cache, no compilation.
-Tokens are counted up to each sequence's end (EOS included), the same way for both. Every configuration runs once
-untimed on its first batch first (compilation, CUDA graphs, allocator warm-up), then once timed.
+fold, greedy, `--new-tokens` new tokens each.
+- plain: one `model.generate` per batch in the order given, padded to its longest prompt, dynamic cache, no
+  compilation, at batch 64/128/256 (`--prompts-per-batch` x batch prompts);
+- ours: `CausalLMSystem.generate` fed as the runner feeds it (`system.batch_size` instances a call) on
+  `--prompts-per-batch` x the largest batch prompts: continuous batching (`batching=continuous`, the CUDA default
+  for greedy decoding) and static batches (prompts sorted by length, sized from free GPU memory, static KV cache
+  compiled by `torch.compile`);
+- the weight-read bound: a decoding step reads every weight once, so at most batch x HBM bandwidth / weight bytes
+  tokens/s (bandwidth measured here by a device-to-device copy).
+Tokens are counted up to each sequence's end (EOS included), the same way for all. Every configuration runs once
+untimed first (compilation, CUDA graphs, allocator warm-up), then once timed.
 
 Multiple choice: the matching prompts (5 letters), repeated to `--mc-instances`, each made distinct by a numbered
-first line (identical prompts share one forward pass, which would time nothing); ours is `choose` (one row per
-prompt, batched, log-likelihood of the letter) at batch 8 and auto; naive is one unpadded forward pass per
+first line (identical prompts share one forward pass, which would time nothing); ours is `choose` fed as the
+runner feeds it (one row per prompt, batched by tokens, log-likelihood of the letter through decoder + head),
+compiled (`compile=true` given) and eager, and eager at batch 8; naive is one unpadded forward pass per
 (prompt, letter) on `--naive-mc-instances` of them. The chosen letters of ours and naive are compared.
 
 Multiple choice against the FLOP bound: an instance costs about 2 x (non-embedding parameters) x (its prompt's
 tokens) FLOPs (attention and the one row of logits kept add a few percent, not counted), and the bound is the bf16
 matrix-product rate measured here (an 8192^3 product) over that; `mc_fraction_of_flop_bound` = ours / bound.
 
-Last line: one JSON object (`generation_speedup` = ours at auto / plain at its best batch, in tokens/s).
+Last line: one JSON object (`generation_speedup` = ours at its best / plain at its best batch, in tokens/s).
 """
 
 from __future__ import annotations
@@ -46,7 +50,8 @@ import torch
 from nycc_bench.builders import build_dataset
 from nycc_bench.paths import SAMPLE_DIR
 from nycc_bench.systems import make_system
-from nycc_bench.systems.hf import generation_config, runner_chunk
+from nycc_bench.systems.hf import AUTO_MAX_BATCH, generation_config
+from nycc_bench.systems.hf_causal import COMPILE_AFTER_ROWS
 from nycc_bench.tasks import get_task
 from nycc_bench.tasks.instances import Instance, build_instances
 
@@ -57,7 +62,7 @@ TINY = dict(vocab_size=2048, hidden_size=64, intermediate_size=128, num_hidden_l
             num_key_value_heads=2, head_dim=16, tie_word_embeddings=True, max_position_embeddings=4096)
 TEMPLATE = ("{{ bos_token }}{% for m in messages %}<|{{ m.role }}|>\n{{ m.content }}<|end|>\n{% endfor %}"
             "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
-BATCHES = (16, 64, 128)
+BATCHES = (64, 128, 256)
 
 
 def save_tokenizer(folder: Path, corpus: list[str], vocab: int) -> None:
@@ -178,6 +183,40 @@ def naive_choose(system: Any, instances: list[Instance]) -> list[str]:
     return letters
 
 
+class Echo(list):
+    """Lines of the report, each printed as it is added (a run stopped at its time limit keeps what it measured)."""
+
+    def __init__(self, first: list[str]) -> None:
+        super().__init__()
+        for line in first:
+            self.append(line)
+
+    def append(self, line: str) -> None:
+        print(line, flush=True)
+        super().append(line)
+
+
+def runner_fed(system: Any, task: Any, instances: list[Instance]) -> list[Any]:
+    """`choose` fed as the runner feeds it: `system.batch_size` instances a call."""
+    return [o for s in range(0, len(instances), system.batch_size)
+            for o in system.choose(task, instances[s:s + system.batch_size])]
+
+
+def hbm_bandwidth(n_bytes: int = 2**31, repeat: int = 10) -> float:
+    """Device memory bandwidth (bytes/s, read + write counted) of a device-to-device copy; 0 without CUDA."""
+    if not torch.cuda.is_available():
+        return 0.0
+    a = torch.empty(n_bytes, dtype=torch.uint8, device="cuda")
+    b = torch.empty_like(a)
+    b.copy_(a)
+    sync()
+    start = time.perf_counter()
+    for _ in range(repeat):
+        b.copy_(a)
+    sync()
+    return 2 * n_bytes * repeat / (time.perf_counter() - start)
+
+
 def matmul_tflops(n: int = 8192, repeat: int = 10) -> float:
     """The bf16 matrix-product rate of this GPU (TFLOP/s), measured on random data; 0 without CUDA."""
     if not torch.cuda.is_available():
@@ -214,7 +253,7 @@ def main() -> None:
     ap.add_argument("--tiny", action="store_true", help="a 2-layer model and short runs (a CPU check of the script)")
     ap.add_argument("--dataset", help="a built dataset folder (default: the embedded sample, built here)")
     ap.add_argument("--batch-sizes", default=",".join(map(str, BATCHES)))
-    ap.add_argument("--prompts-per-batch", type=int, help="generation prompts = this x batch (default 4; tiny 2)")
+    ap.add_argument("--prompts-per-batch", type=int, help="generation prompts = this x batch (default 2)")
     ap.add_argument("--new-tokens", type=int, help="new tokens a prompt (default 256; tiny 16)")
     ap.add_argument("--mc-instances", type=int, help="matching instances for ours (default 2048; tiny 64)")
     ap.add_argument("--naive-mc-instances", type=int, help="of them for the naive way (default 256; tiny 16)")
@@ -226,7 +265,7 @@ def main() -> None:
     datasets.disable_progress_bars()
     transformers.utils.logging.disable_progress_bar()
     tiny = args.tiny
-    per_batch = args.prompts_per_batch or (2 if tiny else 4)
+    per_batch = args.prompts_per_batch or 2
     new_tokens = args.new_tokens or (16 if tiny else 256)
     n_mc = args.mc_instances or (64 if tiny else 2048)
     n_naive_mc = min(n_mc, args.naive_mc_instances or (16 if tiny else 256))
@@ -247,56 +286,71 @@ def main() -> None:
         figures: dict[str, Any] = {"model": "random Llama (tiny)" if tiny else "random Llama (Llama-3.2-1B shape)",
                                    "params_b": round(n_params / 1e9, 4), "new_tokens": new_tokens,
                                    "build_s": round(built_s, 1), **environment()}
-        lines = [f"model: {figures['model']}, {n_params / 1e9:.3f}B parameters, built and saved in {built_s:.0f} s"]
+        lines = Echo([f"model: {figures['model']}, {n_params / 1e9:.3f}B parameters, built and saved in "
+                      f"{built_s:.0f} s"])
 
         if "generation" not in args.skip:
             system = make_system(spec, dataset, temperature=0.0, max_new_tokens=new_tokens)
-            figures["placement"] = {k: system.describe()[k] for k in ("dtype", "device", "kv_cache", "compile")}
+            figures["placement"] = {k: system.describe()[k]
+                                    for k in ("dtype", "device", "kv_cache", "compile", "batching")}
             lengths = [len(system.tokenizer(system.prompt(i), add_special_tokens=False)["input_ids"]) for i in explain]
             lines.append(f"generation: {len(explain)} distinct explanation prompts, {min(lengths)}-{max(lengths)} "
                          f"tokens; greedy, {new_tokens} new tokens; {system.describe()['dtype']} on "
-                         f"{system.describe()['device']}, {figures['placement']['kv_cache']} KV cache, "
-                         f"compile {figures['placement']['compile']}")
+                         f"{system.describe()['device']}; ours: {figures['placement']['batching']} batching")
             plain_tps: dict[int, float] = {}
-            ours_tps: dict[str, float] = {}
             for batch in batches:
                 prompts = repeated(explain, per_batch * batch)
                 plain_generate(system, task, prompts[:batch], batch)  # warm-up
                 seconds, tokens = timed(plain_generate, system, task, prompts, batch)
                 plain_tps[batch] = tokens / seconds
-                ours = copy.copy(system)  # the same model in memory, at a fixed batch size
-                ours.fixed_batch, ours.batch_size = batch, runner_chunk(batch)
-                our_generate(ours, task, prompts[:batch])  # warm-up: compiles this batch shape
-                seconds, tokens = timed(our_generate, ours, task, prompts)
-                ours_tps[str(batch)] = tokens / seconds
-                lines.append(f"  batch {batch:>3} ({len(prompts)} prompts): plain generate {plain_tps[batch]:9.0f} "
-                             f"tok/s   ours {ours_tps[str(batch)]:9.0f} tok/s   "
-                             f"x{ours_tps[str(batch)] / plain_tps[batch]:.2f}")
-                del ours
+                lines.append(f"  plain generate, batch {batch:>3} ({len(prompts)} prompts): "
+                             f"{plain_tps[batch]:9.0f} tok/s")
             prompts = repeated(explain, per_batch * max(batches))
-            our_generate(system, task, prompts[:system.batch_size])  # warm-up at the auto size
-            seconds, tokens = timed(our_generate, system, task, prompts)
-            ours_tps["auto"] = tokens / seconds
+            ours_tps: dict[str, float] = {}
+            static = copy.copy(system)  # the same model in memory: static batches sized from free memory, compiled
+            static.continuous = False
+            for name, ours in (("continuous", system), ("static", static)):
+                if name == "continuous" and not system.continuous:
+                    continue
+                our_generate(ours, task, prompts[:ours.batch_size // 4])  # warm-up (compilation, CUDA graphs)
+                seconds, tokens = timed(our_generate, ours, task, prompts)
+                ours_tps[name] = tokens / seconds
+                lines.append(f"  ours, {name} batching ({len(prompts)} prompts): {ours_tps[name]:9.0f} tok/s")
             best_plain = max(plain_tps.values())
-            lines.append(f"  batch auto ({len(prompts)} prompts): ours {ours_tps['auto']:9.0f} tok/s; best plain "
-                         f"{best_plain:.0f} tok/s; speedup x{ours_tps['auto'] / best_plain:.2f}")
+            best_ours = max(ours_tps.values())
+            bandwidth = hbm_bandwidth()
+            weights = sum(p.numel() * p.element_size() for p in system.model.parameters())
+            bound = {b: b * bandwidth / weights for b in (max(batches), AUTO_MAX_BATCH)} if bandwidth else {}
+            lines.append(f"  ours at best x{best_ours / best_plain:.2f} plain at its best batch "
+                         f"({best_plain:.0f} tok/s)")
+            if bandwidth:
+                lines.append(f"  weight-read bound ({weights / 2**30:.2f} GiB of weights, {bandwidth / 1e12:.2f} TB/s "
+                             f"measured): {bound[AUTO_MAX_BATCH]:.0f} tok/s at {AUTO_MAX_BATCH} sequences a step; "
+                             f"ours at {best_ours / bound[AUTO_MAX_BATCH]:.1%} of it")
             figures.update(
-                generation_speedup=round(ours_tps["auto"] / best_plain, 2),
+                generation_speedup=round(best_ours / best_plain, 2),
                 tokens_per_s={k: round(v, 1) for k, v in ours_tps.items()},
                 plain_tokens_per_s={str(k): round(v, 1) for k, v in plain_tps.items()},
-                speedup_by_batch={str(b): round(ours_tps[str(b)] / plain_tps[b], 2) for b in batches})
-            del system
+                hbm_tb_per_s=round(bandwidth / 1e12, 2) if bandwidth else None,
+                weight_bytes=weights,
+                weight_read_bound_tokens_per_s={str(b): round(v) for b, v in bound.items()},
+                fraction_of_weight_read_bound=round(best_ours / bound[AUTO_MAX_BATCH], 3) if bound else None)
+            del system, static
 
         if "mc" not in args.skip:
             mc = get_task("matching")
             instances = distinct(matching, n_mc)
-            auto = make_system(spec, dataset)
-            fixed = copy.copy(auto)
+            auto = make_system(spec, dataset, compile=True)  # compiled scoring is asked for, not a default
+            eager = make_system(spec, dataset, compile=False) if auto.compile_scoring else auto
+            fixed = copy.copy(eager)
             fixed.fixed_batch = fixed.batch_size = 8
-            auto.choose(mc, instances[:8])
+            runner_fed(auto, mc, instances[:COMPILE_AFTER_ROWS + 256])  # warm-up: decoder + head check, compilation
+            eager.choose(mc, instances[:64])
             fixed.choose(mc, instances[:8])
-            t_auto, ours = timed(auto.choose, mc, instances)
-            t_fixed, _ = timed(lambda: [o for s in range(0, n_mc, 8) for o in fixed.choose(mc, instances[s:s + 8])])
+            t_auto, ours = timed(runner_fed, auto, mc, instances)
+            t_eager, _ = timed(runner_fed, eager, mc, instances)
+            n_fixed = min(n_mc, 256)
+            t_fixed, _ = timed(lambda: [o for s in range(0, n_fixed, 8) for o in fixed.choose(mc, instances[s:s + 8])])
             naive_choose(auto, instances[:2])
             t_naive, naive = timed(naive_choose, auto, instances[:n_naive_mc])
             agree = sum(o.letter == x for o, x in zip(ours, naive, strict=False))
@@ -305,8 +359,10 @@ def main() -> None:
             flops = 2 * non_embedding_parameters(auto.model) * sum(tokens) / len(tokens)
             peak = matmul_tflops()
             bound = peak * 1e12 / flops if peak else None
-            lines.append(f"multiple choice: ours (auto) {n_mc / t_auto:.1f} instances/s, ours (batch 8) "
-                         f"{n_mc / t_fixed:.1f}, one pass per choice {n_naive_mc / t_naive:.1f}; letters agree on "
+            lines.append(f"multiple choice: ours (auto, {'compiled' if auto.compile_scoring else 'eager'}, "
+                         f"{'decoder + head' if auto._scorer else 'own forward'}) {n_mc / t_auto:.1f} instances/s, "
+                         f"eager {n_mc / t_eager:.1f}, ours (batch 8, eager) "
+                         f"{n_fixed / t_fixed:.1f}, one pass per choice {n_naive_mc / t_naive:.1f}; letters agree on "
                          f"{agree}/{n_naive_mc}")
             if bound:
                 lines.append(f"  prompts {sum(tokens) / len(tokens):.0f} tokens on average, {flops / 1e9:.0f} GFLOP "
@@ -315,11 +371,11 @@ def main() -> None:
             figures.update(mc_prompt_tokens=round(sum(tokens) / len(tokens), 1), mc_gflop_per_instance=round(
                 flops / 1e9, 1), matmul_tflops=round(peak, 1), mc_flop_bound_instances_per_s=round(bound, 1)
                 if bound else None, mc_fraction_of_flop_bound=round(n_mc / t_auto / bound, 3) if bound else None,
-                mc_instances_per_s=round(n_mc / t_auto, 1),
-                           mc_batch8_instances_per_s=round(n_mc / t_fixed, 1),
+                mc_instances_per_s=round(n_mc / t_auto, 1), mc_eager_instances_per_s=round(n_mc / t_eager, 1),
+                mc_compiled=auto.compile_scoring, mc_decoder_head=bool(auto._scorer),
+                           mc_batch8_instances_per_s=round(n_fixed / t_fixed, 1),
                            mc_naive_instances_per_s=round(n_naive_mc / t_naive, 1), mc_letters_agree=agree,
                            mc_compared=n_naive_mc)
-    print("\n".join(lines))
     print(json.dumps(figures))
 
 

@@ -6,8 +6,9 @@ submitted with `submit` to a `LocalStore` on the embedded sample, with the offli
 it as the app's worker does (in this process or in a child process, whichever the worker does). Memory is read at
 the device level (all processes, what nvidia-smi shows) and, for this process, as torch's allocated and reserved
 bytes: before the job, at its peak (sampled every 50 ms), after it, and after `gc.collect()` +
-`torch.cuda.empty_cache()` (what a long-running worker process can give back by itself). Last line: one JSON
-object.
+`torch.cuda.empty_cache()` (what a long-running worker process can give back by itself). Then a second job
+with a time limit of `--kill-after-s` seconds: its child process is killed past the limit, the job ends FAILED with
+its reason, and the device memory after it shows what the kill gave back. Last line: one JSON object.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import json
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +56,9 @@ def main() -> None:
     ap.add_argument("--tiny", action="store_true", help="a 2-layer model (a CPU check of the script)")
     ap.add_argument("--tasks", default=",".join(TASKS), help=f"the job's tasks (default {','.join(TASKS)})")
     ap.add_argument("--work", help="folder for the dataset, judges, model and store (default: a temporary one)")
+    ap.add_argument("--kill-after-s", type=float, default=25.0,
+                    help="a second job whose time limit is this many seconds: killed, and its GPU memory given back "
+                         "(0: skip it)")
     args = ap.parse_args()
     import datasets
     import transformers
@@ -110,6 +115,18 @@ def main() -> None:
             figures["scores"] = {t: {k: v.get("value") for k, v in e["scores"].items()}
                                  for t, e in result["tasks"].items()}
             figures["errors"] = result.get("errors")
+        if args.kill_after_s > 0:  # a job past its time limit: its child process is killed, its GPU memory freed
+            limited = replace(settings, job_timeout_s=args.kill_after_s)
+            killed = submit(store, limited, str(model), "", args.tasks.split(","), "gpu-check-killed")
+            if watch is not None:
+                watch.reset()
+            start = time.perf_counter()
+            done = run_worker_once(store, limited)
+            assert done is not None and done.id == killed.id
+            figures["killed"] = {"limit_s": args.kill_after_s, "ended_s": round(time.perf_counter() - start, 1),
+                                 "status": done.status, "reason": done.reason,
+                                 "peak_device_used_gib": round(watch.reset() / GIB, 3) if watch else None,
+                                 "after": memory(watch)}
         if watch is not None:
             watch.stopped.set()
     reason = f"; reason: {figures['reason']}" if figures["reason"] else ""
@@ -119,6 +136,10 @@ def main() -> None:
         lines.append(f"  memory {key:<22} {figures[key]}")
     if "peak_device_used_gib" in figures:
         lines.append(f"  memory peak device used   {figures['peak_device_used_gib']} GiB")
+    if "killed" in figures:
+        k = figures["killed"]
+        lines.append(f"job with a {k['limit_s']:.0f} s limit: {k['status']} after {k['ended_s']} s ({k['reason']}); "
+                     f"peak {k['peak_device_used_gib']} GiB, after {k['after']}")
     print("\n".join(lines))
     print(json.dumps(figures, default=str))
 

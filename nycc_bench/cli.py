@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .errors import DryRun, NyccBenchError
+from .errors import BatchPending, DryRun, NyccBenchError
 
 
 def _include_path(p: argparse.ArgumentParser) -> None:
@@ -97,7 +97,7 @@ def judge_spec(args: argparse.Namespace, dry_run: bool | None = None) -> Any:
     return JudgeSpec.parse(args.judge, base_url=args.judge_base_url, cache_dir=args.cache_dir,
                            max_concurrency=args.max_concurrency,
                            dry_run=getattr(args, "dry_run", False) if dry_run is None else dry_run,
-                           timeout_s=args.judge_timeout)
+                           timeout_s=args.judge_timeout, batch=args.judge_batch, batch_wait_s=args.batch_wait)
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -231,14 +231,18 @@ def _show(d: dict[str, Any], indent: str = "") -> str:
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Run and score every task with one system; write RUN_DIR/results.json; print a score table."""
     from .evaluation import evaluate
+    from .publish.push_cli import check_push_to_hub, push_after_evaluate
     from .report import score_lines
 
+    check_push_to_hub(args)
+    options = parse_options(args.system_option)
+    if options.get("batch") and args.batch_wait is not None:  # --batch-wait bounds the system's batches too
+        options.setdefault("batch_wait_s", args.batch_wait)
     result = evaluate(args.system, args.tasks, dataset=args.dataset, judge=judge_spec(args, dry_run=False),
                       folds=parse_folds(args.folds), split=args.split, out=args.out, limit=args.limit,
                       base_url=args.base_url, task_options=parse_task_options(args.task_option),
                       progress=not args.quiet, dry_run=args.dry_run,
-                      overwrite=[t for t in (args.overwrite or "").split(",") if t.strip()],
-                      **parse_options(args.system_option))
+                      overwrite=[t for t in (args.overwrite or "").split(",") if t.strip()], **options)
     if args.dry_run:  # a plan: nothing was called or written
         print(result)
         print(json.dumps({"dry_run": result.to_dict()}))
@@ -247,6 +251,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     print(f"results: {result.path}")
     for task, why in result.no_judge.items():
         print(f"no judge: {task}: {why}", file=sys.stderr)
+    push_after_evaluate(args, args.out)
     if incomplete := result.incomplete:
         for task, why in incomplete.items():
             print(f"incomplete: {task}: {why}", file=sys.stderr)
@@ -280,6 +285,7 @@ def cmd_submission(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run a system on a task and write predictions (resumable)."""
+    from .run_lock import file_lock
     from .runner import run_task
 
     task_options = parse_task_options(args.task_option)
@@ -294,9 +300,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                 raise NyccBenchError(f"{name}: --{name} {value} and --task-option {args.task}.{name}="
                                      f"{options[name]} disagree; give one")
             options[name] = value
-    summary = run_task(args.task, args.system, args.out, dataset=args.dataset, split=args.split, fold=args.fold,
-                       base_url=args.base_url, limit=args.limit, progress=not args.quiet,
-                       system_options=parse_options(args.system_option), task_options=options)
+    with file_lock(args.out):  # one writer per run folder
+        summary = run_task(args.task, args.system, args.out, dataset=args.dataset, split=args.split,
+                           fold=args.fold, base_url=args.base_url, limit=args.limit, progress=not args.quiet,
+                           system_options=parse_options(args.system_option), task_options=options)
     print(f"{summary.out}: {summary.total} instances, {summary.answered} answered now, {summary.resumed} "
           f"already there, {summary.unparsed} unparseable, {summary.failed} failed (re-run to retry)")
     return 1 if summary.failed else 0
@@ -313,9 +320,12 @@ def cmd_score(args: argparse.Namespace) -> int:
                    judge=judge_spec(args), task_options=options, last_k_tokens=args.last_k_tokens)
     text = json.dumps(result, ensure_ascii=False, default=str)
     if args.out:
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(result, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+        from .run_lock import file_lock
+        from .secrets import scrub_data
+
+        with file_lock(args.out) as out:
+            out.write_text(json.dumps(scrub_data(result), indent=2, ensure_ascii=False, default=str) + "\n",
+                           encoding="utf-8")
     print(text)
     return 0
 
@@ -410,6 +420,12 @@ def _judge_options(p: argparse.ArgumentParser, required: bool = False) -> None:
                         "estimated tokens and cost per stage; make no call, spend nothing")
     p.add_argument("--no-cache", action="store_true",
                    help="ask every LLM call again instead of reading the answer cache (answers are still stored)")
+    p.add_argument("--judge-batch", action="store_true",
+                   help="openai judges: send the calls through the OpenAI Batch API at half the price (answered within "
+                        "24 h; the batch id is kept in the run folder, so a stopped run collects it when run again)")
+    p.add_argument("--batch-wait", type=float, metavar="SECONDS",
+                   help="with --judge-batch or --batch: stop waiting for pending batches after SECONDS (0: submit "
+                        "them all and return, exit 3); the same command again collects them")
 
 
 def _system_options(p: argparse.ArgumentParser) -> None:
@@ -425,11 +441,14 @@ def _system_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base-url", help="OpenAI-compatible endpoint for openai:<model> (vLLM, TGI, Ollama, ...)")
     p.add_argument("--system-option", action="append", metavar="KEY=VALUE",
                    help=f"system setting, repeatable ({options_line()}), e.g. batch_size=4 (hf: auto on CUDA), "
-                        "compile=true|false, dtype=bfloat16, mc_mode=generate; decoding "
+                        "compile=true|false, batching=continuous|static, dtype=bfloat16, mc_mode=generate; decoding "
                         "(temperature, top_p, repetition_penalty, seed, max_new_tokens) overrides the task's "
                         "paper defaults and is recorded as a deviation; trust_remote_code=true is for operators")
     p.add_argument("--task-option", action="append", metavar="TASK.KEY=VALUE",
                    help="a task's named option (see `nycc-bench tasks show TASK`), e.g. humorbench.unit=caption")
+    p.add_argument("--batch", dest="system_option", action="append_const", const="batch=true",
+                   help="openai: systems: send the calls through the OpenAI Batch API at half the price (the same as "
+                        "--system-option batch=true; the batch id is kept in the run folder)")
     p.add_argument("--limit", type=int, help="only the first N instances of each task, in a fixed order (recorded "
                    "as the deviation 'subset: N of M instances')")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -437,7 +456,9 @@ def _system_options(p: argparse.ArgumentParser) -> None:
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    p = argparse.ArgumentParser(prog="nycc-bench", description=__doc__.split("\n")[0])
+    from .cli_parser import ForgivingParser
+
+    p = ForgivingParser(prog="nycc-bench", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="build the Hub dataset repo (parquet + card) from upstream raw files")
     b.add_argument("--source", default="sample",
@@ -487,6 +508,10 @@ def parser() -> argparse.ArgumentParser:
                         "another system, endpoint, checkpoint or code version)")
     _judge_options(e)
     _include_path(e)
+    from .publish.push_cli import add_push_parser, add_push_to_hub
+
+    add_push_to_hub(e)
+    add_push_parser(sub)
     e.set_defaults(func=cmd_evaluate)
 
     sm = sub.add_parser("submission", help="Hessel leaderboard submissions: `check FILE`, `from-responses FILE.jsonl`")
@@ -575,6 +600,12 @@ def parser() -> argparse.ArgumentParser:
 
     add_lmeval_parsers(sub)
     add_show_parser(sub)
+    from .viewer.cli import add_view_parser
+
+    add_view_parser(sub)
+    from .arena.cli import add_arena_parsers
+
+    add_arena_parsers(sub, _judge_options)
 
     d = sub.add_parser("demo", help="run the main job on the embedded sample")
     d.add_argument("--out", default="out/demo", help="output folder (default: out/demo)")
@@ -607,6 +638,10 @@ def main(argv: list[str] | None = None) -> int:
         from .publish.cli import main as publish
 
         return publish(argv[1:])
+    from .secrets import hold_argv, scrub_logs
+
+    hold_argv(argv)  # an --api-key value and URL passwords or keys never echo back (stderr, logs, files)
+    scrub_logs()
     args = parser().parse_args(argv)
     if getattr(args, "quiet", False):
         import datasets
@@ -616,13 +651,16 @@ def main(argv: list[str] | None = None) -> int:
     from .cache_command import cache_reads
 
     try:
-        with _outside_tasks(args), cache_reads(not getattr(args, "no_cache", False)):
+        with _outside_tasks(args), _quiet(args), cache_reads(not getattr(args, "no_cache", False)):
             return args.func(args)
     except DryRun as stop:
         print(stop)
         estimate = stop.estimate
         print(json.dumps({"dry_run": estimate.to_dict() if hasattr(estimate, "to_dict") else str(estimate)}))
         return 0
+    except BatchPending as pending:  # not an error: the batch is being answered; the same command collects it
+        print(f"nycc-bench {args.command}: {_one_line(pending)}", file=sys.stderr)
+        return 3
     except NyccBenchError as err:
         print(f"nycc-bench {args.command}: error: {_one_line(err)}", file=sys.stderr)
         return 2
@@ -637,9 +675,23 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+@contextlib.contextmanager
+def _quiet(args: argparse.Namespace) -> Iterator[None]:
+    """With --quiet, none of nycc-bench's own step and byte bars while the command runs."""
+    if not getattr(args, "quiet", False):
+        yield
+        return
+    from .progress import quiet
+
+    with quiet():
+        yield
+
+
 def _one_line(err: BaseException) -> str:
     """An error message on one line (a multi-line message keeps its first line and says how many follow)."""
-    lines = str(err).strip().splitlines() or [type(err).__name__]
+    from .secrets import scrub
+
+    lines = scrub(str(err)).strip().splitlines() or [type(err).__name__]
     return lines[0] if len(lines) == 1 else f"{lines[0]} (+{len(lines) - 1} lines: " + " | ".join(lines[1:4]) + ")"
 
 

@@ -2,8 +2,10 @@
 predictions into numbers, so predictions made by other code are never resumed into or scored as if current.
 
 It covers the task's instance builder, parser and scorer, each with every function or class of this package it
-calls (followed through module globals), and the modules of the task's judge protocol. Editing any of them
-changes the version; editing an unrelated function does not.
+calls (followed through module globals, and through a class's methods), the task's metric (its module and the
+scoring functions its class reaches: a changed formula is a new version, even though the scorer reaches the
+metric by name), and the modules of the task's judge protocol. Editing any of them changes the version; editing
+an unrelated function does not.
 """
 
 from __future__ import annotations
@@ -43,6 +45,17 @@ def _closure(fn: Any, seen: dict[str, str]) -> None:
     except (OSError, TypeError):
         seen[key] = key
         return
+    if inspect.isclass(fn):  # a class reaches what its methods call (a metric's `_compute`)
+        for member in vars(fn).values():
+            member = getattr(member, "__func__", member)  # staticmethod / classmethod
+            if inspect.isfunction(member):
+                _follow(member, seen)
+        return
+    _follow(fn, seen)
+
+
+def _follow(fn: Any, seen: dict[str, str]) -> None:
+    """Every function or class of this package that `fn`'s code names, through its module's globals."""
     code = getattr(fn, "__code__", None)
     if code is None:
         return
@@ -52,17 +65,37 @@ def _closure(fn: Any, seen: dict[str, str]) -> None:
             _closure(obj, seen)
 
 
-def _parts(task: Task) -> tuple[Any, Any, Any, str]:
-    """The registered builder, parser and scorer of `task`, and its judge protocol's name."""
+def _parts(task: Task) -> tuple[Any, Any, Any, str, str]:
+    """The registered builder, parser and scorer of `task`, its judge protocol's name and its metric's name."""
     from .tasks.kinds import BUILDERS, PARSERS, SCORERS
 
-    return BUILDERS[task.instances], PARSERS[task.parser], SCORERS[task.scorer], str(task.judge.get("protocol"))
+    return (BUILDERS[task.instances], PARSERS[task.parser], SCORERS[task.scorer], str(task.judge.get("protocol")),
+            str(task.metric))
 
 
-def _sources(builder: Any, parser: Any, scorer: Any, protocol: str) -> dict[str, str]:
+def _metric_sources(names: set[str], seen: dict[str, str]) -> None:
+    """The metric modules named (whole), with what their classes reach (the `scoring/` rules)."""
+    from .metrics import METRIC_NAMES, metric_class
+
+    for name in sorted(names & set(METRIC_NAMES)):
+        cls = metric_class(name)
+        seen[cls.__module__] = inspect.getsource(import_module(cls.__module__))
+        _closure(cls, seen)
+
+
+def _named_metrics(sources: dict[str, str]) -> set[str]:
+    """Metric names quoted in the sources (a scorer that loads its metric by name: `load_metric("x")`)."""
+    from .metrics import METRIC_NAMES
+
+    text = "\n".join(sources.values())
+    return {name for name in METRIC_NAMES if f'"{name}"' in text or f"'{name}'" in text}
+
+
+def _sources(builder: Any, parser: Any, scorer: Any, protocol: str, metric: str = "") -> dict[str, str]:
     seen: dict[str, str] = {}
     for fn in (builder, parser, scorer):
         _closure(fn, seen)
+    _metric_sources({metric} | _named_metrics(seen), seen)
     from .judge.registry import get_protocol, protocol_names  # the modules each protocol object says it runs
 
     for module in get_protocol(protocol).modules if protocol in protocol_names() else ():
@@ -77,10 +110,10 @@ def code_sources(task: Task) -> dict[str, str]:
 
 
 @cache
-def _version(builder: Any, parser: Any, scorer: Any, protocol: str) -> str:
+def _version(builder: Any, parser: Any, scorer: Any, protocol: str, metric: str) -> str:
     """Hashed once per process for the same functions (a registry entry replaced at run time is a new key)."""
     digest = hashlib.sha256()
-    for name, source in sorted(_sources(builder, parser, scorer, protocol).items()):
+    for name, source in sorted(_sources(builder, parser, scorer, protocol, metric).items()):
         digest.update(f"{name}\n{source}\n".encode())
     return f"code-{digest.hexdigest()[:12]}"
 

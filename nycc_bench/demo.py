@@ -1,7 +1,8 @@
 """`make demo` / `nycc-bench demo`: the whole toolkit on the embedded sample, offline, in a few minutes.
 
 build the dataset → train the offline judges → `evaluate` every baseline on every task (one results record
-each) → an HTML report → a seeded local leaderboard → the upload staged with `--dry-run`.
+each) → an HTML report → a seeded local leaderboard → an arena round of simulated voters (ratings, and the reward
+model's agreement with them) → the upload staged with `--dry-run`.
 """
 
 from __future__ import annotations
@@ -30,17 +31,19 @@ def run_demo(out: Path, sample_dir: Path = SAMPLE_DIR, quiet: bool = False) -> d
 
     out.mkdir(parents=True, exist_ok=True)
     dataset = out / "dataset"
-    _step("1/6 build the dataset from the embedded sample", quiet)
+    _step("1/7 build the dataset from the embedded sample", quiet)
     print(summary_table(build_dataset(sample_dir, dataset, progress=not quiet)))
-    _step("2/6 train the offline judges (humor reward model, embedding element grader)", quiet)
+    _step("2/7 train the offline judges (humor reward model, embedding element grader)", quiet)
     judges = train_offline_judges(dataset, out / "judges", sample_dir / "humorbench_reubennarad" / "rubric")
-    _step("3/6 evaluate the baselines on every task (nycc_bench.evaluate)", quiet)
+    _step("3/7 evaluate the baselines on every task (nycc_bench.evaluate)", quiet)
     records = evaluate_baselines(dataset, judges, out / "runs", list(BASELINES), quiet)
-    _step("4/6 write the report", quiet)
+    _step("4/7 write the report", quiet)
     html_report = write_report(records, out / "report.html")
-    _step("5/6 seed a local leaderboard", quiet)
+    _step("5/7 seed a local leaderboard", quiet)
     leaderboard = seed_leaderboard(out / "leaderboard", dataset)
-    _step("6/6 stage the upload (dry run: nothing leaves this machine)", quiet)
+    _step("6/7 an arena round: simulated voters through the Arena tab's path (signed tokens, caps, gold probes)", quiet)
+    arena_round(leaderboard, dataset, judges)
+    _step("7/7 stage the upload (dry run: nothing leaves this machine)", quiet)
     staged = stage_upload(out / "staged", dataset)
     return {"dataset": str(dataset), "judges": str(out / "judges"), "runs": str(out / "runs"),
             "report": str(html_report), "leaderboard": str(leaderboard), "staged": str(staged)}
@@ -67,6 +70,32 @@ def seed_leaderboard(data_dir: Path, dataset: Path) -> Path:
     if not store.results():
         raise RuntimeError(f"leaderboard: seeding {data_dir} from {SEED_DIR} left it empty")
     return data_dir
+
+
+def arena_round(data_dir: Path, dataset: Path, judges: dict[str, Any], n_votes: int = 600) -> dict[str, Any]:
+    """Simulated voters with known caption strengths vote in the seeded leaderboard's arena; print the ratings and
+    the offline reward model's agreement with the votes (saved where the About tab reads it)."""
+    import json
+
+    from .arena import agree, ratings, table_lines, vote_frame
+    from .arena.seed import dataset_pool, simulated_round
+    from .leaderboard import Settings, open_store
+
+    store = open_store(Settings.from_env(data_dir=data_dir, dataset=str(dataset)))
+    pool = dataset_pool(str(dataset), store.results(), store.resolve)
+    votes = simulated_round(Path(store.root) / "arena", pool, n_votes)
+    frame = vote_frame(votes.votes())
+    table = ratings(frame, names={p: pool.name(p) for p in pool.players})
+    print(f"{table.n_votes} counted votes of {len(frame)} (simulated voters; gold probes and the careless voter "
+          "left out):")
+    print(table.frame().to_string(index=False))
+    reward = next(spec for spec in judges.values() if spec.backend == "reward")
+    report = agree(frame, reward, dataset=str(dataset), rounds=200)
+    print("\n".join(table_lines([report])))
+    folder = Path(store.root) / "arena" / "judges"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "reward.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return {"ratings": table.to_dict(), "agreement": report}
 
 
 def stage_upload(out: Path, dataset: Path) -> Path:

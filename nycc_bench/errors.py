@@ -15,6 +15,11 @@ class JudgeRequired(NyccBenchError):
     """A task that can only be scored by a judge was scored without one (`evaluate` lists it as skipped)."""
 
 
+class BatchPending(NyccBenchError):
+    """A run stopped while an OpenAI Batch API batch is still answered; the same command again collects it (the
+    CLI says so and exits 3)."""
+
+
 class DryRun(Exception):
     """Raised instead of calling an LLM when a dry run is asked for; carries the estimate of what it would cost."""
 

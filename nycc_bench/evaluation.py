@@ -22,20 +22,23 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .errors import JudgeRequired, NyccBenchError
+from .errors import BatchPending, JudgeRequired, NyccBenchError
 from .judging import JudgeSpec
+from .predictions import write_judged
 from .provenance import dataset_record, environment, git_commit, model_record
 from .results import SCHEMA, read_results, validate_results, write_results
 from .run_folder import (
     JudgeArg,
     available_folds,
     check_previous,
-    judged,
     judges_for,
     merged,
     predictions_path,
     previous_record,
     remove_task,
+)
+from .run_folder import (
+    judged as was_judged,
 )
 from .run_lock import locks_out
 from .submission import write_from_predictions
@@ -43,6 +46,7 @@ from .systems import System, SystemCannotAnswer, make_system
 from .tasks import config_name, get_task, resolve_tasks
 from .tasks.check import check_task
 from .tasks.instances import DEFAULT_DATASET, LEADERBOARD_SPLIT
+from .tasks.kinds import exit_error
 from .tasks.path import IncludePath, task_path
 from .tasks.registry import with_include_path
 from .urls import redact_url
@@ -79,6 +83,35 @@ class RunResult:
         """The record as plain data."""
         return self.record
 
+    def to_pandas(self) -> Any:
+        """One row per score (task, score, label, value, ci_low, ci_high, n, status and what made it), for
+        comparing runs in a dataframe: `pd.concat([load_results(d).to_pandas() for d in dirs])`."""
+        import pandas as pd
+
+        from .tasks import get_task
+
+        model, dataset = self.record.get("model") or {}, self.record.get("dataset") or {}
+        rows = []
+        for task, entry in self.record["tasks"].items():
+            try:
+                labels = {s.key: s.label for s in get_task(task).scores}
+            except NyccBenchError:  # a task of a folder not on the include path now
+                labels = {}
+            config = entry.get("config") or {}
+            for key, value in entry["scores"].items():
+                rows.append({"task": task, "score": key, "label": labels.get(key, key), "value": value.get("value"),
+                             "ci_low": value.get("ci_low"), "ci_high": value.get("ci_high"), "n": value.get("n"),
+                             "status": entry.get("status"), "n_unparsed": entry.get("n_unparsed"),
+                             "n_failed": entry.get("n_failed"), "model": model.get("name"),
+                             "system": model.get("spec"), "revision": model.get("revision"),
+                             "prompt_version": config.get("prompt_version"),
+                             "dataset_fingerprint": dataset.get("fingerprint"),
+                             "deviations": len(config.get("deviations") or []),
+                             "created_at": self.record.get("created_at")})
+        columns = ["task", "score", "label", "value", "ci_low", "ci_high", "n", "status", "n_unparsed", "n_failed",
+                   "model", "system", "revision", "prompt_version", "dataset_fingerprint", "deviations", "created_at"]
+        return pd.DataFrame(rows, columns=columns)
+
     def save(self, path: str | Path | None = None) -> Path:
         """Write the record (validated, atomically) to `path` or where it came from."""
         target = Path(path) if path is not None else self.path
@@ -106,7 +139,8 @@ def _command(system: str, tasks: Sequence[str], dataset: str, judge: Any, folds:
     if judge is not None:
         judge = JudgeSpec.parse(judge) if isinstance(judge, str) else judge
         url = redact_url(judge.base_url)  # never a password in a command that is recorded and shown
-        words += ["--judge", judge.name] + (["--judge-base-url", url] if url else [])
+        words += ["--judge", judge.name] + (["--judge-base-url", url] if url else []) + \
+            (["--judge-batch"] if judge.batch else [])
     if folds is not None:
         words += ["--folds", ",".join(map(str, folds))]
     if split:
@@ -118,6 +152,16 @@ def _command(system: str, tasks: Sequence[str], dataset: str, judge: Any, folds:
     for folder in include_path:
         words += ["--include-path", str(folder)]
     return shlex.join([*words, "--out", str(out)])
+
+
+def keep_batches_in(judge: JudgeSpec | None, out: Path) -> JudgeSpec | None:
+    """A Batch API judge keeps its pending batch ids in the run folder (unless told another), so the next run of
+    the folder collects them."""
+    if judge is None or not judge.batch or judge.batch_dir is not None:
+        return judge
+    from dataclasses import replace
+
+    return replace(judge, batch_dir=str(out))
 
 
 def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: str = DEFAULT_DATASET,
@@ -175,8 +219,8 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
                              "name a task you run, e.g. humorbench.unit=caption")
     for name in names:
         check_task(get_task(name))
-    judges = judges_for(judge, names)
     out = Path(out)
+    judges = {n: keep_batches_in(j, out) for n, j in judges_for(judge, names).items()}
     from .runner import TASK_OPTION_ALIASES, split_options
 
     # system options that are task options (`description=`) leave before the system is built
@@ -196,6 +240,9 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
     entries: dict[str, Any] = {}
     skipped: dict[str, str] = {}
     errors: dict[str, str] = {}
+    if getattr(sys_obj, "batch", False) and getattr(sys_obj, "batch_dir", None) is None:
+        sys_obj.batch_dir = str(out)  # a pending Batch API batch is collected by the next run of this folder
+    pending: list[str] = []  # Batch API batches still answered: the other tasks go on, then the run stops
     configs: list[str] = [config_name(get_task(t), f) for t, e in (previous or {}).get("tasks", {}).items()
                           if t not in names and t not in overwrite for f in e["config"]["dataset"]["folds"]]
     notes = [f"--limit {limit}: only the first {limit} items of each task were run."] if limit else []
@@ -208,11 +255,20 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
             entry = _evaluate_task(name, sys_obj, spec, dataset, judges[name], folds, split, out, limit, progress,
                                    options, run_task, score, answered)
             old = (previous or {}).get("tasks", {}).get(name)
-            if (old and judges[name] is None and judged(old) and (isinstance(entry, str) or not judged(entry))
+            if (old and judges[name] is None and was_judged(old) and (isinstance(entry, str) or not was_judged(entry))
                     and not sum(answered) and name not in overwrite):  # same predictions: keep their judged scores
                 entry = old
                 notes.append(f"{name}: kept the judged entry of the earlier run (its predictions are unchanged); "
                              "pass --judge to score it again.")
+        except SystemExit as exited:  # outside code (a task folder's kinds.py) that exits is an error naming it
+            err = exit_error(exited, name)
+            if raise_errors:
+                raise err from None
+            errors[name] = f"{type(err).__name__}: {err}"[:500]
+            continue
+        except BatchPending as wait:
+            pending.append(f"{name}: {wait}")
+            continue
         except Exception as err:
             if raise_errors:
                 raise
@@ -225,6 +281,8 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
         entries[name] = entry
         task = get_task(name)
         configs += [config_name(task, f) for f in entry["config"]["dataset"]["folds"]]
+    if pending:
+        raise BatchPending(" | ".join(pending))
     if limit:
         log.warning("--limit %d: scores cover only the first items of each task", limit)
     judge_names = {n: j.describe() for n, j in judges.items() if j is not None}
@@ -254,21 +312,32 @@ def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: Ju
     items each fold answered (or failed) now."""
     run_folds = [0] if split == LEADERBOARD_SPLIT else available_folds(name, dataset, folds)  # one set, no folds
     files = [predictions_path(out, name, f) for f in run_folds]
+    waiting = []
     try:
         for fold, path in zip(run_folds, files, strict=True):
-            done = run_task(name, spec, path, dataset=dataset, split=split, fold=fold, limit=limit,
-                            progress=progress, system=system, task_options=options)
+            try:
+                done = run_task(name, spec, path, dataset=dataset, split=split, fold=fold, limit=limit,
+                                progress=progress, system=system, task_options=options)
+            except BatchPending as wait:  # the next folds' batches are submitted too; one run collects them all
+                waiting.append(str(wait))
+                continue
             if answered is not None:
                 answered.append(done.answered + done.failed)
     except SystemCannotAnswer as err:
         return str(err)
+    if waiting:
+        raise BatchPending(" | ".join(waiting))
     if split == LEADERBOARD_SPLIT:  # Hessel's hidden-label sets: a submission file instead of scores
         return write_from_predictions(name, files[0], out)
     try:
         entry = score(name, files, dataset=dataset, split=split, folds=run_folds, judge=judge, task_options=options,
-                      limit=limit)
+                      limit=limit, keep_judged=True)
     except JudgeRequired:
         return f"needs a judge: add {judge_flag(get_task(name))}; the predictions are kept and can be scored later"
+    judged = entry.pop("judged_items")
+    for path in files:  # the judge's per-item verdicts beside the predictions (stale ones removed)
+        write_judged(path, {k: {"judge": judge.name if judge else None, **v}
+                            for k, v in judged.get(str(path), {}).items()})
     entry["predictions"] = [p.relative_to(out).as_posix() for p in files]
     entry.pop("task")
     entry.update(judge_status(get_task(name), entry, judge, files).fields())

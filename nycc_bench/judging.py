@@ -43,6 +43,9 @@ class JudgeSpec:
     dry_run: bool = False  # LLM judges: count the calls still needed and their cost, then stop (DryRun)
     timeout_s: float | None = None  # LLM judges: seconds one call may take before it is retried (None: 120)
     named: NamedJudge | None = None  # the judge configuration it came from (protocol, prompt, parser, threshold)
+    batch: bool = False  # openai: through the Batch API at its rate (llm/batch.py)
+    batch_dir: str | None = None  # where pending batch ids are kept (evaluate: the run folder)
+    batch_wait_s: float | None = None  # stop waiting for a batch after this long (None: until it ends)
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -51,6 +54,9 @@ class JudgeSpec:
             raise NyccBenchError("judge_model: empty; name a model (e.g. gpt-4o) or a folder")
         if self.timeout_s is not None and not (isinstance(self.timeout_s, int | float) and 0 < self.timeout_s < 1e9):
             raise NyccBenchError(f"judge_timeout: expected a positive number of seconds, got {self.timeout_s!r}")
+        if self.batch and self.backend != "openai":
+            raise NyccBenchError(f"judge_batch: the Batch API is OpenAI's; {self.backend}:{self.model} runs its calls "
+                                 "itself (drop --judge-batch)")
 
     @classmethod
     def parse(cls, spec: str, **options: Any) -> JudgeSpec:
@@ -140,8 +146,9 @@ class JudgeSpec:
         named: dict[str, Any] = {}
         if self.named is not None:
             named = {"prompt_version": self.named.prompt, **dict(self.named.parser_args)}
+        batch = {"batch": True, "batch_dir": self.batch_dir, "batch_wait_s": self.batch_wait_s} if self.batch else {}
         return LLMConfig(backend=self.backend, model=self.model, base_url=self.base_url,
-                         cache_dir=self.cache_dir, max_concurrency=self.max_concurrency, **timeout, **named)
+                         cache_dir=self.cache_dir, max_concurrency=self.max_concurrency, **timeout, **named, **batch)
 
 
 PAPER_PARSE_RETRIES = {p.name: p.paper["parse_retries"] for p in BUILT_IN if "parse_retries" in p.paper}

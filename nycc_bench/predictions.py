@@ -1,6 +1,8 @@
 """Predictions files: JSONL, one record per instance, and the `<file>.meta.json` sidecar that says what made them.
 
-A record is `{"instance_id", "status", "prediction", "raw", "prompt_version", "system", "messages"}` (+ `"error"`;
+A record is `{"instance_id", "status", "prediction", "raw", "prompt_version", "system", "messages", "gold",
+"correct"}` (+ `"error"`; `gold` is the reference the answer is scored against, `correct` its verdict where one item
+has one, a choice task's, else null;
 `messages` references the prompt's messages in `<file>.messages.jsonl.gz`, see `attach_messages`), where
 status is `ok` (parsed), `unparsed` (a reply was received but the task's parser could not read it: counted in
 `n_unparsed`; the prediction is null, or for Hessel's choice tasks the answer extractor's or seeded fallback
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import NyccBenchError
+from .secrets import scrub_data
 
 OK, UNPARSED, FAILED = "ok", "unparsed", "failed"
 STATUSES = (OK, UNPARSED, FAILED)
@@ -122,12 +125,16 @@ def message_ref(message: dict[str, Any]) -> str:
 
 
 def read_messages(path: str | Path) -> dict[str, dict[str, Any]]:
-    """The message store of a predictions file by reference (empty when it has none; a torn last line skipped)."""
+    """The message store of a predictions file by reference (empty when it has none; a torn last member skipped)."""
     store = messages_path(path)
     if not store.exists():
         return {}
+    return _entries(_gunzip_members(store.read_bytes())[0])
+
+
+def _entries(text: bytes) -> dict[str, dict[str, Any]]:
     out = {}
-    for line in _gunzip_members(store.read_bytes()).decode("utf-8").splitlines():
+    for line in text.decode("utf-8", errors="replace").splitlines():
         try:
             entry = json.loads(line)
         except json.JSONDecodeError:
@@ -136,32 +143,52 @@ def read_messages(path: str | Path) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _gunzip_members(data: bytes) -> bytes:
-    """The text of every whole gzip member, in order; a torn last member (a killed run) is left out."""
-    out = []
-    while data:
+def _gunzip_members(data: bytes) -> tuple[bytes, int]:
+    """The text of every whole gzip member, in order, and how many bytes they take; a torn last member (a
+    killed run, a full disk) is left out."""
+    out, good = [], 0
+    while good < len(data):
         member = zlib.decompressobj(wbits=31)
         try:
-            text = member.decompress(data)
+            text = member.decompress(memoryview(data)[good:])
         except zlib.error:
             break
         if not member.eof:
             break
         out.append(text)
-        data = member.unused_data
-    return b"".join(out)
+        good = len(data) - len(member.unused_data)
+    return b"".join(out), good
+
+
+def _append_member(store: Path, member: bytes, good: int) -> None:
+    """Append one gzip member whole or not at all after the `good` bytes of whole members: a torn tail left by a
+    killed run is cut off first, and a write that fails (a full disk) is cut back, so the members before it, and
+    those appended later, stay readable."""
+    with open(store, "r+b" if store.exists() else "w+b", buffering=0) as f:
+        f.truncate(good)
+        f.seek(good)
+        try:
+            view = memoryview(member)
+            while view:
+                view = view[f.write(view) or 0:]
+            os.fsync(f.fileno())
+        except OSError:
+            f.truncate(good)
+            raise
 
 
 def attach_messages(path: str | Path, instances: list[Any], records: list[dict[str, Any]]) -> None:
     """Store the messages of a batch (those not stored yet) and give each record its references; called by the
     runner before it writes the records, so a record never names a message the store lacks."""
-    known = set(read_messages(path))
+    store = messages_path(path)
+    text, good = _gunzip_members(store.read_bytes()) if store.exists() else (b"", 0)
+    known = set(_entries(text))
     new: dict[str, dict[str, Any]] = {}
     for inst, record in zip(instances, records, strict=True):
         refs = []
         messages = inst.messages()
         for k, message in enumerate(messages):
-            entry = {"role": message["role"], "content": message["content"]}
+            entry = {"role": message["role"], "content": scrub_data(message["content"])}
             if k == len(messages) - 1 and getattr(inst, "image", None) is not None:
                 entry["image"] = True  # the last user turn is sent with the cartoon
             ref = message_ref(entry)
@@ -170,13 +197,9 @@ def attach_messages(path: str | Path, instances: list[Any], records: list[dict[s
                 new[ref] = {"ref": ref, **entry}
         record["messages"] = refs
     if new:
-        store = messages_path(path)
         store.parent.mkdir(parents=True, exist_ok=True)
-        with open(store, "ab") as f:
-            f.write(gzip.compress("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in new.values()).encode(),
-                                  mtime=0))
-            f.flush()
-            os.fsync(f.fileno())
+        _append_member(store, gzip.compress("".join(json.dumps(e, ensure_ascii=False) + "\n"
+                                                    for e in new.values()).encode(), mtime=0), good)
 
 
 def record_messages(path: str | Path, record: dict[str, Any]) -> list[dict[str, Any]] | None:
@@ -190,3 +213,64 @@ def record_messages(path: str | Path, record: dict[str, Any]) -> list[dict[str, 
         raise NyccBenchError(f"predictions: {messages_path(path)} lacks message {missing[0]}; the store was "
                              "deleted or cut short (re-run into a new file to keep the prompts)")
     return [{k: v for k, v in store[r].items() if k != "ref"} for r in refs]
+
+
+# ---- judge verdicts per item -------------------------------------------------------------------------------------
+# A judged task's verdicts are made when it is scored, after the predictions; `evaluate` keeps them per item in
+# `<file>.judged.jsonl` (`{"instance_id", "judge", "correct", "verdicts": [{..., "verdict", "reasoning"}]}`),
+# rewritten whole at each scoring (removed when a task is scored without a judge), so a viewer or a dataframe
+# shows them without calling the judge again.
+
+
+def judged_path(path: str | Path) -> Path:
+    """The per-item judge verdicts of a predictions file."""
+    path = Path(path)
+    return path.with_name(path.name + ".judged.jsonl")
+
+
+def write_judged(path: str | Path, items: dict[str, dict[str, Any]] | None) -> None:
+    """Replace a predictions file's judge verdicts (atomically); None or empty removes them."""
+    target = judged_path(path)
+    if not items:
+        target.unlink(missing_ok=True)
+        return
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text("".join(json.dumps({"instance_id": k, **v}, ensure_ascii=False, default=str) + "\n"
+                           for k, v in items.items()), encoding="utf-8")
+    os.replace(tmp, target)
+
+
+def read_judged(path: str | Path) -> dict[str, dict[str, Any]]:
+    """A predictions file's judge verdicts by instance id (empty when it has none)."""
+    target = judged_path(path)
+    if not target.exists():
+        return {}
+    out = {}
+    for number, line in enumerate(target.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            raise NyccBenchError(f"predictions: {target}, line {number} is not JSON; delete the file and score "
+                                 "again (`nycc-bench evaluate` rewrites it)") from None
+        out[str(entry.get("instance_id"))] = entry
+    return out
+
+
+def read_items(path: str | Path) -> dict[str, dict[str, Any]]:
+    """The records of a predictions file with their judge verdicts joined: `judge` and `verdicts` added, and
+    `correct` taken from the judge where the record has none (what the viewer and pushed details show)."""
+    judged = read_judged(path)
+    out = {}
+    for instance_id, record in read_predictions(path).items():
+        found = judged.get(instance_id) or {}
+        correct = record.get("correct") if record.get("correct") is not None else found.get("correct")
+        out[instance_id] = {**record, "correct": correct, "judge": found.get("judge"),
+                            "verdicts": found.get("verdicts") or []}
+    return out
+
+
+def as_text(value: Any) -> str | None:
+    """A reply, answer or reference as one string (lists and objects as JSON), for a page or a table column."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)

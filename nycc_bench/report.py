@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .secrets import scrub
 from .standings import (
     OFFLINE_JUDGES,
     Filters,
@@ -185,5 +186,5 @@ def render_report(records: Sequence[dict[str, Any]], title: str = "nycc-bench re
 def write_report(records: Sequence[dict[str, Any]], path: Path) -> Path:
     """Write the report and return its path."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_report(records), encoding="utf-8")
+    path.write_text(scrub(render_report(records)), encoding="utf-8")
     return path

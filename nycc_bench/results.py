@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import NyccBenchError
+from .secrets import scrub_data
 from .wholeness import STATUSES
 
 SCHEMA = "nycc-bench-results/2"
@@ -256,7 +257,7 @@ def upgrade(data: Mapping[str, Any]) -> dict[str, Any]:
 
 def dumps(data: Mapping[str, Any]) -> str:
     """The canonical text of a results record."""
-    return json.dumps(validate_results(dict(data)), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return json.dumps(validate_results(scrub_data(dict(data))), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def write_results(path: str | Path, data: Mapping[str, Any]) -> Path:
@@ -286,8 +287,9 @@ def write_results(path: str | Path, data: Mapping[str, Any]) -> Path:
     return path
 
 
-def read_results(path: str | Path) -> dict[str, Any]:
-    """Read, upgrade (older schemas) and validate a results record."""
+def read_results(path: str | Path, run_dir: str | Path | None = None) -> dict[str, Any]:
+    """Read, upgrade (older schemas) and validate a results record; its counts are checked against the
+    predictions files its paths name, relative to `run_dir` (default: the record's folder)."""
     path = Path(path)
     if path.is_dir():
         path = path / "results.json"
@@ -299,7 +301,7 @@ def read_results(path: str | Path) -> dict[str, Any]:
         raise ResultsError(f"results: {path} is not JSON ({err})") from None
     _need(isinstance(data, dict), str(path), "is not a JSON object")
     record = validate_results(upgrade(data), where=str(path))
-    check_predictions(record, path.parent, str(path))
+    check_predictions(record, Path(run_dir) if run_dir is not None else path.parent, str(path))
     return record
 
 

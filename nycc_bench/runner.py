@@ -21,6 +21,8 @@ from .code_version import code_version
 from .errors import NyccBenchError
 from .predictions import FAILED, OK, UNPARSED, attach_messages, meta_path, read_meta, read_predictions
 from .run_folder import identity_difference
+from .scorers import gold, item_correct
+from .secrets import scrub_data
 from .systems import Output, System, make_system
 from .tasks import Task, config_name, get_task
 from .tasks.instances import DEFAULT_DATASET, Instance, build_instances, subset
@@ -133,6 +135,9 @@ def records(task: Task, batch: list[Instance], outputs: list[Output], spec: str,
                       "status": UNPARSED, "reply_cut_at": REPLY_CAP_CHARS}
         else:
             out[k] = {"instance_id": batch[k].instance_id, "raw": outputs[k].raw, **base, **reading.fields()}
+    for k, inst in enumerate(batch):  # the gold reference and the verdict, so no reader has to re-score
+        out[k]["gold"] = gold(task, inst)
+        out[k]["correct"] = item_correct(task, out[k], out[k]["gold"])
     return [out[k] for k in range(len(batch))]
 
 
@@ -151,7 +156,7 @@ def run_task(task_name: str, system_spec: str, out: str | Path, dataset: str = D
     task, options = for_system_kind(task, system, options)
     instances = subset(build_instances(task, dataset, split, fold, options), limit)
     out = Path(out)
-    meta = run_meta(task, system, dataset, split, fold, options)
+    meta = scrub_data(run_meta(task, system, dataset, split, fold, options))  # as written, so a resume compares
     if task.by_system_kind:  # the kind picks the settings, and the task file's `when`s read it
         meta["effective"] = {"kind": system.spec.partition(":")[0], **meta["effective"]}
     _check_resume(read_meta(out), meta, out)
@@ -173,7 +178,7 @@ def run_task(task_name: str, system_spec: str, out: str | Path, dataset: str = D
                 for record in written:
                     unparsed += record["status"] == UNPARSED
                     failed += record["status"] == FAILED
-                    f.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+                    f.write(json.dumps(scrub_data(record), ensure_ascii=False, default=str) + "\n")
                 f.flush()
                 os.fsync(f.fileno())
             bar.update(len(batch))

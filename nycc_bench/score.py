@@ -22,7 +22,7 @@ from .predictions import FAILED, UNPARSED, read_meta, read_predictions
 from .run_folder import same_dataset
 from .tasks import Task, config_name, get_task
 from .tasks.instances import DEFAULT_DATASET, Instance, build, subset
-from .tasks.kinds import SCORERS
+from .tasks.kinds import ITEM_JUDGMENTS, SCORERS
 from .tasks.lookup import extract_scores
 from .tasks.path import IncludePath
 from .tasks.registry import with_include_path
@@ -120,9 +120,11 @@ def judge_protocol_option(task: Task, judge: JudgeSpec | None, chosen: Mapping[s
 def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str = DEFAULT_DATASET,
           split: str | None = None, folds: Sequence[int] | None = None, judge: JudgeSpec | None = None,
           task_options: Mapping[str, Any] | None = None, last_k_tokens: int | None = None,
-          limit: int | None = None, *, include_path: IncludePath = None) -> dict[str, Any]:
+          limit: int | None = None, *, include_path: IncludePath = None, keep_judged: bool = False
+          ) -> dict[str, Any]:
     """Score one task: one predictions file per fold (`folds` lists them; Hessel's folds are averaged);
-    `include_path` adds task folders outside the package."""
+    `include_path` adds task folders outside the package; `keep_judged` adds the judge's per-item verdicts as
+    `judged_items` (predictions file -> instance id -> verdicts), which `evaluate` keeps beside the predictions."""
     task = get_task(task_name)
     split = split or task.split
     folds = list(folds) if folds is not None else [0] * len(prediction_files)
@@ -161,6 +163,7 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
                     "retry them.", task.name, n_failed, len(records))
     details = SCORERS[task.scorer](task, instances, preds, fold_ids, judge, values, dataset=dataset,
                                    last_k_tokens=last_k_tokens)
+    judged = judged_items(task, instances, fold_ids, details.pop(ITEM_JUDGMENTS, None), folds, prediction_files)
     decoding = next((m.get("decoding") for m in metas if m), None)
     system_effective = next((m.get("effective") for m in metas if m and "effective" in m), None)
     subset_note = {"n": len(records), "of": total} if limit is not None and len(records) < total else None
@@ -194,7 +197,23 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
         "n_unparsed": sum(r["status"] == UNPARSED for r in records), "n_failed": n_failed,
         "n_error": _count_errors(details), "details": details,
         "predictions": [str(p) for p in prediction_files],
+        **({"judged_items": judged} if keep_judged else {}),
     }
+
+
+def judged_items(task: Task, instances: Sequence[Instance], fold_ids: Sequence[int], per_item: Any,
+                 folds: Sequence[int], files: Sequence[str | Path]) -> dict[str, dict[str, dict[str, Any]]]:
+    """predictions file -> instance id -> {judge verdicts, correct}: the scorer's per-item judgments (HumorBench's
+    item is correct when every element passes; a group comparison has no single verdict)."""
+    if per_item is None:
+        return {}
+    where = {fold: str(path) for fold, path in zip(folds, files, strict=True)}
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for inst, fold, verdicts in zip(instances, fold_ids, per_item, strict=True):
+        marks = [v.get("verdict") for v in verdicts]
+        correct = all(m == "PASS" for m in marks) if marks and set(marks) <= {"PASS", "FAIL"} else None
+        out.setdefault(where[fold], {})[inst.instance_id] = {"correct": correct, "verdicts": verdicts}
+    return out
 
 
 def novelty_summary(files: Sequence[str | Path], dataset: str, deviations: list[str]) -> dict[str, Any] | None:
@@ -204,7 +223,8 @@ def novelty_summary(files: Sequence[str | Path], dataset: str, deviations: list[
     try:
         from .novelty import novelty_report
 
-        report = novelty_report([str(f) for f in files], dataset, progress=False, max_examples=5)
+        # the first run builds the index of every human caption (minutes at full size): its bars show
+        report = novelty_report([str(f) for f in files], dataset, progress=True, max_examples=5)
     except (ImportError, NyccBenchError) as err:
         deviations.append(f"Novelty check not run: {str(err).splitlines()[0]}")
         return None

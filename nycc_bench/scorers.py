@@ -23,6 +23,24 @@ def instance_field(name: str, inst: Instance, prediction: Any) -> Any:
     return prediction if name == "prediction" else inst.reference[name]
 
 
+def gold(task: Task, inst: Instance) -> Any:
+    """The reference an instance's answer is scored against (the field the task's metric reads as `references`),
+    kept in its predictions record so a viewer or a dataframe needs no dataset; None for a task scored without one
+    (Zhang's generation is judged against human groups)."""
+    name = task.arguments.get("references")
+    return inst.reference.get(name) if name else None
+
+
+def item_correct(task: Task, record: Mapping[str, Any], reference: Any) -> bool | None:
+    """Whether one answer is right, where a single item has a verdict of its own: a choice task's answer against
+    its gold letter (an unparsed reply as it is scored, its fallback letter or wrong); None for a failed item (no
+    answer yet) and for tasks scored over all items or by a judge (the judge's per-item verdict is kept beside the
+    predictions, `predictions.write_judged`)."""
+    if task.kind != "choice" or record.get("status") == "failed" or reference is None:
+        return None
+    return record.get("prediction") == reference
+
+
 def metric_arguments(task: Task, instances: Sequence[Instance], preds: Sequence[Any]) -> dict[str, list[Any]]:
     """The metric's arguments as the task file's `scorer.arguments` maps them, one list entry per instance."""
     return {arg: [instance_field(name, i, p) for i, p in zip(instances, preds, strict=True)]
@@ -38,7 +56,7 @@ def fold_list(fold_ids: Sequence[int]) -> list[int] | None:
 def score_metric(task: Task, instances: Sequence[Instance], preds: Sequence[Any], fold_ids: Sequence[int],
                  judge: Any, options: Mapping[str, Any], **_: Any) -> dict[str, Any]:
     """The task's metric over the mapped arguments, folds averaged as Hessel does."""
-    from .metrics import load_metric
+    from .metrics import compute_metric
 
-    return load_metric(task.metric).compute(**metric_arguments(task, instances, preds), folds=fold_list(fold_ids),
+    return compute_metric(task.metric, **metric_arguments(task, instances, preds), folds=fold_list(fold_ids),
                                             **task.metric_options)

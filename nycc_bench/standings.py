@@ -259,15 +259,25 @@ def visible_metrics(family: str | None, filters: Filters) -> list[Metric]:
     return [m for m in (*family_metrics(family), *pooled) if m.from_pixels in kept]
 
 
+SEARCH_MAX_CHARS = 200
+"""The longest search read (the rest is ignored): one search costs at most one pass over the names."""
+SEARCH_MAX_TERMS = 10
+"""The most ';'-separated search terms read."""
+
+
+def search_terms(search: str) -> list[str]:
+    """The search's terms, bounded: the first `SEARCH_MAX_TERMS` of its first `SEARCH_MAX_CHARS` characters."""
+    terms = [t.strip().lower() for t in str(search or "")[:SEARCH_MAX_CHARS].split(";") if t.strip()]
+    return list(dict.fromkeys(terms))[:SEARCH_MAX_TERMS]
+
+
 def filter_rows(frame: pd.DataFrame, filters: Filters) -> pd.DataFrame:
     """Rows matching the search (terms separated by ';', any may match), types, sizes and the sample switch."""
     if frame.empty:
         return frame
     mask = pd.Series(True, index=frame.index)
-    terms = [t.strip().lower() for t in filters.search.split(";") if t.strip()]
-    if terms:
-        names = frame["name"].str.lower()
-        mask &= pd.concat([names.str.contains(t, regex=False) for t in terms], axis=1).any(axis=1)
+    if terms := search_terms(filters.search):  # one linear pass over the names, bounded terms
+        mask &= pd.Series([any(t in str(n).lower() for t in terms) for n in frame["name"]], index=frame.index)
     if filters.types:
         mask &= frame["Type"].isin(filters.types)
     if filters.sizes:

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nycc_bench.metrics import METRIC_NAMES, load_metric
+from nycc_bench.metrics import METRIC_NAMES, load_metric, rules
 from nycc_bench.scoring.ead import EAD_BOUND
 
 # 60 examples per metric keep the file near 15 s; NYCC_PROPERTY_EXAMPLES=1000 runs a deeper search.
@@ -115,7 +115,8 @@ def run(name, case, patch=None):
     try:
         if patch is None:
             return metric.compute(**kwargs)
-        with mock.patch(f"nycc_bench.metrics.{name}.{patch}", side_effect=JudgeCalled):
+        home = "rules" if hasattr(rules, patch) else name  # the judge call lives in the rule or the class
+        with mock.patch(f"nycc_bench.metrics.{home}.{patch}", side_effect=JudgeCalled):
             return metric.compute(**kwargs)
     except ValueError as error:
         message = str(error)
@@ -376,7 +377,8 @@ def test_named_errors_from_the_issue(name, kwargs, argument):
 )
 def test_bad_input_never_reaches_the_judge(name, patch, kwargs, argument):
     judge = {"judge_model": "openai:gpt-4o", "judge_base_url": "http://127.0.0.1:9/v1"}
-    with mock.patch(f"nycc_bench.metrics.{name}.{patch}", side_effect=JudgeCalled) as called:
+    home = "rules" if hasattr(rules, patch) else name
+    with mock.patch(f"nycc_bench.metrics.{home}.{patch}", side_effect=JudgeCalled) as called:
         with pytest.raises(ValueError, match=argument):
             load_metric(name).compute(**kwargs, **judge)
         assert not called.called

@@ -2,8 +2,8 @@
 repository. Offline substitutes only where a download is unavoidable, chosen by environment flags this test sets:
 `NYCC_BENCH_UPSTREAM_DIR` (a mirror of the upstream files: ../shared/data, plus the sample's Hessel parquet and
 leaderboard sets, which have no real subset here) and `OPENAI_BASE_URL` (a local OpenAI-compatible server). `make`
-lines are what CI runs around this test, and `nycc-bench leaderboard` (a server) is started, probed over HTTP,
-and stopped."""
+lines are what CI runs around this test, and `nycc-bench leaderboard` and `nycc-bench view --port N` (servers) are
+started, probed over HTTP, and stopped."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def serve_and_probe(command: str, cwd: Path, env: dict[str, str]) -> None:
                     assert page.status == 200
                     break
             except OSError:
-                assert time.time() < deadline, "the leaderboard never answered"
+                assert time.time() < deadline, f"{command} never answered"
                 time.sleep(1)
     finally:
         os.killpg(proc.pid, 15)
@@ -113,7 +113,7 @@ def test_every_readme_block_runs_as_written(tmp_path: Path) -> None:
                 command = command.strip()
                 if not command or command.startswith("#") or command.startswith("make "):
                     continue
-                if command.startswith("nycc-bench leaderboard"):
+                if command.startswith(("nycc-bench leaderboard", "nycc-bench view")) and "--port" in command:
                     serve_and_probe(command, repo, env)
                 else:
                     done = subprocess.run(command, shell=True, cwd=repo, env=env, capture_output=True, text=True,

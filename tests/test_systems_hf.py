@@ -204,9 +204,11 @@ def test_batched_loglikelihood_equals_one_pass_per_choice(variant: str, folders:
     matching = build_instances(get_task("matching"), dataset)
     ranking = build_instances(get_task("ranking"), dataset)
     multi = [replace(ranking[0], letters="QZ"), replace(ranking[1], letters="AQ"), replace(matching[0], letters="ZBQ")]
+    system.choose(get_task("matching"), matching[:1])  # the first call checks decoder + head against the model
+    assert system._scorer  # a Llama is scored through its decoder and head (no attention mask, right padding)
     shapes: list[tuple[int, ...]] = []
-    hook = model.register_forward_hook(lambda _m, args, kwargs, _o: shapes.append(tuple(kwargs["input_ids"].shape)),
-                                       with_kwargs=True)
+    hook = model.get_decoder().register_forward_hook(
+        lambda _m, args, kwargs, _o: shapes.append(tuple(kwargs["input_ids"].shape)), with_kwargs=True)
     try:
         outputs = system.choose(get_task("matching"), matching)
     finally:
@@ -225,24 +227,74 @@ def test_batched_loglikelihood_equals_one_pass_per_choice(variant: str, folders:
             assert naive[inst.letters.index(out.letter)] >= max(naive) - (0 if exact(model) else ll_tolerance(model))
 
 
-def test_right_padding_path_matches_left(hf: CausalLMSystem) -> None:
-    """Models whose forward takes no position ids are right-padded; both paddings give the same scores."""
+def test_every_scoring_path_gives_the_same_scores(hf: CausalLMSystem) -> None:
+    """Decoder + head (right-padded, no mask), the model's own forward left-padded with position ids, and right-padded
+    for models whose forward takes no position ids: the same scores."""
     requests = [("Answer the question. Answer:", [" A", " Q", " caption truly"]), ("Hi. Answer:", [" B", " Z"])]
-    left = hf.loglikelihood(requests)
-    saved = hf._left, hf._keep
-    hf._left = hf._keep = False
+    fast = hf.loglikelihood(requests)
+    assert hf._scorer
+    saved = hf._scorer, hf._left, hf._keep
     try:
+        hf._scorer = False
+        left = hf.loglikelihood(requests)
+        hf._left = hf._keep = False
         right = hf.loglikelihood(requests)
     finally:
-        hf._left, hf._keep = saved
-    for a, b in zip(left, right, strict=True):
+        hf._scorer, hf._left, hf._keep = saved
+    for a, b, c in zip(fast, left, right, strict=True):
         assert a == pytest.approx(b, abs=ll_tolerance(hf.model))
+        assert b == pytest.approx(c, abs=ll_tolerance(hf.model))
+
+
+@pytest.mark.skipif(not CUDA, reason="needs a CUDA GPU")
+def test_scoring_compiles_the_decoder_after_enough_rows(folders: dict, dataset: str) -> None:
+    """CUDA, `compile=true` given: rows are scored eagerly until COMPILE_AFTER_ROWS, then through the compiled decoder,
+    which gives the eager scores."""
+    from nycc_bench.systems.hf_causal import COMPILE_AFTER_ROWS
+
+    assert not make_system(f"hf:{folders['llama']}", dataset).compile_scoring  # not by default
+    system = make_system(f"hf:{folders['llama']}", dataset, compile=True)
+    assert system.compile_scoring
+    requests = [(f"Item {k}. Which caption? Answer:", [" A", " B"]) for k in range(COMPILE_AFTER_ROWS + 64)]
+    eager = system.loglikelihood(requests)
+    assert system._compile_tried and type(system._scorer[0]).__name__ == "OptimizedModule"
+    compiled = system.loglikelihood(requests[:64])
+    for a, b in zip(eager, compiled, strict=False):
+        assert a == pytest.approx(b, abs=ll_tolerance(system.model))
+
+
+def test_a_head_that_disagrees_with_the_model_is_scored_through_its_forward(folders: dict, dataset: str) -> None:
+    """A model whose logits are not decoder + head (here a scale and a bias applied in its forward) is caught by the
+    one-time check and scored through its own forward, to the naive scores."""
+    system = make_system(f"hf:{folders['llama']}", dataset, batch_size=8)
+    forward = system.model.forward
+
+    def scaled(*args: Any, **kwargs: Any) -> Any:
+        out = forward(*args, **kwargs)
+        out.logits = out.logits * 0.5
+        out.logits[..., ::2] += 4.0  # large enough to show in 16-bit too
+        return out
+
+    system.model.forward = scaled
+    requests = [("Hi. Answer:", [" B", " Z"]), ("Answer the question. Answer:", [" A", " Q"])]
+    got = system.loglikelihood(requests)
+    assert system._scorer is False
+    for (ctx, conts), lls in zip(requests, got, strict=True):
+        ids = system.tokenizer(ctx, add_special_tokens=not system.chat)["input_ids"]
+        for cont, ll in zip(conts, lls, strict=True):
+            whole = system.tokenizer(ctx + cont, add_special_tokens=not system.chat)["input_ids"]
+            with torch.inference_mode():
+                logits = system.model(input_ids=torch.tensor([whole], device=system.model.device)).logits[0]
+            logprobs = logits.float().log_softmax(-1)
+            naive = sum(float(logprobs[p - 1, whole[p]]) for p in range(len(ids), len(whole)))
+            assert ll == pytest.approx(naive, abs=ll_tolerance(system.model))
 
 
 def test_batched_generation_equals_one_at_a_time(folders: dict, dataset: str) -> None:
     """Left padding, attention masks and decoding of the new tokens only: batch and singles agree (fp32: the same
     text; 16-bit: every batched token is a greedy choice of one unpadded pass, up to ties)."""
-    system = make_system(f"hf:{folders['llama']}", dataset, max_new_tokens=NEW_TOKENS, temperature=0.0)
+    system = make_system(f"hf:{folders['llama']}", dataset, max_new_tokens=NEW_TOKENS, temperature=0.0,
+                         batching="static")
     task = get_task("explanation")
     instances = build_instances(task, dataset)[:3]
     calls = captured_generate(system)
@@ -263,7 +315,7 @@ def test_sorted_batches_return_the_unsorted_texts_in_the_given_order(folders: di
     """Prompts of different lengths, given longest-last and split into batches of 2 (sorted by length inside): the
     same texts, in the same order, as one plain `model.generate` over the unsorted, padded batch."""
     system = make_system(f"hf:{folders['llama']}", dataset, max_new_tokens=NEW_TOKENS, temperature=0.0,
-                         batch_size=2)
+                         batch_size=2, batching="static")
     task = get_task("explanation")
     mixed = build_instances(task, dataset)[:3] + build_instances(get_task("matching"), dataset)[:2]
     instances = sorted(mixed, key=lambda i: len(system.prompt(i)))
@@ -290,13 +342,47 @@ def test_sorted_batches_return_the_unsorted_texts_in_the_given_order(folders: di
     assert system.generated_tokens == sum(map(len, counted)) > 0
 
 
+def test_continuous_batching_gives_the_static_batches_texts(folders: dict, dataset: str) -> None:
+    """`batching=continuous` (transformers' `generate_batch`; static batches are the default): the same greedy
+    texts, in the given order, and the same token count as static batches (fp32: identical)."""
+    kwargs = {"max_new_tokens": NEW_TOKENS, "temperature": 0.0, "batch_size": 2}
+    continuous = make_system(f"hf:{folders['llama']}", dataset, batching="continuous", **kwargs)
+    static = make_system(f"hf:{folders['llama']}", dataset, batching="static", **kwargs)
+    assert continuous.continuous and not static.continuous
+    assert continuous.describe()["batching"].startswith("continuous")
+    task = get_task("explanation")
+    mixed = build_instances(task, dataset)[:3] + build_instances(get_task("matching"), dataset)[:2]
+    calls = captured_generate(continuous)
+    ours = [o.raw for o in continuous.generate(task, mixed)]
+    assert not calls  # no static `generate` call
+    theirs = [o.raw for o in static.generate(task, mixed)]
+    if exact(continuous.model):
+        assert ours == theirs
+        assert continuous.generated_tokens == static.generated_tokens > 0
+    assert len(ours) == len(mixed) and all(isinstance(t, str) for t in ours)
+    # sampled decoding goes there too when asked for
+    sampled = make_system(f"hf:{folders['llama']}", dataset, batching="continuous", max_new_tokens=NEW_TOKENS,
+                          temperature=0.7, top_p=0.9)
+    sampled_calls = captured_generate(sampled)
+    texts = [o.raw for o in sampled.generate(task, mixed[:2])]
+    assert not sampled_calls and len(texts) == 2 and all(isinstance(t, str) for t in texts)
+    assert sampled.generated_tokens > 0 and sampled.describe()["batching"] == "continuous"
+    # a request that comes back failed is never an empty answer: the call falls back to static batches, with a warning
+    continuous.model.generate_batch = lambda inputs, **_: {f"req_{k}": None for k in range(len(inputs) - 1)}
+    with pytest.warns(UserWarning, match="continuous batching failed.*no text for 1 of 5"):
+        again = [o.raw for o in continuous.generate(task, mixed)]
+    assert not continuous.continuous and len(calls) > 0
+    if exact(continuous.model):
+        assert again == theirs
+
+
 def test_static_cache_generation_matches_the_dynamic_cache(folders: dict, dataset: str) -> None:
     """`compile=true`: the static KV cache (compiled by transformers on an accelerator, eager on CPU) and prompts
     padded to a multiple of 64 give the greedy text of the dynamic cache (fp32: identical)."""
     static = make_system(f"hf:{folders['llama']}", dataset, max_new_tokens=NEW_TOKENS, temperature=0.0,
-                         compile=True, batch_size=4)
+                         compile=True, batch_size=4, batching="static")
     dynamic = make_system(f"hf:{folders['llama']}", dataset, max_new_tokens=NEW_TOKENS, temperature=0.0,
-                          compile=False, batch_size=4)
+                          compile=False, batch_size=4, batching="static")
     assert static.compiled and not dynamic.compiled
     assert static.describe()["kv_cache"] == "static" and dynamic.describe()["kv_cache"] == "dynamic"
     task = get_task("explanation")
@@ -566,10 +652,13 @@ def test_bad_specs_and_options_give_clear_errors(folders: dict, dataset: str, tm
     with pytest.raises(ValueError, match=r"cannot load the (tokenizer|model) of 'hf:.*empty'"):
         make_system(f"hf:{tmp_path / 'empty'}", dataset)
     with pytest.raises(ValueError, match="hf takes no option 'num_beams'; it takes: batch_size, device, dtype, "
-                                         "mc_mode, compile, trust_remote_code, temperature"):
+                                         "mc_mode, compile, trust_remote_code, chat_template, batching, "
+                                         "temperature"):
         make_system(f"hf:{folders['llama']}", dataset, num_beams=4)
     with pytest.raises(ValueError, match="dtype must be one of"):
         make_system(f"hf:{folders['llama']}", dataset, dtype="fp8")
+    with pytest.raises(ValueError, match="batching must be one of auto, continuous, static"):
+        make_system(f"hf:{folders['llama']}", dataset, batching="paged")
     with pytest.raises(ValueError, match="mc_mode must be one of"):
         make_system(f"hf:{folders['llama']}", dataset, mc_mode="vibes")
     clip = make_system(f"clip:{folders['clip']}", dataset)
@@ -585,10 +674,11 @@ def test_bad_specs_and_options_give_clear_errors(folders: dict, dataset: str, tm
 
 @pytest.mark.skipif(not CUDA, reason="needs a CUDA GPU")
 def test_cuda_defaults_size_batches_from_free_memory_and_compile(folders: dict, dataset: str, tmp_path: Path) -> None:
-    """On CUDA by default: bf16 on the GPU, batch sizes from the free memory measured now, the compiled static cache;
-    a generation task runs through the runner with them."""
+    """On CUDA by default: bf16 on the GPU, batch sizes from the free memory measured now, the compiled static cache
+    (static batches, not continuous batching); a generation task runs through the runner with them."""
     system = make_system(f"hf:{folders['llama']}", dataset, max_new_tokens=NEW_TOKENS)
     assert system.fixed_batch is None and system.compiled and system.model.device.type == "cuda"
+    assert not system.continuous
     from nycc_bench.systems.hf import free_memory
 
     assert free_memory(system.model) > 0 and auto_batch_size(system.model, 1024) >= 8

@@ -6,7 +6,7 @@ import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import hessel2023, humorbench, merge, zhang2024
+from . import arena, hessel2023, humorbench, merge, zhang2024
 from .card import write_card
 from .errors import SourceError
 from .options import BuildOptions
@@ -14,7 +14,7 @@ from .sources import discover
 from .staging import staged_output
 from .writer import BuiltConfig, write_config
 
-FAMILIES = {"hessel2023": hessel2023, "zhang2024": zhang2024, "humorbench": humorbench}
+FAMILIES = {"hessel2023": hessel2023, "zhang2024": zhang2024, "humorbench": humorbench, "arena": arena}
 ALL_CONFIGS: dict[str, str] = {name: key for key, mod in FAMILIES.items() for name in mod.CONFIGS}
 
 __all__ = ["ALL_CONFIGS", "BuildOptions", "BuildReport", "SourceError", "build_dataset", "check_configs"]

@@ -10,7 +10,7 @@ from huggingface_hub import DatasetCard, DatasetCardData
 from .. import __version__
 from ..tasks.families import families
 from ..tasks.registry import all_tasks, config_name
-from .merge import RECORD_KEY
+from .merge import FLAG_COLUMNS, RECORD_KEY
 from .sources import ZHANG_HF_REPO
 from .writer import BuiltConfig, data_path
 
@@ -27,11 +27,35 @@ FAULTS = """- Contests 643/644, 646/647, 655/656 and 665/666 have identical capt
 - Every row of `688_summary_KLUCB.csv` says contest 689: kept as contest 688 (the file name), with
   `file_contest_number` = 689.
 - Thousands of captions contain line breaks (`has_line_break`), some files repeat a caption text exactly
-  (`is_duplicate_text` on every copy after the best-rated one) and a few captions are blank (`is_empty_text`).
+  (`is_duplicate_text` on every copy after the best-rated one), a few repeat a whole row, caption and ratings
+  (`is_repeated_row` on every later copy), and a few captions are blank (`is_empty_text`).
 - How the rules treat them: ranks count every row; the human groups of `caption_generation` are positions in
   the stable sort, so a repeated or blank caption stays where it falls (as in Zhang et al.'s published lists);
   preference pairs draw positions, flagged or not, as upstream does (a pair can hold two copies of one text).
 """
+FLAGGED = {"is_repeated_row": "rows repeat an earlier row of their file exactly (one rating row saved twice)",
+           "is_duplicate_text": "captions repeat a text rated higher in their run",
+           "is_empty_text": "captions are blank", "has_line_break": "captions hold a line break"}
+
+
+def flag_counts(built: list[BuiltConfig]) -> str:
+    """How many rows of this build's `caption_ratings` carry each upstream-fault flag (a line for the card)."""
+    import pyarrow.compute as pc
+
+    ratings = next((b for b in built if b.spec.name == "caption_ratings"), None)
+    if ratings is None:
+        return ""
+    counts = {}
+    for flag in FLAG_COLUMNS:
+        tables = [t for t in ratings.splits.values() if flag in t.column_names]
+        if tables:
+            counts[flag] = sum(int(pc.sum(t[flag]).as_py() or 0) for t in tables)
+    if not counts:
+        return ""
+    return ("- In this build's `caption_ratings`: "
+            + "; ".join(f"{n:,} {FLAGGED[f]} (`{f}`)" for f, n in counts.items()) + ".\n")
+
+
 LEADERBOARD_ROW = ("| `*_from_pixels`, `--split leaderboard` | `{matching,ranking}_leaderboard` "
                    "| none (labels hidden): a submission | — |")
 
@@ -207,7 +231,7 @@ Contest entries rated by the crowd through NEXT (nextml, CC BY 4.0).
 
 ## Known upstream faults (flagged, never silently kept or dropped)
 
-{FAULTS}
+{FAULTS}{flag_counts(built)}
 
 ## Configs
 

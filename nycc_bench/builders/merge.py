@@ -22,6 +22,7 @@ from .writer import BuiltConfig, ConfigSpec
 
 RECORD_KEY = "nycc_bench_configs"  # card YAML: {config: {source: ..., license: ...}}
 SOURCE_COLUMNS = ("image_source", "hessel_source", "gpt4o_source")  # what the card's source_datasets reads
+FLAG_COLUMNS = ("is_repeated_row", "is_duplicate_text", "is_empty_text", "has_line_break")  # counted by the card
 UNKNOWN = "unknown (card written before sources were recorded)"
 
 
@@ -106,7 +107,7 @@ def as_built(target: Path, kept: Existing, spec: ConfigSpec) -> BuiltConfig:
     for split in kept.info.splits or {}:
         files = sorted(folder.glob(f"{split}-*.parquet"))
         names = pq.read_schema(files[0]).names if files else []
-        columns = [c for c in SOURCE_COLUMNS if c in names]
+        columns = [c for c in (*SOURCE_COLUMNS, *FLAG_COLUMNS) if c in names]
         splits[split] = pa.concat_tables([pq.read_table(f, columns=columns) for f in files]) if files and columns \
             else pa.table({})
     return BuiltConfig(spec, splits, kept.license)

@@ -66,6 +66,7 @@ class SourceFiles:
     humorbench_hard: Path | None = None  # the paper's list: paper_hard_subset/hard_subset_with_categories.csv
     gpt4o_descriptions: dict[str, Path] = field(default_factory=dict)  # split -> gpt4o_description/<split>.jsonl
     cartoon_images: dict[int, Path] = field(default_factory=dict)  # contest -> cartoons/<n>.jpg (or source/)
+    arena_votes: Path | None = None  # arena_votes.parquet, written by `nycc-bench arena export`
 
 
 def _set_once(current: Path | None, found: Path, what: str) -> Path:
@@ -142,6 +143,8 @@ def discover(*roots: Path) -> SourceFiles:
                 found.humorbench_categories.get(m["name"]), path, name)
         elif name == PAPER_HARD_FILE and parent == PAPER_HARD_FOLDER:
             found.humorbench_hard = _set_once(found.humorbench_hard, path, f"{parent}/{name}")
+        elif name == "arena_votes.parquet":
+            found.arena_votes = _set_once(found.arena_votes, path, name)
         elif parent == "gpt4o_description" and path.suffix == ".jsonl" and path.stem in GPT4O_SPLITS:
             found.gpt4o_descriptions[path.stem] = _set_once(
                 found.gpt4o_descriptions.get(path.stem), path, f"gpt4o_description/{name}")

@@ -47,8 +47,8 @@ CAPTION_RATINGS = ConfigSpec(
         "is_primary": BOOL, "rank": I32, "upstream_rank": I32, "target_id": I64,
         "caption": STR, "mean": F64, "precision": F64, "votes": I64,
         "funny": I64, "somewhat_funny": I64, "unfunny": I64,
-        "is_duplicate_text": BOOL, "is_empty_text": BOOL, "has_line_break": BOOL, "duplicate_of": I32,
-        "file_contest_number": I32,
+        "is_duplicate_text": BOOL, "is_repeated_row": BOOL, "is_empty_text": BOOL, "has_line_break": BOOL,
+        "duplicate_of": I32, "file_contest_number": I32,
     }),
     description=(
         "Every caption of every contest and rating run in the nextml summaries, with its crowd ratings "
@@ -61,7 +61,9 @@ CAPTION_RATINGS = ConfigSpec(
         "round, then the most votes). `algorithm` is the sampling algorithm named in the file name. Split by "
         "Zhang et al.'s held-out contests. Known upstream faults are flagged, never dropped: `is_duplicate_text` "
         "marks a caption whose exact text already appears higher in the same run (the first, best-rated copy is "
-        "not flagged), `is_empty_text` an empty or blank caption, `has_line_break` a caption holding a line "
+        "not flagged), `is_repeated_row` a row that repeats an earlier row of its file exactly (the same caption with "
+        "the same mean, precision and vote counts: one rating row saved twice), `is_empty_text` an empty or blank "
+        "caption, `has_line_break` a caption holding a line "
         "break (kept as published); `duplicate_of` names an earlier contest whose caption list is identical to "
         "this run's (upstream 643/644, 646/647, 655/656, 665/666); `file_contest_number` is the contest the "
         "file's own rows state where it differs from its file name (every row of 688_summary_KLUCB.csv says "
@@ -150,6 +152,17 @@ def caption_flags(captions: pa.ChunkedArray | pa.Array) -> dict[str, pa.Array]:
     }
 
 
+REPEAT_COLUMNS = ("caption", "mean", "precision", "votes", "funny", "somewhat_funny", "unfunny")
+"""What a repeated row repeats: its caption and every rating (rank columns and target ids aside)."""
+
+
+def repeated_rows(table: pa.Table) -> pa.Array:
+    """Per row of one run: it repeats an earlier row exactly (`REPEAT_COLUMNS`); the first copy is not flagged."""
+    seen: set[tuple] = set()
+    rows = zip(*(table[c].to_pylist() for c in REPEAT_COLUMNS), strict=True)
+    return pa.array([row in seen or seen.add(row) is not None for row in rows], pa.bool_())
+
+
 def mark_duplicate_contests(runs: list[Run]) -> None:
     """Set `duplicate_of` on each run whose caption multiset equals a run of a lower-numbered contest."""
     first: dict[bytes, int] = {}
@@ -224,7 +237,8 @@ def build_caption_ratings(runs: list[Run]) -> dict[str, pa.Table]:
             "run_id": pa.repeat(s.run_id, n), "algorithm": pa.repeat(algorithm, n),
             "question": pa.repeat(question, n), "round": pa.repeat(pa.scalar(s.round, pa.int32()), n),
             "is_primary": pa.repeat(run.primary, n), "rank": pa.array(np.arange(n, dtype=np.int32)),
-            **caption_flags(t["caption"]), "duplicate_of": pa.repeat(pa.scalar(run.duplicate_of, pa.int32()), n),
+            **caption_flags(t["caption"]), "is_repeated_row": repeated_rows(t),
+            "duplicate_of": pa.repeat(pa.scalar(run.duplicate_of, pa.int32()), n),
         }
         for name, col in meta.items():
             t = t.append_column(name, col)

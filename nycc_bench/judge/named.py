@@ -11,11 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..errors import NyccBenchError, refuse_unknown_keys
 from ..llm.config import BACKENDS as LLM_BACKENDS
 from ..urls import has_credentials, redact_url
+from ..yaml_files import load_yaml
 from .parsers import PARSERS
 from .registry import get_protocol
 
@@ -101,10 +100,7 @@ def load_judge(ref: str, _seen: tuple[str, ...] = ()) -> NamedJudge:
 
 def _read(path: Path) -> dict[str, Any]:
     """The file's mapping, unknown keys refused with the nearest known one."""
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as err:
-        raise NyccBenchError(f"{path}: not valid YAML ({str(err).splitlines()[0]}); fix the file") from None
+    raw = load_yaml(path) or {}
     if not isinstance(raw, dict):
         raise NyccBenchError(f"{path}: expected a mapping of {', '.join(KEYS)}; fix the file")
     refuse_unknown_keys(raw, KEYS, str(path), fix=" (API keys come from the environment)")

@@ -29,8 +29,11 @@ def create_app(settings: Settings, seed_dir: Path | None = SEED_DIR, start_worke
                hub_api: Any = None, model_api: Any = None) -> tuple[Any, Any]:
     """(gradio Blocks, App): open the store, take back jobs of dead workers, seed an empty store, build the UI,
     then start the worker. A store that cannot be opened gives an app that shows the error and nothing else."""
+    from ..secrets import scrub_logs
     from .ui import App, build
     from .worker import Worker
+
+    scrub_logs()  # a key a server echoes never reaches the Space's logs
 
     store: Store | None
     try:

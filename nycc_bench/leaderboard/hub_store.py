@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from ..predictions import messages_path
-from .store import Job, LocalStore, StoreUnavailable, check_run_id, one_line, run_id
+from ..results import dumps
+from ..secrets import scrub_data
+from .store import Job, LocalStore, StoreUnavailable, check_run_id, one_line, run_id, write_atomic
 
 log = logging.getLogger("nycc_bench.leaderboard")
 
@@ -30,7 +32,7 @@ def request_path(job: Job) -> str:
 
 def request_bytes(job: Job) -> bytes:
     """A job as its request file (stable key order, so unchanged jobs give unchanged files)."""
-    return json.dumps(job.to_json(), indent=2, sort_keys=True, ensure_ascii=False).encode()
+    return json.dumps(scrub_data(job.to_json()), indent=2, sort_keys=True, ensure_ascii=False).encode()
 
 
 class HubStore(LocalStore):
@@ -93,19 +95,26 @@ class HubStore(LocalStore):
                                 f"next change: {'; '.join(failed[:5])}") if failed else None
 
     def save_result(self, result: dict[str, Any]) -> None:
+        """Commit the result (and the predictions it names) to the Hub first, then show it: a commit that fails
+        leaves no row on the board, and a retry of the same run writes the same files (one row, not two)."""
         from huggingface_hub import CommitOperationAdd
 
-        super().save_result(result)
-        files = [f"results/{check_run_id(run_id(result))}.json"]
+        name = f"results/{check_run_id(run_id(result))}.json"
+        staged = self.root / ".staging" / f"{check_run_id(run_id(result))}.json"
+        write_atomic(staged, dumps(result))
         predictions = [p for task in result.get("tasks", {}).values() for p in task.get("predictions", [])]
         stores = [messages_path(p).as_posix() for p in predictions]  # the prompts the records reference
-        files += predictions + [m for m in stores if self.resolve(m).exists()]
-        operations = [CommitOperationAdd(path_in_repo=p, path_or_fileobj=str(self.resolve(p))) for p in files]
+        files = predictions + [m for m in stores if self.resolve(m).exists()]
+        operations = [CommitOperationAdd(path_in_repo=name, path_or_fileobj=str(staged))]
+        operations += [CommitOperationAdd(path_in_repo=p, path_or_fileobj=str(self.resolve(p))) for p in files]
         try:
             self.api.create_commit(repo_id=self.results_repo, repo_type="dataset", operations=operations,
                                    commit_message=f"results of {result['model']['name']} ({run_id(result)})")
         except Exception as err:
+            staged.unlink(missing_ok=True)
             raise StoreUnavailable(f"cannot save result {run_id(result)} to {self.results_repo}: {err}") from err
+        (self.root / "results").mkdir(parents=True, exist_ok=True)
+        os.replace(staged, self.root / name)  # the board shows exactly what the Hub holds
 
     def health(self) -> str | None:
         return super().health() or self._sync_error

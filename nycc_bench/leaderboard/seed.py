@@ -28,6 +28,16 @@ def _relabel(record: dict[str, Any], tmp: Path) -> dict[str, Any]:
     return out
 
 
+def write_arena_seed(out: Path, dataset: Path, work: Path) -> Path:
+    """The Arena tab's seed: a round of simulated voters over the sample's cartoons and the seeded runs."""
+    from ..arena.seed import dataset_pool, simulated_round, write_seed
+    from ..results import read_results
+
+    results = [read_results(p) for p in sorted((out / "results").glob("*.json"))]
+    pool = dataset_pool(str(dataset), results, lambda relative: out / relative)
+    return write_seed(out, simulated_round(work, pool))
+
+
 def make_seed(out: Path | None = None) -> dict[str, Any]:
     """Rebuild the seed folder: `results/seed-<baseline>.json` and the predictions they name."""
     from ..builders import build_dataset
@@ -60,4 +70,5 @@ def make_seed(out: Path | None = None) -> dict[str, Any]:
                     shutil.copyfile(tmp / "runs" / run / rel, target)
             write_results(out / "results" / f"{run}.json", record)
             written.append(run)
+        write_arena_seed(out, tmp / "dataset", tmp / "arena")
     return {"seed": str(out), "results": written}

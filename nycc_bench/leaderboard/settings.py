@@ -70,10 +70,12 @@ class Settings:
     folds: tuple[int, ...] | None = None  # None: every fold the dataset has, as `evaluate` does
     worker: bool = True
     heartbeat_timeout_s: float = 900.0  # no item answered for this long: the worker is gone
-    max_attempts: int = 3
+    max_attempts: int = 2  # a job interrupted (a restart, a silent worker) is retried once, then FAILED with why
     job_timeout_s: float = 7200.0  # one job's wall-clock limit (its child process is killed past it)
     poll_s: float = 10.0
     oauth: bool = False  # a Space with `hf_oauth: true` (gradio's LoginButton needs it)
+    trusted_proxies: str = ""  # addresses whose X-Forwarded-For is believed (comma-separated); none by default
+    visitor_concurrency: int = 2  # requests one visitor may have at work at once
 
     @classmethod
     def from_env(cls, data_dir: str | Path | None = None, dataset: str | None = None, **overrides: object) -> Settings:
@@ -98,9 +100,11 @@ class Settings:
             "folds": tuple(int(f) for f in env("NYCC_LB_FOLDS", "").split(",") if f.strip()) or None,
             "worker": env("NYCC_LB_WORKER", "1") != "0",
             "heartbeat_timeout_s": float(env("NYCC_LB_HEARTBEAT_TIMEOUT_S", "900")),
-            "max_attempts": int(env("NYCC_LB_MAX_ATTEMPTS", "3")),
+            "max_attempts": int(env("NYCC_LB_MAX_ATTEMPTS", "2")),
             "job_timeout_s": float(env("NYCC_LB_JOB_TIMEOUT_S", "7200")),
             "oauth": oauth,
+            "trusted_proxies": env("NYCC_LB_TRUSTED_PROXIES", ""),
+            "visitor_concurrency": int(env("NYCC_LB_VISITOR_CONCURRENCY", "2")),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from ..predictions import messages_path
 from ..results import ResultsError, dumps, read_results, run_id
+from ..secrets import scrub, scrub_data
 
 PENDING, RUNNING, FINISHED, FAILED = "PENDING", "RUNNING", "FINISHED", "FAILED"
 RUN_ID_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-_")
@@ -82,6 +83,7 @@ class Store(Protocol):
     def heartbeat(self, job_id: str, worker: str, progress: str | None = None) -> bool: ...
     def finish_job(self, job_id: str, worker: str, status: str, reason: str | None = None) -> bool: ...
     def recover(self, timeout_s: float, max_attempts: int) -> list[Job]: ...
+    def hold_worker(self, worker: str) -> None: ...
     def get_job(self, job_id: str) -> Job | None: ...
     def jobs(self, limit: int | None = None) -> list[Job]: ...
     def save_result(self, result: dict[str, Any]) -> None: ...
@@ -149,6 +151,7 @@ class LocalStore:
         self._cache: tuple[Any, list[dict[str, Any]]] | None = None
         self._cache_lock = threading.Lock()
         self._left_out: dict[str, str] = {}  # file -> why it is not shown (an unreadable result, a bad request)
+        self._worker_locks: dict[str, Any] = {}  # this process's workers: their liveness locks, held for life
 
     # -- jobs ---------------------------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -181,6 +184,9 @@ class LocalStore:
         return [json.dumps(data[c]) if c in _JSON_COLUMNS else data[c] for c in _COLUMNS]
 
     def _upsert(self, db: sqlite3.Connection, job: Job) -> None:
+        for name in ("reason", "progress"):  # shown on the public queue page and in the request file
+            setattr(job, name, scrub(getattr(job, name)) if getattr(job, name) else getattr(job, name))
+        job.options = scrub_data(job.options)
         db.execute(f"INSERT OR REPLACE INTO jobs ({_QUOTED}) VALUES ({_MARKS})", self._values(job))
 
     def _changed(self, jobs: list[Job]) -> None:
@@ -225,8 +231,8 @@ class LocalStore:
         """Say the job's worker is alive; False when the job is no longer this worker's (taken back)."""
         with self._write() as db:
             cur = db.execute("UPDATE jobs SET heartbeat_at = ?, progress = COALESCE(?, progress) "
-                             "WHERE id = ? AND worker = ? AND status = ?", (time.time(), progress, job_id, worker,
-                                                                            RUNNING))
+                             "WHERE id = ? AND worker = ? AND status = ?",
+                             (time.time(), scrub(progress) if progress else progress, job_id, worker, RUNNING))
             ok = cur.rowcount == 1
         if ok and progress is not None:
             self._changed([job for job in [self.get_job(job_id)] if job])
@@ -238,27 +244,64 @@ class LocalStore:
             raise ValueError(f"status: a job ends FINISHED or FAILED, not {status}")
         with self._write() as db:
             cur = db.execute("UPDATE jobs SET status = ?, reason = ?, finished_at = ?, progress = NULL "
-                             "WHERE id = ? AND worker = ? AND status = ?", (status, reason, time.time(), job_id,
-                                                                           worker, RUNNING))
+                             "WHERE id = ? AND worker = ? AND status = ?",
+                             (status, reason and scrub(reason), time.time(), job_id, worker, RUNNING))
             ok = cur.rowcount == 1
         if ok:
             self._changed([job for job in [self.get_job(job_id)] if job])
         return ok
 
+    def _worker_lock(self, worker: str) -> Any:
+        from filelock import FileLock
+
+        name = "".join(c if c.isalnum() or c in "-_." else "_" for c in worker)[:120]
+        return FileLock(self.root / "workers" / f"{name}.lock", blocking=False, thread_local=False)
+
+    def hold_worker(self, worker: str) -> None:
+        """Hold `worker`'s liveness lock for the life of this process (the OS frees it when the process ends, so
+        another worker sees at once that a RUNNING job's worker is gone)."""
+        if worker not in self._worker_locks:
+            (self.root / "workers").mkdir(exist_ok=True)
+            lock = self._worker_lock(worker)
+            lock.acquire()
+            self._worker_locks[worker] = lock
+
+    def worker_gone(self, worker: str | None) -> bool:
+        """Whether a worker that held its liveness lock has ended (a restart, a crash); False when unknown."""
+        if not worker or worker in self._worker_locks:
+            return False
+        lock = self._worker_lock(worker)
+        if not Path(lock.lock_file).exists():
+            return False
+        from filelock import Timeout
+
+        try:
+            lock.acquire()
+        except Timeout:
+            return False
+        lock.release()
+        return True
+
     def recover(self, timeout_s: float, max_attempts: int) -> list[Job]:
-        """RUNNING jobs whose worker went silent go back to PENDING, or to FAILED after `max_attempts` tries."""
+        """RUNNING jobs whose worker is gone (its liveness lock is free: a restart) or went silent go back to
+        PENDING, or to FAILED with the reason after `max_attempts` tries; never lost, never stuck."""
         now = time.time()
         changed: list[Job] = []
         with self._write() as db:
-            rows = db.execute("SELECT * FROM jobs WHERE status = ? AND COALESCE(heartbeat_at, 0) < ?",
-                              (RUNNING, now - timeout_s))
+            rows = db.execute("SELECT * FROM jobs WHERE status = ?", (RUNNING,))
             for job in map(self._job, rows.fetchall()):
+                gone = self.worker_gone(job.worker)
+                if not gone and (job.heartbeat_at or 0) >= now - timeout_s:
+                    continue
+                why = "its worker ended (a restart or a crash)" if gone else "its worker stopped answering"
+                last = f"; last progress: {job.progress}" if job.progress else ""
                 if job.attempts >= max_attempts:
                     job.status, job.finished_at = FAILED, now
-                    job.reason = f"the worker stopped {job.attempts} times while running this job; not retried"
+                    job.reason = (f"the worker stopped {job.attempts} times while running this job ({why}{last}); "
+                                  "not retried")
                 else:
                     job.status = PENDING
-                    job.reason = f"requeued: its worker stopped (attempt {job.attempts} of {max_attempts})"
+                    job.reason = f"requeued: {why}{last} (attempt {job.attempts} of {max_attempts})"
                 job.worker = job.progress = None
                 self._upsert(db, job)
                 changed.append(job)
@@ -314,9 +357,9 @@ class LocalStore:
                         del self._left_out[name]
                 for name, _, _ in entries:
                     try:
-                        loaded.append(read_results(folder / name))
-                    except (OSError, ResultsError) as err:
-                        self._left_out[f"results/{name}"] = one_line(err)
+                        loaded.append(read_results(folder / name, run_dir=self.root))  # paths: predictions/<run>
+                    except (OSError, ResultsError) as err:  # a hand-edited record fails the same checks
+                        self._left_out[f"results/{name}"] = f"refused: {one_line(err)}"
                 self._cache = (entries, loaded)
             return list(self._cache[1])
 

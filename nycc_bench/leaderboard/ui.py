@@ -1,4 +1,4 @@
-"""The Gradio 6 app: leaderboard tabs (overview + one per family), run detail, Browse, Submit, About."""
+"""The Gradio 6 app: leaderboard tabs (overview + one per family), run detail, Browse, Submit, Arena, About."""
 
 from __future__ import annotations
 
@@ -27,10 +27,13 @@ from ..standings import (
 from ..tasks import TASKS
 from ..tasks.scores import FAMILIES, family_metrics, family_summary
 from . import about
+from .arena_tab import build_arena_tab
 from .browse import ContestIndex, Predictions, contest_html, outputs_html, showcase
 from .detail import detail_html, prediction_files, run_choices
 from .exports import write_exports
+from .limits import MAX_CHARS, Busy, VisitorGate, capped, trust_proxies, visitor
 from .plots import compare_plot, interval_plot
+from .screens import SCREENS_CSS
 from .settings import Settings
 from .store import Job, Refused, Store, StoreUnavailable
 from .store import run_id as store_run_id
@@ -52,9 +55,7 @@ CSS = """
   text-align: left; border-bottom: 1px solid #ddd;}
 .nycc-command {white-space: pre-wrap; font-size: 0.85em;}
 .nycc-choices {list-style: none; padding-left: 0.5em;}
-#table-overview th, #table-overview th * {word-break: normal !important; overflow-wrap: normal !important;}
-#table-overview td, #table-overview th {padding-left: 4px !important; padding-right: 4px !important;}
-"""
+""" + SCREENS_CSS  # the tables' widths: screens.py
 QUEUE_COLUMNS = ["Job", "Model", "Tasks", "Status", "Details", "Submitted (UTC)", "User"]
 
 
@@ -83,6 +84,20 @@ class App:
         self._exports: tuple[tuple[int, ...], list[str]] | None = None
         # what pages link to (exports, predictions JSONL) is copied here; the store itself is never served
         self.public = Path(tempfile.mkdtemp(prefix="nycc-lb-public-"))
+        self.gate = VisitorGate(settings.visitor_concurrency)  # bounded work at once per visitor
+
+    def guarded(self, fn: Any) -> Any:
+        """`fn` as an event handler that holds one of its visitor's slots while it runs (refused when none is
+        free: the visitor is told to wait, the other visitors are not slowed)."""
+
+        def run(request: gr.Request, *args: Any) -> Any:
+            try:
+                with self.gate.slot(visitor(request)):
+                    return fn(*args)
+            except Busy as err:
+                raise gr.Error(str(err)) from None
+
+        return run
 
     def results(self) -> tuple[list[dict[str, Any]], str | None]:
         """Every result and the store's problem, if any (then no result: never stale or sample rows instead)."""
@@ -230,11 +245,13 @@ class App:
         """Queue a submission, or say why not (escaped: the reason may quote what was typed)."""
         if self.store is None:
             return banner("error", "The store is unavailable; submissions are closed."), self.queue()
-        client = getattr(request, "client", None)
         try:
-            job = submit(self.store, self.settings, model or "", revision or "", tasks, getattr(profile, "username",
-                                                                                                   None), dtype,
-                         api=self.hub_api, visitor=getattr(client, "host", None))
+            with self.gate.slot(visitor(request)):
+                job = submit(self.store, self.settings, capped(model, "model"), capped(revision, "revision"), tasks,
+                             getattr(profile, "username", None), dtype, api=self.hub_api,
+                             visitor=visitor(request) if request is not None else None)
+        except Busy as err:
+            return banner("error", f"<b>Not queued.</b> {e(str(err))}"), self.queue()
         except Refused as err:
             return banner("error", f"<b>Not queued.</b> {e(str(err))}"), self.queue()
         return banner("ok", f"Queued <b>{e(job.model)}</b> as job <code>{e(job.id)}</code> ({job.status}): "
@@ -265,7 +282,7 @@ def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any], Any]:
             summary = next((family_summary(f) for f in FAMILIES if f.key == family), about.OVERVIEW_SUMMARY)
             gr.Markdown(f"{summary} {about.rank_rule(family)}", elem_id=f"summary-{key}")
             tables.append(gr.Dataframe(value=pd.DataFrame(), interactive=False, pinned_columns=2, max_height=520,
-                                       wrap=family is None, elem_id=f"table-{key}", label=f"{title} results",
+                                       wrap=True, elem_id=f"table-{key}", label=f"{title} results",
                                        show_label=False, buttons=["fullscreen", "copy"]))
             if family is None:
                 note = gr.Markdown(elem_id="ranked-overview")
@@ -282,11 +299,11 @@ def build(app: App) -> gr.Blocks:
         banner_box = gr.HTML(elem_id="banner")
         if app.settings.oauth:
             gr.LoginButton()
-        with gr.Tabs():
+        with gr.Tabs(overflow_behavior="wrap"):  # a phone shows every tab, on two lines
             with gr.Tab("Leaderboard", id="leaderboard", elem_id="tab-leaderboard"):
                 with gr.Row():
                     search = gr.Textbox(label="Search models", placeholder="name; another name", scale=3,
-                                        elem_id="search")
+                                        elem_id="search", max_length=MAX_CHARS["search"])
                     show_sample = gr.Checkbox(value=True, label="Show sample-data rows", scale=1)
                     details = gr.Checkbox(value=False, label="Details: interval and n in every cell", scale=1,
                                           elem_id="details")
@@ -296,7 +313,7 @@ def build(app: App) -> gr.Blocks:
                     sizes = gr.CheckboxGroup([s[0] for s in SIZES] + [UNKNOWN_SIZE],
                                              value=[s[0] for s in SIZES] + [UNKNOWN_SIZE], label="Size (parameters)")
                     settings = gr.CheckboxGroup(list(SETTINGS), value=list(SETTINGS), label="Setting")
-                with gr.Tabs():
+                with gr.Tabs(overflow_behavior="wrap"):
                     tables, plots, pickers, note = _tab_views(app)
                 gr.Markdown(about.CELLS_HELP)
                 downloads = gr.File(label="Download the whole table (CSV, JSON: every run and metric, with "
@@ -331,9 +348,9 @@ def build(app: App) -> gr.Blocks:
                 gr.Markdown(about.SUBMIT_HELP)
                 with gr.Row():
                     model = gr.Textbox(label="Model", placeholder="org/model-name", max_lines=1, elem_id="model-id",
-                                       scale=3)
+                                       scale=3, max_length=MAX_CHARS["model"])
                     revision = gr.Textbox(label="Revision (optional)", placeholder="main", max_lines=1,
-                                          elem_id="model-revision", scale=1)
+                                          elem_id="model-revision", scale=1, max_length=MAX_CHARS["revision"])
                     dtype = gr.Dropdown(list(DTYPES), value="default", label="Precision", scale=1)
                 tasks = gr.CheckboxGroup(list(TASKS), value=default_tasks(), label="Tasks", elem_id="tasks")
                 send = gr.Button("Submit", variant="primary", elem_id="submit-button")
@@ -343,8 +360,10 @@ def build(app: App) -> gr.Blocks:
                     queue_btn = gr.Button("Refresh", scale=0, elem_id="queue-refresh")
                 queue = gr.Dataframe(value=app.queue(), interactive=False, wrap=True, elem_id="queue",
                                      show_label=False)
+            arena = build_arena_tab(app, demo)
             with gr.Tab("About", id="about"):
                 about_box = gr.Markdown(about.about_markdown(app.results()[0]), elem_id="about")
+                demo.load(arena.judges_markdown, None, gr.Markdown(elem_id="about-judges"))
 
         filters = [search, show_sample, details, types, sizes, settings]
         view_outputs = [banner_box, *[x for pair in zip(tables, plots, strict=True) for x in pair], run, downloads,
@@ -355,28 +374,39 @@ def build(app: App) -> gr.Blocks:
             return app.refresh(search, types, sizes, settings, show_sample, details, *labels)
 
         refresh_inputs = [*filters, *pickers]
+        guarded_refresh = app.guarded(refresh)
+        guarded_refresh.__name__ = "refresh"  # the API name stays /refresh
         for trigger in [search.submit, refresh_btn.click, show_sample.change, details.change, types.change,
                         sizes.change, settings.change]:
-            trigger(refresh, refresh_inputs, view_outputs, show_progress="hidden")
+            trigger(guarded_refresh, refresh_inputs, view_outputs, show_progress="hidden")
         for i, (picker, plot) in enumerate(zip(pickers, plots, strict=True)):
-            picker.change(lambda *a, i=i: app.plot(i, *a), [search, types, sizes, show_sample, picker], plot,
-                          show_progress="hidden")
-        demo.load(refresh, refresh_inputs, view_outputs)
+            picker.change(app.guarded(lambda *a, i=i: app.plot(i, *a)), [search, types, sizes, show_sample, picker],
+                          plot, show_progress="hidden")
+        demo.load(guarded_refresh, refresh_inputs, view_outputs)
         demo.load(app.compare_first, None, [compared, compare_plot_box])
         demo.load(app.show_contest, contest, [image, text, said])  # answers of runs finished since start-up
         for trigger in (compared.change, compare_view.change):
-            trigger(app.compare, [compared, compare_view], compare_plot_box, show_progress="hidden")
-        run.change(app.detail, run, [detail, files])
-        contest.input(app.show_contest, contest, [image, text, said])  # a pick, even of the contest shown
+            trigger(named(app.guarded(app.compare), "compare"), [compared, compare_view], compare_plot_box,
+                    show_progress="hidden")
+        run.change(named(app.guarded(app.detail), "detail"), run, [detail, files])
+        contest.input(named(app.guarded(app.show_contest), "show_contest"), contest, [image, text, said])
         send.click(app.submit, [model, revision, tasks, dtype], [message, queue])
         queue_btn.click(app.queue, None, queue)
         gr.Timer(30.0).tick(app.queue, None, queue, show_progress="hidden")  # the queue moves on its own
     return demo
 
 
+def named(fn: Any, name: str) -> Any:
+    """`fn` under `name` (gradio names an event's API endpoint after its function)."""
+    fn.__name__ = name
+    return fn
+
+
 def launch_options(settings: Settings) -> dict[str, Any]:
     """What `launch` needs: styles, a cap on uploads, and the file route closed to the store (its database,
-    WAL, sidecars and dotfiles); pages link only to the copies `App` makes in its public folder."""
+    WAL, sidecars and dotfiles); pages link only to the copies `App` makes in its public folder. Forwarding
+    headers are believed only from the configured proxies (`trust_proxies`)."""
+    trust_proxies(settings.trusted_proxies)
     return {"css": CSS, "allowed_paths": [], "blocked_paths": [str(settings.data_dir.resolve())],
             "max_file_size": "5mb"}
 

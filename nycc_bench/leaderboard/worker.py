@@ -2,7 +2,9 @@
 
 `run_worker_once` does one job (tests drive it); `Worker` is the app's background thread that loops on it.
 Each job runs in a child process (`multiprocessing` spawn) that the worker kills when it passes its wall-clock
-limit (`NYCC_LB_JOB_TIMEOUT_S`); the child's exit frees its GPU memory. The heartbeat comes from progress: the
+limit (`NYCC_LB_JOB_TIMEOUT_S`); the child's exit frees its GPU memory. The child leads a process group of its
+own that the worker kills whole, and it dies with the worker (a parent-death signal and a watch on its parent), so
+no job outlives its server. The heartbeat comes from progress: the
 child reports every batch of items answered and the worker passes it on, so a job that hangs stops beating
 and a dead worker's job is put back to PENDING by `Store.recover` (its written predictions are resumed).
 
@@ -16,9 +18,11 @@ in this process inside `spaces.GPU`, whose own duration limit applies.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import os
+import signal
 import socket
 import threading
 import time
@@ -26,6 +30,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..run_lock import RunFolderBusy, run_lock
+from ..secrets import scrub, scrub_logs
 from ..urls import redact_urls_in
 from ..wholeness import record_problems
 from .settings import Settings
@@ -123,8 +129,39 @@ def unpublishable(result: dict[str, Any]) -> str | None:
     return record_problems(result, redact_urls_in)
 
 
-def _child(job: Job, out: str, settings: Settings, conn: Any) -> None:
+def _kill_group(*_: Any) -> None:
+    """End this process and everything it started (its process group)."""
+    os.killpg(os.getpgrp(), signal.SIGKILL)
+
+
+def _watch_parent(parent: int) -> None:
+    """Poll the parent; when it is gone (this process was re-parented), end the group."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    _kill_group()
+
+
+def die_with_parent(parent: int) -> None:
+    """In the job's child: lead a process group of its own, and end it when the worker's process ends (Linux's
+    parent-death signal, and a thread that watches the parent id where that signal does not exist)."""
+    os.setpgid(0, 0)
+    signal.signal(signal.SIGTERM, _kill_group)
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the watch below is the check
+        pass
+    if os.getppid() != parent:  # the worker died while this process started
+        _kill_group()
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="nycc-parent-watch").start()
+
+
+def _child(job: Job, out: str, settings: Settings, conn: Any, parent: int | None = None) -> None:
     """The child process: run the job, send progress, then the record or the one-line reason it failed."""
+    if parent is not None:
+        die_with_parent(parent)
+    scrub_logs()
     logging.basicConfig(level=logging.WARNING)
     last = [0.0]
 
@@ -137,7 +174,7 @@ def _child(job: Job, out: str, settings: Settings, conn: Any) -> None:
         conn.send(("result", evaluate_job(job, Path(out), settings, progress)))
     except Exception as err:  # any failure of the job is its reason, shown in the queue
         log.exception("job %s failed", job.id)
-        conn.send(("error", f"{type(err).__name__}: {err}" if not isinstance(err, JobFailed) else str(err)))
+        conn.send(("error", scrub(f"{type(err).__name__}: {err}" if not isinstance(err, JobFailed) else str(err))))
     finally:
         conn.close()
 
@@ -147,7 +184,7 @@ def run_in_child(job: Job, store: Store, settings: Settings) -> dict[str, Any]:
     ctx = multiprocessing.get_context("spawn")
     receive, send = ctx.Pipe(duplex=False)
     out = store.predictions_dir(job.id)
-    child = ctx.Process(target=_child, args=(job, str(out), settings, send), name=f"nycc-job-{job.id}")
+    child = ctx.Process(target=_child, args=(job, str(out), settings, send, os.getpid()), name=f"nycc-job-{job.id}")
     child.start()
     send.close()
     limit = settings.job_timeout_s
@@ -174,10 +211,14 @@ def run_in_child(job: Job, store: Store, settings: Settings) -> dict[str, Any]:
         if child.is_alive():
             child.kill()
             child.join(timeout=30)
+        if child.pid is not None and child.exitcode is not None:  # whatever the child started goes with it
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(child.pid, signal.SIGKILL)
 
 
 def run_worker_once(store: Store, settings: Settings) -> Job | None:
     """Recover stalled jobs, claim the oldest PENDING one, run it to FINISHED or FAILED; None if none waits."""
+    store.hold_worker(WORKER_ID)
     store.recover(settings.heartbeat_timeout_s, settings.max_attempts)
     job = store.claim_job(WORKER_ID)
     if job is None:
@@ -188,9 +229,13 @@ def run_worker_once(store: Store, settings: Settings) -> Job | None:
                                       lambda p: store.heartbeat(job.id, WORKER_ID, p))
         else:
             result = run_in_child(job, store, settings)
-        if reason := unpublishable(result):
-            raise JobFailed(reason)
-        store.save_result(result)
+        try:
+            with run_lock(store.predictions_dir(job.id)):  # nobody writes the job's folder while it is published
+                if reason := unpublishable(result):
+                    raise JobFailed(reason)
+                store.save_result(result)
+        except RunFolderBusy as err:
+            raise JobFailed(str(err)) from None
         store.finish_job(job.id, WORKER_ID, FINISHED)
     except JobFailed as err:
         log.warning("job %s of %s failed: %s", job.id, job.model, err)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import cache_dir
+from ..secrets import hold_url
 
 BACKENDS: tuple[str, ...] = ("openai", "transformers")
 
@@ -23,6 +24,8 @@ DEFAULT_PRICES: dict[str, tuple[float, float]] = {
     "gpt-4.1-mini": (0.40, 1.60),
     "o3": (2.00, 8.00),
 }
+BATCH_DISCOUNT = 0.5
+"""The OpenAI Batch API bills half the synchronous price (input and output)."""
 
 
 NO_CACHE_ENV = "NYCC_BENCH_NO_CACHE"
@@ -59,6 +62,13 @@ class LLMConfig:
     starting at ``retry_backoff_s``; a ``retry-after`` the server sends is honoured, but never beyond
     ``max_retry_wait_s``: a longer one is waited out to that cap and the call retried then (so a 429 asking
     for an hour neither stalls the run for an hour nor ends the item without a retry).
+
+    ``batch`` sends the calls not in the cache through the OpenAI Batch API (:mod:`nycc_bench.llm.batch`: one
+    JSONL upload, polled every ``batch_poll_s``, answers joined back through the cache) at the batch rate
+    (``BATCH_DISCOUNT`` of the price, which ``price()`` then returns). The ids of pending batches are kept in
+    ``batch_dir`` (the run folder; default the cache folder), so a stopped run collects them when resumed;
+    ``batch_wait_s`` bounds the wait (None: until every batch ends), after which the run stops with
+    :class:`~nycc_bench.llm.batch.BatchPending`.
     """
 
     backend: str = "openai"
@@ -82,8 +92,13 @@ class LLMConfig:
     api_key_env: str | None = None
     device: str | None = None
     progress: bool = True
+    batch: bool = False
+    batch_dir: str | None = None
+    batch_poll_s: float = 30.0
+    batch_wait_s: float | None = None
 
     def __post_init__(self) -> None:
+        hold_url(self.base_url)  # its password and query keys are scrubbed from whatever this process writes
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
         if self.max_concurrency < 1:
@@ -96,6 +111,13 @@ class LLMConfig:
                 raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
         if not (isinstance(self.retry_backoff_s, int | float) and 0 <= self.retry_backoff_s < float("inf")):
             raise ValueError(f"retry_backoff_s must be a non-negative number of seconds, got {self.retry_backoff_s!r}")
+        if self.batch and self.backend != "openai":
+            raise ValueError(f"batch: the Batch API is OpenAI's; the {self.backend} backend runs its calls itself")
+        if not (isinstance(self.batch_poll_s, int | float) and 0 < self.batch_poll_s < float("inf")):
+            raise ValueError(f"batch_poll_s must be a positive number of seconds, got {self.batch_poll_s!r}")
+        wait = self.batch_wait_s
+        if wait is not None and not (isinstance(wait, int | float) and wait >= 0):
+            raise ValueError(f"batch_wait_s must be a non-negative number of seconds or None, got {wait!r}")
         if not 0 <= self.top_logprobs <= 20:
             raise ValueError("top_logprobs must be between 0 and 20 (the OpenAI limit)")
 
@@ -104,11 +126,17 @@ class LLMConfig:
         return Path(self.cache_dir).expanduser() if self.cache_dir else default_cache_dir()
 
     def price(self) -> tuple[float, float] | None:
-        """USD per 1M (input, output) tokens for this model; 0 for a local model; None if unknown."""
+        """USD per 1M (input, output) tokens for this model (at the Batch API's rate with ``batch``); 0 for a local
+        model; None if unknown."""
         if self.backend == "transformers":
             return (0.0, 0.0)
         value = self.prices.get(self.model)
-        return None if value is None else (float(value[0]), float(value[1]))
+        rate = BATCH_DISCOUNT if self.batch else 1.0
+        return None if value is None else (float(value[0]) * rate, float(value[1]) * rate)
+
+    def batch_folder(self) -> Path:
+        """Where the ids of this config's pending batches are kept: ``batch_dir``, else the cache folder."""
+        return Path(self.batch_dir).expanduser() if self.batch_dir else self.resolved_cache_dir()
 
     def replace(self, **changes: Any) -> LLMConfig:
         """A copy with some fields changed."""

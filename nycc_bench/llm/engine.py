@@ -40,7 +40,7 @@ import random
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from tenacity import (
@@ -52,6 +52,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from ..secrets import scrub
 from .backends import Backend, Session, make_backend
 from .cache import LLMCache, cache_key, new_owner
 from .chat import UNSET_MAX_TOKENS, ChatRequest, Completion
@@ -154,6 +155,7 @@ class Estimate:
     max_completion_tokens: int
     cost_usd: float | None
     max_cost_usd: float | None
+    batch: bool = False  # priced at the Batch API's rate (the calls would go through it)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -163,6 +165,7 @@ class Estimate:
             cost = f"{PRICE_UNKNOWN} (no price for {self.model!r} in the price table)"
         else:
             cost = f"≈ ${self.cost_usd:.4f} (at most ${self.max_cost_usd:.4f} if every reply hits max_tokens)"
+            cost += ", at the Batch API's rate" if self.batch else ""
         return (
             f"dry run, {self.model}: {self.n_jobs} jobs, {self.n_unique} unique, {self.n_cached} cached -> "
             f"{self.n_calls} calls; ≈ {self.prompt_tokens} input + {self.completion_tokens} output tokens; "
@@ -260,6 +263,7 @@ class LLMEngine:
             max_completion_tokens=most,
             cost_usd=cost_usd(prompt, expected, price),
             max_cost_usd=cost_usd(prompt, most, price),
+            batch=self.config.batch,
         )
 
     def run(self, jobs: Iterable[Job], desc: str = "judge") -> list[Record]:
@@ -272,6 +276,8 @@ class LLMEngine:
         from tqdm.auto import tqdm
 
         jobs = list(jobs)
+        if self.config.batch:  # through the OpenAI Batch API, joined back through the same cache
+            return await self._arun_batch(jobs, desc)
         start = time.perf_counter()
         if jobs:
             await self._ask_served()
@@ -308,14 +314,77 @@ class LLMEngine:
                 heartbeat.cancel()
                 await asyncio.gather(heartbeat, return_exceptions=True)
             bar.close()
-            stats.wall_s = time.perf_counter() - start
-            stats.cost_usd = cost_usd(stats.prompt_tokens, stats.completion_tokens, self.config.price())
-            self.last_stats = stats
-            self.stats.add(stats)
-            log.info("%s: %s", desc, stats.summary())
-            if self.config.progress:
-                print(f"{desc}: {stats.summary()}", file=sys.stderr)
+            self._finish(stats, start, desc)
         return [record for record in records if record is not None]
+
+    def _finish(self, stats: RunStats, start: float, desc: str, how: str = "") -> None:
+        """Close a run's accounting: wall time, cost at the config's price, the engine's totals, the summary."""
+        stats.wall_s = time.perf_counter() - start
+        stats.cost_usd = cost_usd(stats.prompt_tokens, stats.completion_tokens, self.config.price())
+        self.last_stats = stats
+        self.stats.add(stats)
+        log.info("%s: %s", desc, stats.summary())
+        if self.config.progress:
+            print(f"{desc}: {stats.summary()}{how}", file=sys.stderr)
+
+    async def _arun_batch(self, jobs: list[Job], desc: str) -> list[Record]:
+        """:meth:`arun` through the OpenAI Batch API (:mod:`nycc_bench.llm.batch`): the cache first, then one batch
+        (or an earlier run's pending one) for the rest; each answer read as a synchronous reply and cached."""
+        from .batch import fetch_answers
+
+        start = time.perf_counter()
+        groups: dict[str, list[int]] = {}
+        for index, job in enumerate(jobs):
+            groups.setdefault(self.key(job), []).append(index)
+        stats = RunStats(n_jobs=len(jobs), n_unique=len(groups))
+        outcomes: dict[str, Outcome] = {}
+        for key, indices in groups.items():
+            cached = self._cached(key, jobs[indices[0]]) if self.config.use_cache else None
+            if cached is not None:
+                outcomes[key] = Outcome(cached)
+                stats.n_cached += 1
+        todo = {key: jobs[indices[0]] for key, indices in groups.items() if key not in outcomes}
+        identity = self.backend.identity()
+        try:
+            if todo:
+                async with self.backend.session() as session:
+                    answers = await fetch_answers(self.config, session, todo, {
+                        "model": identity.get("model"), "endpoint": identity.get("endpoint")}, desc)
+                    for key, job in todo.items():
+                        outcomes[key] = self._batch_outcome(session, key, job, answers.get(key), stats)
+            records: list[Record | None] = [None] * len(jobs)
+            for key, indices in groups.items():
+                for index in indices:
+                    records[index] = self._record(jobs[index], outcomes[key])
+                    stats.n_failed += bool(outcomes[key].error)
+        finally:
+            self._finish(stats, start, desc, " (Batch API, at its rate)")
+        return [record for record in records if record is not None]
+
+    def _batch_outcome(self, session: Any, key: str, job: Job, answer: Mapping[str, Any] | None,
+                       stats: RunStats) -> Outcome:
+        """One call's outcome from its batch answer; a usable reply is committed to the cache."""
+        if answer is None or "error" in answer:
+            reason = "no answer" if answer is None else answer["error"]
+            return Outcome(None, error=" ".join(f"request failed: {reason}".split()))
+        try:
+            completion = session.read_reply(answer["body"], job.request)
+        except MalformedReply as exc:
+            stats.n_calls += 1
+            stats.n_unusable += 1
+            stats.prompt_tokens += exc.prompt_tokens
+            stats.completion_tokens += exc.completion_tokens
+            return Outcome(None, raw=exc.raw, error=f"malformed reply: {exc.reason}", received=True)
+        stats.n_calls += 1
+        stats.n_requests += 1
+        stats.prompt_tokens += completion.prompt_tokens
+        stats.completion_tokens += completion.completion_tokens
+        if not accepted(_safe_parse(job, completion)):
+            stats.n_unusable += 1
+            return Outcome(completion, error="unparseable reply", received=True)
+        if self.config.use_cache:
+            self.cache.put(key, completion, self.config.model, job.prompt_version)
+        return Outcome(completion)
 
     async def _heartbeat(self, owner: str) -> None:
         """Keep this run's claims alive while it works (another run takes over a claim left to expire)."""
@@ -374,7 +443,7 @@ class LLMEngine:
         outcome: Outcome = await retrying(self._call, job, run)
         if outcome.received and outcome.error is not None and attempts > 1:
             outcome.error += f" (asked {attempts} times)"
-        return outcome
+        return scrubbed(outcome)  # a key the server echoed never reaches the cache, predictions or verdicts
 
     async def _call(self, job: Job, run: _Run) -> Outcome:
         """One reply, through transient-failure retries; never raises except :class:`FatalJudgeError`."""
@@ -475,6 +544,15 @@ class Outcome:
     raw: str = ""
     error: str | None = None
     received: bool = False
+
+
+def scrubbed(outcome: Outcome) -> Outcome:
+    """The outcome with every secret this process holds taken out of its text, raw reply and error."""
+    completion = outcome.completion
+    if completion is not None and (clean := scrub(completion.text)) != completion.text:
+        completion = replace(completion, text=clean)
+    return Outcome(completion, scrub(outcome.raw), scrub(outcome.error) if outcome.error else outcome.error,
+                   outcome.received)
 
 
 def _log_retry(state: RetryCallState) -> None:

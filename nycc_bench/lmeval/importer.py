@@ -21,9 +21,12 @@ from typing import Any
 from .. import __version__
 from ..errors import NyccBenchError
 from ..predictions import OK, UNPARSED
+from ..run_lock import locks_out
+from ..secrets import scrub
 from ..tasks import get_task
 from .export import PREFIX
 from .runtime import details
+from .verify import check_counts, dataset_docs, verified_items
 
 SOURCE = "lm-eval"
 
@@ -48,16 +51,6 @@ def _samples(results_file: Path, name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def _item(sample: Mapping[str, Any], name: str) -> dict[str, Any]:
-    """The nycc-bench item of a sample (the same under every metric key; see `runtime`)."""
-    for key in sample.get("metrics", []):
-        value = sample.get(key)
-        if isinstance(value, dict) and {"id", "fold", "prediction", "reference"} <= set(value):
-            return value
-    raise NyccBenchError(f"results-dir: a {name} sample has no nycc-bench item; was it run with the tasks of "
-                         "`nycc-bench lm-eval export`?")
-
-
 def _env(info: str, label: str) -> str | None:
     """One line of lm-eval's `pretty_env_info` (torch's environment report)."""
     found = re.search(rf"^{re.escape(label)}:\s*(.+)$", info or "", re.M)
@@ -77,6 +70,7 @@ def _command(data: Mapping[str, Any], names: list[str]) -> str:
     return shlex.join(words).replace("'$(nycc-bench lm-eval path)'", '"$(nycc-bench lm-eval path)"')
 
 
+@locks_out  # one writer per run folder, as `evaluate`
 def import_lm_eval(results_dir: str | Path, out: str | Path, dataset: str | None = None) -> Any:
     """Read an lm-eval output folder into `out/results.json` (+ `out/predictions/`); returns the RunResult."""
     from ..evaluation import RunResult, predictions_path
@@ -116,7 +110,9 @@ def import_lm_eval(results_dir: str | Path, out: str | Path, dataset: str | None
         if dataset and not recorded:
             notes.append(f"{name}: the dataset is the one named to the import (--dataset {dataset}); lm-eval ran on "
                          "$NYCC_BENCH_DATASET, which it does not record.")
-        items = [_item(s, name) for s in sorted(_samples(path, name), key=lambda s: s["doc_id"])]
+        samples = sorted(_samples(path, name), key=lambda s: s.get("doc_id", 0))
+        check_counts(name, data, samples)
+        items = verified_items(task, name, samples, dataset_docs(task, dataset) if dataset else None)
         folds = sorted({int(i["fold"]) for i in items})
         found = details(task.name, items)
         out_files = []
@@ -127,7 +123,7 @@ def import_lm_eval(results_dir: str | Path, out: str | Path, dataset: str | None
                                  "prediction": i["prediction"], "raw": i.get("loglikelihoods", i.get("raw")),
                                  "answer_source": SOURCE, "prompt_version": task.prompt_version, "system": spec},
                                 ensure_ascii=False) for i in items if int(i["fold"]) == fold]
-            target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            target.write_text(scrub("\n".join(lines)) + "\n", encoding="utf-8")
             out_files.append(target.relative_to(out).as_posix())
         gen = cfg.get("generation_kwargs") if cfg.get("output_type") == "generate_until" else None
         decoding = None if gen is None else {"temperature": gen.get("temperature", 0.0) if gen.get("do_sample")

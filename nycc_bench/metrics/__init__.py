@@ -4,16 +4,18 @@ Each `nycc_bench/metrics/<name>.py` holds one `evaluate.Metric` class and import
 `nycc_bench...` modules, so `evaluate.load(str(module_path(name)))` (which copies the file into evaluate's
 module cache and imports it on its own) works from any folder and from an installed wheel. The Hub Spaces
 under `metrics/<name>/` are thin faces that import these classes. Submodules are imported on first use:
-they pull in `evaluate` and `datasets`, which a CLI start-up should not pay for.
+they pull in `evaluate` and `datasets`, which a CLI start-up should not pay for. `compute_metric` scores through
+the metrics' rules (`metrics/rules.py`) without importing `evaluate`, which pulls in torch.
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
+import inspect
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nycc_bench.errors import NyccBenchError
 
@@ -63,6 +65,18 @@ def _shared(name: str) -> evaluate.EvaluationModule:
     return metric_class(name)(keep_in_memory=True)
 
 
+def compute_metric(name: str, **kwargs: Any) -> dict[str, Any]:
+    """What `load_metric(name).compute(**kwargs)` returns, scored by the metric's rule without importing `evaluate`
+    (and with it transformers and torch); a call the rule does not cover (a metric calling its judge inside
+    `compute`, an argument the rule does not take) goes through the metric class, which runs or refuses it."""
+    from . import rules
+
+    rule = rules.RULES.get(check_metric_name(name))
+    if rule is not None and set(kwargs) <= set(inspect.signature(rule).parameters):
+        return rule(**kwargs)
+    return load_metric(name).compute(**kwargs)
+
+
 def check_metric_name(name: object) -> str:
     """`name` if it is one of METRIC_NAMES, else an error naming the nearest one."""
     if isinstance(name, str) and name in METRIC_NAMES:
@@ -72,4 +86,4 @@ def check_metric_name(name: object) -> str:
     raise NyccBenchError(f"metric: no metric named {name!r}; {hint}")
 
 
-__all__ = ["METRIC_NAMES", "check_metric_name", "load_metric", "metric_class", "module_path"]
+__all__ = ["METRIC_NAMES", "check_metric_name", "compute_metric", "load_metric", "metric_class", "module_path"]

@@ -4,6 +4,7 @@ import datasets
 import evaluate
 
 from nycc_bench.citations import HESSEL2023
+from nycc_bench.metrics import rules
 from nycc_bench.metrics._support import check_add_call, check_compute_call
 from nycc_bench.scoring.accuracy import RANKING_CHOICES, crowd_ny_accuracy
 from nycc_bench.scoring.bootstrap import CONFIDENCE, N_RESAMPLES, SEED
@@ -100,29 +101,10 @@ class CrowdNyAccuracy(evaluate.Metric):
             _check(**inputs, **kwargs)
         return super().compute(**inputs, **kwargs)
 
-    def _compute(
-        self,
-        predictions,
-        references,
-        winner_sources,
-        folds=None,
-        choices=RANKING_CHOICES,
-        invalid_as_wrong=False,
-        confidence=CONFIDENCE,
-        n_resamples=N_RESAMPLES,
-        seed=SEED,
-    ):
-        return crowd_ny_accuracy(
-            predictions,
-            references,
-            winner_sources,
-            folds,
-            choices=choices,
-            invalid_as_wrong=invalid_as_wrong,
-            confidence=confidence,
-            n_resamples=n_resamples,
-            seed=seed,
-        )
+    def _compute(self, predictions, references, winner_sources, folds=None, choices=RANKING_CHOICES,
+                 invalid_as_wrong=False, confidence=CONFIDENCE, n_resamples=N_RESAMPLES, seed=SEED):
+        return rules.crowd_ny_accuracy_rule(predictions, references, winner_sources, folds, choices,
+                                            invalid_as_wrong, confidence, n_resamples, seed)
 
 
 def _check(predictions, references, winner_sources, folds=None, choices=RANKING_CHOICES, invalid_as_wrong=False,

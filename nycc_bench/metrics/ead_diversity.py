@@ -5,10 +5,10 @@ import evaluate
 
 from nycc_bench.citations import ZHANG2024
 from nycc_bench.errors import NyccBenchError
+from nycc_bench.metrics import rules
 from nycc_bench.metrics._support import check_add_call, check_compute_call
-from nycc_bench.scoring.checks import check_bool, check_groups, check_int, check_optional_str
-from nycc_bench.scoring.ead import MAX_N, MAX_ORDER, MAX_VOCAB_SIZE, VOCAB_SIZE, average_ead, distinct_ead
-from nycc_bench.scoring.sbert import sbert_diversity
+from nycc_bench.scoring.checks import check_groups
+from nycc_bench.scoring.ead import MAX_N, VOCAB_SIZE
 
 _DESCRIPTION = """
 Diversity of the captions a system writes for one cartoon, as in Zhang et al. (2024), Table 6. Each
@@ -92,49 +92,10 @@ class EadDiversity(evaluate.Metric):
         kwargs.pop("references", None)
         check_compute_call(self, {"predictions": predictions}, kwargs)
         if predictions is not None:
-            predictions = _check(predictions, **kwargs)
+            predictions = rules.check_ead(predictions, **kwargs)
         return super().compute(predictions=predictions, **kwargs)
 
-    def _compute(
-        self,
-        predictions,
-        vocab_size=VOCAB_SIZE,
-        max_n=MAX_N,
-        sbert_model=None,
-        sbert_include_diagonal=True,
-        sbert_batch_size=64,
-        sbert_device=None,
-    ):
-        groups = _check(predictions, vocab_size, max_n, sbert_model, sbert_include_diagonal, sbert_batch_size,
-                        sbert_device)
-        result = {
-            "average_ead": average_ead(groups, vocab_size=vocab_size, max_n=max_n),
-            "distinct_ead": distinct_ead(groups, vocab_size=vocab_size),
-            "n_groups": len(groups),
-        }
-        if sbert_model is not None:
-            result["sbert_diversity"] = sbert_diversity(
-                groups,
-                sbert_model,
-                include_diagonal=sbert_include_diagonal,
-                batch_size=sbert_batch_size,
-                device=sbert_device,
-            )
-        return result
-
-
-def _check(predictions, vocab_size=VOCAB_SIZE, max_n=MAX_N, sbert_model=None, sbert_include_diagonal=True,
-           sbert_batch_size=64, sbert_device=None):
-    """Every input and setting, checked by type, value and encoding; returns the groups as lists."""
-    check_int(vocab_size, "vocab_size", 2, MAX_VOCAB_SIZE)
-    check_int(max_n, "max_n", 1, MAX_ORDER)
-    check_optional_str(sbert_model, "sbert_model")
-    check_bool(sbert_include_diagonal, "sbert_include_diagonal")
-    check_int(sbert_batch_size, "sbert_batch_size", 1, 1 << 16)
-    check_optional_str(sbert_device, "sbert_device")
-    groups = check_groups(predictions, "predictions")
-    if sbert_model is not None and not sbert_include_diagonal:
-        for i, group in enumerate(groups):
-            if len(group) < 2:
-                raise NyccBenchError(f"predictions[{i}] has 1 caption; sbert_include_diagonal=False needs 2 or more")
-    return groups
+    def _compute(self, predictions, vocab_size=VOCAB_SIZE, max_n=MAX_N, sbert_model=None,
+                 sbert_include_diagonal=True, sbert_batch_size=64, sbert_device=None):
+        return rules.ead_diversity(predictions, vocab_size, max_n, sbert_model, sbert_include_diagonal,
+                                   sbert_batch_size, sbert_device)

@@ -6,21 +6,19 @@ import evaluate
 from nycc_bench.citations import HUMORBENCH
 from nycc_bench.errors import NyccBenchError
 from nycc_bench.judging import element_judgments
+from nycc_bench.metrics import rules
 from nycc_bench.metrics._judge_args import check_judge_args
 from nycc_bench.metrics._support import check_add_call, check_compute_call
-from nycc_bench.scoring.autograder import LABELS, VERDICTS, check_categories, element_scores, validation_scores
+from nycc_bench.scoring.autograder import VERDICTS
 from nycc_bench.scoring.bootstrap import CONFIDENCE, N_RESAMPLES, SEED
 from nycc_bench.scoring.checks import (
-    check_bootstrap,
     check_choices,
-    check_flags,
-    check_ids,
     check_int,
     check_length,
     check_strings,
 )
 
-MAX_LAST_K_TOKENS = 1 << 20
+MAX_LAST_K_TOKENS = rules.MAX_LAST_K_TOKENS
 
 _DESCRIPTION = """
 HumorBench asks a model to explain a New Yorker cartoon caption's joke; an LLM autograder then checks each of
@@ -139,14 +137,14 @@ class ElementAutograder(evaluate.Metric):
             check_compute_call(self, {**inputs, "judgments": "from the judge"}, kwargs, extra)
             if last_k_tokens is not None:
                 check_int(last_k_tokens, "last_k_tokens", 1, MAX_LAST_K_TOKENS)
-            predictions, references = _check_rows(predictions, references)
+            predictions, references = rules.check_element_rows(predictions, references)
             n = len(predictions)
             if descriptions is None or captions is None:
                 raise NyccBenchError("descriptions, captions: a judge needs the cartoon description and caption of "
                                      "each row")
             for values, name in ((descriptions, "descriptions"), (captions, "captions")):
                 check_length(check_strings(values, name), name, n, "predictions")
-            _check(predictions, references, ["PASS"] * n, **kwargs)
+            rules.check_elements(predictions, references, ["PASS"] * n, **kwargs)
             records = element_judgments(judge, descriptions, captions, references, predictions, last_k_tokens)
             judgments = [r["verdict"] for r in records]
         else:
@@ -155,51 +153,10 @@ class ElementAutograder(evaluate.Metric):
                 raise NyccBenchError(f"{given[0]}: only used with a judge_model; pass judgments, or a judge_model")
             check_compute_call(self, inputs, kwargs, extra)
             if any(value is not None for value in inputs.values()):
-                _check(predictions, references, judgments, **kwargs)
+                rules.check_elements(predictions, references, judgments, **kwargs)
         return super().compute(predictions=predictions, references=references, judgments=judgments, **kwargs)
 
-    def _compute(
-        self,
-        predictions,
-        references,
-        judgments,
-        caption_ids=None,
-        categories=None,
-        hard=None,
-        human_labels=None,
-        confidence=CONFIDENCE,
-        n_resamples=N_RESAMPLES,
-        seed=SEED,
-    ):
-        _check(predictions, references, judgments, caption_ids, categories, hard, human_labels, confidence,
-               n_resamples, seed)
-        boot = {"confidence": confidence, "n_resamples": n_resamples, "seed": seed}
-        captions = predictions if caption_ids is None else caption_ids  # one explanation per caption
-        if human_labels is not None:
-            return validation_scores(judgments, human_labels, captions, **boot)
-        return element_scores(judgments, captions, categories, hard, **boot)
-
-
-def _check_rows(predictions, references):
-    """The explanation and element of each row: strings, one element per explanation."""
-    predictions = check_strings(predictions, "predictions")
-    references = check_strings(references, "references")
-    check_length(references, "references", len(predictions), "predictions")
-    return predictions, references
-
-
-def _check(predictions, references, judgments, caption_ids=None, categories=None, hard=None, human_labels=None,
-           confidence=CONFIDENCE, n_resamples=N_RESAMPLES, seed=SEED):
-    """Every input and setting, checked by type, length, value and encoding, under the metric's argument names."""
-    check_bootstrap(confidence, n_resamples, seed)
-    predictions, _ = _check_rows(predictions, references)
-    n = len(predictions)
-    check_length(check_choices(judgments, "judgments", VERDICTS), "judgments", n, "predictions")
-    if caption_ids is not None:
-        check_ids(caption_ids, "caption_ids", n, "predictions")
-    if categories is not None:
-        check_categories(categories, n, "predictions")
-    if hard is not None:
-        check_flags(hard, "hard", n, "predictions")
-    if human_labels is not None:
-        check_length(check_choices(human_labels, "human_labels", LABELS), "human_labels", n, "predictions")
+    def _compute(self, predictions, references, judgments, caption_ids=None, categories=None, hard=None,
+                 human_labels=None, confidence=CONFIDENCE, n_resamples=N_RESAMPLES, seed=SEED):
+        return rules.element_autograder(predictions, references, judgments, caption_ids, categories, hard,
+                                        human_labels, confidence, n_resamples, seed)

@@ -4,13 +4,9 @@ import datasets
 import evaluate
 
 from nycc_bench.citations import HESSEL2023
-from nycc_bench.errors import NyccBenchError
-from nycc_bench.judge.protocols.explanation_pairwise import explanation_win_rate
-from nycc_bench.judging import explanation_judgments, judge_from_kwargs
-from nycc_bench.metrics._judge_args import check_judge_args
+from nycc_bench.metrics import rules
 from nycc_bench.metrics._support import check_add_call, check_compute_call
-from nycc_bench.scoring.checks import check_folds, check_length, check_strings
-from nycc_bench.scoring.overlap import overlap_scores
+from nycc_bench.scoring.checks import check_strings
 
 _DESCRIPTION = """
 Word-overlap scores of generated joke explanations against the one human-written explanation, as Hessel et
@@ -112,34 +108,10 @@ class ExplanationOverlap(evaluate.Metric):
         """Check every argument (a bad one raises ValueError naming it) before any judge call, then score."""
         check_compute_call(self, {"predictions": predictions, "references": references}, kwargs)
         if predictions is not None or references is not None:
-            predictions, references = _check(predictions, references, **kwargs)
+            predictions, references = rules.check_overlap(predictions, references, **kwargs)
         return super().compute(predictions=predictions, references=references, **kwargs)
 
     def _compute(self, predictions, references, folds=None, descriptions=None, captions=None, judge_model=None,
                  judge_backend=None, judge_base_url=None, cache_dir=None, max_concurrency=16):
-        _check(predictions, references, folds, descriptions, captions, judge_model, judge_backend, judge_base_url,
-               cache_dir, max_concurrency)
-        result = overlap_scores(predictions, references, folds)
-        judge = judge_from_kwargs(judge_model, judge_backend, judge_base_url, cache_dir, max_concurrency)
-        if judge is not None:
-            records = explanation_judgments(judge, descriptions, captions, predictions, references)
-            result["judge"] = {"judge": judge.name, **explanation_win_rate(records)}
-        return result
-
-
-def _check(predictions, references, folds=None, descriptions=None, captions=None, judge_model=None,
-           judge_backend=None, judge_base_url=None, cache_dir=None, max_concurrency=16):
-    """Every input and setting, checked by type, length, value and encoding; returns the two text lists."""
-    predictions = check_strings(predictions, "predictions")
-    references = check_strings(references, "references")
-    check_length(references, "references", len(predictions), "predictions")
-    if folds is not None:
-        check_folds(folds, "folds", len(predictions), "predictions")
-    if check_judge_args(judge_model, judge_backend, judge_base_url, cache_dir, max_concurrency):
-        if descriptions is None or captions is None:
-            raise NyccBenchError(
-                "descriptions, captions: the pairwise judge needs each cartoon's description and caption"
-            )
-        for values, name in ((descriptions, "descriptions"), (captions, "captions")):
-            check_length(check_strings(values, name), name, len(predictions), "predictions")
-    return predictions, references
+        return rules.explanation_overlap(predictions, references, folds, descriptions, captions, judge_model,
+                                         judge_backend, judge_base_url, cache_dir, max_concurrency)

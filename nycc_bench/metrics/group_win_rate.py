@@ -6,20 +6,19 @@ import evaluate
 from nycc_bench.citations import ZHANG2024
 from nycc_bench.errors import NyccBenchError
 from nycc_bench.judging import group_judgments
+from nycc_bench.metrics import rules
 from nycc_bench.metrics._judge_args import check_judge_args
 from nycc_bench.metrics._support import check_add_call, check_compute_call
 from nycc_bench.scoring.bootstrap import CONFIDENCE, N_RESAMPLES, SEED
 from nycc_bench.scoring.checks import (
     INT64_MAX,
-    check_bootstrap,
     check_groups,
     check_int,
     check_length,
-    check_real,
     check_sequence,
     check_strings,
 )
-from nycc_bench.scoring.win_rate import THRESHOLD, check_judgments, check_pairs, win_rate
+from nycc_bench.scoring.win_rate import THRESHOLD, check_judgments, check_pairs
 
 PROTOCOLS = ("overall", "best_pick")
 
@@ -123,7 +122,7 @@ class GroupWinRate(evaluate.Metric):
             if judgments is not None:
                 raise NyccBenchError("judgments: give either judgments or judge_model, not both")
             check_compute_call(self, {"judgments": "from the judge"}, kwargs, extra=_JUDGE_INPUTS)
-            _check_settings(**kwargs)
+            rules.check_win_rate_settings(**kwargs)
             _check_judge_inputs(model_groups, human_groups, contest_numbers, descriptions, images, protocol)
             judgments = group_judgments(judge, model_groups, {"human": human_groups}, contest_numbers, descriptions,
                                         protocol, images=images)
@@ -134,18 +133,12 @@ class GroupWinRate(evaluate.Metric):
                 raise NyccBenchError(f"{unused[0]}: only used with a judge_model; pass judgments, or a judge_model")
             check_compute_call(self, {"judgments": judgments}, kwargs, extra=_JUDGE_INPUTS)
             if judgments is not None:
-                _check_settings(**kwargs)
+                rules.check_win_rate_settings(**kwargs)
                 judgments = check_pairs(check_judgments(judgments))
         return super().compute(judgments=judgments, **kwargs)
 
     def _compute(self, judgments, threshold=THRESHOLD, confidence=CONFIDENCE, n_resamples=N_RESAMPLES, seed=SEED):
-        return win_rate(judgments, threshold=threshold, confidence=confidence, n_resamples=n_resamples, seed=seed)
-
-
-def _check_settings(threshold=THRESHOLD, confidence=CONFIDENCE, n_resamples=N_RESAMPLES, seed=SEED):
-    """The aggregation settings: a finite threshold and the bootstrap settings."""
-    check_real(threshold, "threshold")
-    check_bootstrap(confidence, n_resamples, seed)
+        return rules.group_win_rate(judgments, threshold, confidence, n_resamples, seed)
 
 
 def _check_judge_inputs(model_groups, human_groups, contest_numbers, descriptions, images, protocol):

@@ -4,6 +4,7 @@ import datasets
 import evaluate
 
 from nycc_bench.citations import HESSEL2023
+from nycc_bench.metrics import rules
 from nycc_bench.metrics._support import check_add_call, check_compute_call
 from nycc_bench.scoring.accuracy import MATCHING_CHOICES, accuracy
 from nycc_bench.scoring.bootstrap import CONFIDENCE, N_RESAMPLES, SEED
@@ -95,27 +96,10 @@ class NyccAccuracy(evaluate.Metric):
             _check(predictions, references, **kwargs)
         return super().compute(predictions=predictions, references=references, **kwargs)
 
-    def _compute(
-        self,
-        predictions,
-        references,
-        folds=None,
-        choices=MATCHING_CHOICES,
-        invalid_as_wrong=False,
-        confidence=CONFIDENCE,
-        n_resamples=N_RESAMPLES,
-        seed=SEED,
-    ):
-        return accuracy(
-            predictions,
-            references,
-            folds,
-            choices=choices,
-            invalid_as_wrong=invalid_as_wrong,
-            confidence=confidence,
-            n_resamples=n_resamples,
-            seed=seed,
-        )
+    def _compute(self, predictions, references, folds=None, choices=MATCHING_CHOICES, invalid_as_wrong=False,
+                 confidence=CONFIDENCE, n_resamples=N_RESAMPLES, seed=SEED):
+        return rules.nycc_accuracy(predictions, references, folds, choices, invalid_as_wrong, confidence,
+                                   n_resamples, seed)
 
 
 def _check(predictions, references, folds=None, choices=MATCHING_CHOICES, invalid_as_wrong=False,

@@ -18,6 +18,7 @@ import pyarrow.feather as feather
 
 from ..errors import NyccBenchError
 from ..paths import cache_dir
+from ..progress import stages
 from .corpus import build_corpus, config_files, fingerprint
 from .lsh import SCHEME, SEED, BandIndex, lsh_params, signatures
 from .text import NORMALISATION, shingles
@@ -129,13 +130,16 @@ def load_index(dataset: str | Path, settings: Settings, cache_dir: str | Path | 
     folder = Path(cache_dir or default_cache_dir()).expanduser() / settings.index_key(source)
     start = time.perf_counter()
     built = not (folder / "meta.json").exists()
-    if built:
-        table, n_source = build_corpus(files)
-        meta = {"index_version": INDEX_VERSION, "dataset": str(dataset), "fingerprint": source,
-                "fingerprint_method": "sha256 of each caption_ratings/caption_generation parquet file's content",
-                "files": {c: [p.name for p in ps] for c, ps in files.items()},
-                "n_captions": table.num_rows, "n_ratings_rows": n_source}
-        write_index(table, settings, folder, meta, progress=progress)
+    if built:  # minutes at full size: each step on a bar (MinHash and the bands add their own)
+        with stages(["read", "index"], "novelty index", enable=progress) as shown:
+            shown.step("read and normalise the human captions")
+            table, n_source = build_corpus(files)
+            meta = {"index_version": INDEX_VERSION, "dataset": str(dataset), "fingerprint": source,
+                    "fingerprint_method": "sha256 of each caption_ratings/caption_generation parquet file's content",
+                    "files": {c: [p.name for p in ps] for c, ps in files.items()},
+                    "n_captions": table.num_rows, "n_ratings_rows": n_source}
+            shown.step(f"MinHash and LSH bands of {table.num_rows:,} captions, then write")
+            write_index(table, settings, folder, meta, progress=progress)
     index = read_index(folder, settings)
     index.built, index.seconds = built, time.perf_counter() - start
     return index

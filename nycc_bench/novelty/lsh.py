@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 from datasketch import MinHash, MinHashLSH
-from tqdm.auto import tqdm
+
+from ..progress import bar as progress_bar
 
 SEED = 1
 SCHEME = "affine32"
@@ -37,7 +38,7 @@ def signatures(shingle_sets: Iterable[Iterable[str]], num_perm: int, total: int 
     """MinHash hash values (uint32, one row per set) computed by datasketch, in chunks with a progress bar."""
     rows: list[np.ndarray] = []
     chunk: list[list[bytes]] = []
-    with tqdm(total=total, desc=desc, unit="caption", unit_scale=True, disable=not progress) as bar:
+    with progress_bar(total, desc, unit="caption", enable=progress, unit_scale=True) as bar:
         def flush() -> None:
             minhashes = MinHash.generator(chunk, num_perm=num_perm, seed=SEED, scheme=SCHEME)
             rows.append(np.stack([m.hashvalues for m in minhashes]).astype(np.uint32, copy=False))
@@ -81,7 +82,7 @@ class BandIndex:
         """Sort each band's hashes once; the index is then two arrays."""
         hashes = band_hashes(sig, bands, rows)
         ids = np.empty(hashes.shape, dtype=np.uint32)
-        for band in tqdm(range(bands), desc="LSH bands", unit="band", disable=not progress):
+        for band in progress_bar(bands, "LSH bands", unit="band", enable=progress, iterable=range(bands)):
             order = np.argsort(hashes[band], kind="stable")
             ids[band] = order
             hashes[band] = hashes[band][order]

@@ -11,6 +11,7 @@ from pathlib import Path
 from huggingface_hub.utils import HFValidationError, validate_repo_id
 
 from .. import __version__
+from ..cli_parser import ForgivingParser
 from . import DEFAULT_PACKAGE_SPEC, GIT_PACKAGE_SPEC, KINDS, NAMESPACE, PublishError
 from .files import secrets_from_env, walk
 from .index import PYPI_SIMPLE, require_release
@@ -33,8 +34,8 @@ Third-party model cards are pushed only with --push-third-party; sample-data bui
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="upload.py", description=__doc__, epilog=USAGE_EPILOG,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ForgivingParser(prog="upload.py", description=__doc__, epilog=USAGE_EPILOG,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--namespace", default=NAMESPACE, help=f"Hub user or organisation (default {NAMESPACE})")
     p.add_argument("--only", action="append", choices=KINDS, help="publish only this kind (repeatable)")
     p.add_argument("--private", action="store_true", help="create new repos as private (existing ones keep theirs)")

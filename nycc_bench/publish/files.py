@@ -26,6 +26,7 @@ ALLOW: dict[str, tuple[str, ...]] = {
     "metric": ("README.md", "app.py", "requirements.txt", "{name}.py"),  # evaluate's four-file metric Space
     "space": _SPACE_FILES,
     "model": ("README.md",),  # cards only: no weights, no results files
+    "details": ("README.md", "results.json", "data/*/*.parquet"),  # a run's details (`nycc-bench push`)
 }
 SECRET_PATTERNS: dict[str, re.Pattern[str]] = {
     "a Hugging Face token (hf_...)": re.compile(r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}"),

@@ -7,12 +7,11 @@ from functools import lru_cache
 
 import numpy as np
 
+from nycc_bench.progress import PROGRESS_FROM  # inputs this long get a bar unless the caller says otherwise
 from nycc_bench.scoring.sbert import TEST_MODEL, resolve_model_path
 
 DEFAULT_MODEL = TEST_MODEL
 DEFAULT_BATCH_SIZE = 128
-# Inputs at least this long get a progress bar unless the caller says otherwise.
-PROGRESS_FROM = 2048
 
 
 class Embedder:

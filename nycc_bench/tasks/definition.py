@@ -20,6 +20,7 @@ from ..errors import NyccBenchError, refuse_unknown_keys
 from ..wholeness import Completeness
 from .display import Display, read_display
 from .families import families
+from .path import inside
 
 Kind = Literal["choice", "generation"]
 
@@ -408,7 +409,8 @@ def build_task(raw: Mapping[str, Any], root: Path, source: str, *, prompt_roots:
         raise NyccBenchError(f"{where}: kind must be choice or generation, got {raw['kind']!r}")
     prompts, files = {}, {}
     for role, rel in raw["prompts"].items():
-        path = (prompt_roots or {}).get(role, root) / rel
+        folder = (prompt_roots or {}).get(role, root)
+        path = inside(folder, rel, f"{where}: prompts.{role}")
         if not path.is_file():
             raise NyccBenchError(f"{where}: prompt file {rel} ({role}) does not exist; add it beside the task")
         prompts[role], files[role] = path.read_text(encoding="utf-8"), rel

@@ -9,10 +9,9 @@ from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
 
-import yaml
-
 from ..errors import NyccBenchError
-from .path import task_path
+from ..yaml_files import load_yaml
+from .path import inside, task_path
 
 FILE = Path(__file__).resolve().parent / "families.yaml"
 
@@ -45,7 +44,7 @@ KEYS = tuple(f.name for f in fields(Family) if f.name != "key")
 def read_families(path: Path = FILE) -> dict[str, Family]:
     """Every family of a families file, in `order`; a missing or unknown key is one line naming it."""
     name = path.name if path == FILE else str(path)
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    raw = load_yaml(path, f"families file {name}")
     if not isinstance(raw, dict) or not raw:
         raise NyccBenchError(f"families file {name}: expected a mapping of family keys to their entries")
     out = []
@@ -86,7 +85,7 @@ def _families(folders: tuple[Path, ...]) -> dict[str, Family]:
     for folder in folders:
         if not (path := folder / "families.yaml").is_file():
             continue
-        for key, family in read_families(path).items():
+        for key, family in read_families(inside(folder, "families.yaml", "include-path")).items():
             if key in out:
                 raise NyccBenchError(f"families file {path}: family {key!r} is already defined; give yours "
                                      "another key, or leave it out to use the built-in one")

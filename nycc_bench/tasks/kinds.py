@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import sys
+import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -100,6 +101,11 @@ _ACTIVE: dict[str, set[str]] = {kind: set() for kind in REGISTRIES}  # outside n
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+ITEM_JUDGMENTS = "item_judgments"
+"""The key under which a judged scorer may return, one entry per instance (in order), the list of that
+instance's judge verdicts (`{"verdict", "reasoning", ...}`); `score` takes it out of the metric output and
+`evaluate` keeps it beside the predictions (`predictions.write_judged`)."""
+
 
 def _register(kind: str, name: str) -> Callable[[F], F]:
     """A decorator that registers a function under `name` (a built-in name is registered once)."""
@@ -157,11 +163,22 @@ def _outside_module(path: Path, mtime_ns: int) -> dict[str, dict[str, Any]]:
             spec.loader.exec_module(module)
         except NyccBenchError:
             raise
+        except SystemExit as err:  # an exit would end the whole run with nothing written and its status
+            sys.modules.pop(name, None)
+            raise exit_error(err, "include-path") from None
         except Exception as err:  # an outside file's own error, named with its file
             sys.modules.pop(name, None)
             raise NyccBenchError(f"include-path: {path} fails to import ({type(err).__name__}: {err}); fix the "
                                  "file") from err
     return found
+
+
+def exit_error(err: SystemExit, where: str) -> NyccBenchError:
+    """A `sys.exit()` called by outside code (a task folder's `kinds.py`) as an error naming the file and line."""
+    frames = traceback.extract_tb(err.__traceback__)
+    at = f"{frames[-1].filename}, line {frames[-1].lineno}" if frames else "a task folder's code"
+    return NyccBenchError(f"{where}: {at} calls sys.exit({err.code!r}); a kinds.py must raise an error, never exit "
+                          "(fix the file)")
 
 
 def outside_kinds(path: Path) -> dict[str, dict[str, Any]]:

@@ -9,6 +9,7 @@ import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from ..errors import NyccBenchError
 
@@ -29,6 +30,18 @@ def _folders(include_path: IncludePath) -> tuple[Path, ...]:
             raise NyccBenchError(f"include-path: {item} is not a folder; pass a folder holding <family>/<task>.yaml")
         out.append(folder.resolve())
     return tuple(out)
+
+
+def inside(folder: Path, rel: Any, where: str) -> Path:
+    """`folder / rel` when it resolves inside `folder` (symlinks followed); an absolute path, `..` out of the folder
+    or a symlink that leads out (`/proc/self/environ`) is refused: a task folder reads only its own files."""
+    if not isinstance(rel, str) or not rel or Path(rel).is_absolute():
+        raise NyccBenchError(f"{where}: {rel!r} must be a path relative to the task folder {folder}")
+    path = folder / rel
+    if not path.resolve().is_relative_to(folder.resolve()):
+        raise NyccBenchError(f"{where}: {rel} leads out of the task folder {folder} (a symlink or ..); keep the file "
+                             "inside it")
+    return path
 
 
 def task_path() -> tuple[Path, ...]:

@@ -17,16 +17,14 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
-
 from ..errors import NyccBenchError
+from ..yaml_files import load_yaml
 from .definition import Task, _merge, build_task
 from .families import families, groups
 from .kinds import activate, outside_kinds
-from .path import include_tasks, task_path
+from .path import include_tasks, inside, task_path
 
 ROOT = Path(__file__).resolve().parent
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the CLI reads every task file
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -56,7 +54,8 @@ def _raw_files(folders: tuple[Path, ...] = ()) -> dict[str, _File]:
     for root in (ROOT, *folders):
         for path in sorted(root.glob("*/*.yaml")):
             rel = path.relative_to(root).as_posix()
-            raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER) or {}
+            inside(root, rel, f"task file {path}")
+            raw = load_yaml(path, f"task file {path}") or {}
             if not isinstance(raw, dict):
                 raise NyccBenchError(f"task file {path}: must be a mapping of keys")
             name = raw.get("name") or path.stem
@@ -100,7 +99,8 @@ def _built_in_kinds() -> None:
 def load_kinds(folders: tuple[Path, ...] = ()) -> None:
     """Make the builders, parsers and scorers of the built-in families and of `folders` the registered ones."""
     _built_in_kinds()
-    activate({path: outside_kinds(path) for root in folders for path in sorted(root.glob("*/kinds.py"))})
+    activate({inside(root, path.relative_to(root).as_posix(), "include-path"): outside_kinds(path) for root in folders
+              for path in sorted(root.glob("*/kinds.py"))})
 
 
 def all_tasks() -> dict[str, Task]:

@@ -146,6 +146,22 @@ class _OpenAISession:
             await self._client.close()
             self._client = None
 
+    def client(self) -> Any:
+        """The session's ``AsyncOpenAI`` client (opened now; a missing key for api.openai.com is fatal here)."""
+        return self._open()
+
+    def read_reply(self, body: bytes, request: ChatRequest) -> Completion:
+        """A chat-completions reply body read as one call's (:func:`parse_chat_reply`, the key redacted)."""
+        return parse_chat_reply(body, request, self._redact, self._no_logprobs)
+
+    def failure(self, exc: Exception, doing: str) -> FatalJudgeError:
+        """An error of the Batch API's file and batch calls as one fatal line (key and URL password redacted)."""
+        return FatalJudgeError(self._one_line(f"{doing}: {self._describe(exc)}"))
+
+    def body(self, request: ChatRequest) -> dict[str, Any]:
+        """The request body sent for ``request`` (the Batch API's JSONL lines carry the same)."""
+        return self._body(request)
+
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self._config.model,

@@ -170,11 +170,16 @@ def parse_hessel_explanation(text: str | None, letters: str = "") -> str | None:
 def score_explanation(task: Task, instances: Sequence[Instance], preds: Sequence[Any], fold_ids: Sequence[int],
                       judge: Any, options: Mapping[str, Any], **_: Any) -> dict[str, Any]:
     """The task's metric (BLEU-4 / ROUGE-L against the annotated explanation) per fold, then the mean, and, with an
-    LLM judge, the pairwise win rate."""
-    from ...metrics import load_metric
+    LLM judge, the pairwise win rate (the judge run from its spec, so its dry run, timeout and batch settings
+    hold; the metric's `judge_model` arguments are for callers of the metric)."""
+    from ...judge.protocols.explanation_pairwise import explanation_win_rate
+    from ...judging import explanation_judgments
+    from ...metrics import compute_metric
 
     args = metric_arguments(task, instances, [p or "" for p in preds])
-    judged = {} if judge is None else {
-        "descriptions": [i.reference["description"] for i in instances],
-        "captions": [i.choices[0] for i in instances], **judge.metric_kwargs()}
-    return load_metric(task.metric).compute(**args, folds=list(fold_ids), **judged, **task.metric_options)
+    scores = compute_metric(task.metric, **args, folds=list(fold_ids), **task.metric_options)
+    if judge is not None:
+        records = explanation_judgments(judge, [i.reference["description"] for i in instances],
+                                        [i.choices[0] for i in instances], args["predictions"], args["references"])
+        scores["judge"] = {"judge": judge.name, **explanation_win_rate(records)}
+    return scores

@@ -9,7 +9,7 @@ from typing import Any
 from ...errors import JudgeRequired
 from ...scorers import instance_field
 from ..definition import Task
-from ..kinds import Built, Instance, register_builder, register_parser, register_scorer, render
+from ..kinds import ITEM_JUDGMENTS, Built, Instance, register_builder, register_parser, register_scorer, render
 
 
 @register_builder("humorbench")
@@ -53,8 +53,8 @@ def score_elements(task: Task, instances: Sequence[Instance], preds: Sequence[An
     per element (a list) gives each row its element's value, and a field that is null everywhere is passed as
     null (no hard-subset flags)."""
     from ...judging import element_judgments
-    from ...metrics import load_metric
-    from ...metrics.element_autograder import MAX_LAST_K_TOKENS
+    from ...metrics import compute_metric
+    from ...metrics.rules import MAX_LAST_K_TOKENS
     from ...scoring.checks import check_int
 
     if judge is None:
@@ -73,10 +73,16 @@ def score_elements(task: Task, instances: Sequence[Instance], preds: Sequence[An
     args = {arg: column(name) for arg, name in task.arguments.items()}
     # graded here, then scored from the verdicts, so the record keeps each element's verdict (the leaderboard's
     # "Hard, leaderboard rule" pools them over runs: leaderboard/hard_rule.py)
-    verdicts = [r["verdict"] for r in element_judgments(judge, args["descriptions"], args["captions"],
-                                                        args["references"], args["predictions"], last_k_tokens)]
+    judged = element_judgments(judge, args["descriptions"], args["captions"], args["references"], args["predictions"],
+                               last_k_tokens)
+    verdicts = [r["verdict"] for r in judged]
     graded = {k: v for k, v in args.items() if k not in ("descriptions", "captions")}  # the judge's inputs only
-    scores = load_metric(task.metric).compute(**graded, judgments=verdicts, **task.metric_options)
+    scores = compute_metric(task.metric, **graded, judgments=verdicts, **task.metric_options)
     scores["element_verdicts"] = {f"{i.reference['caption_id']}/{i.reference['element_ids'][k]}": v
                                   for (_, i, k), v in zip(rows, verdicts, strict=True)}
+    per_item: dict[int, list[dict[str, Any]]] = {}  # each element's verdict and reasoning, for the run viewer
+    for ((_, inst, k), record) in zip(rows, judged, strict=True):
+        per_item.setdefault(id(inst), []).append({"element": inst.reference["elements"][k],
+                                                  "verdict": record["verdict"], "reasoning": record.get("reasoning")})
+    scores[ITEM_JUDGMENTS] = [per_item.get(id(i), []) for i in instances]
     return scores

@@ -13,7 +13,7 @@ from ...groups import HUMAN_GROUPS
 from ...scorers import metric_arguments
 from ..definition import Task
 from ..instances import load_split, row_description
-from ..kinds import Built, Instance, register_builder, register_scorer, render
+from ..kinds import ITEM_JUDGMENTS, Built, Instance, register_builder, register_scorer, render
 
 log = logging.getLogger("nycc_bench")
 
@@ -137,14 +137,14 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
     rule) or is left out (`missing=drop`); either way it is counted in `n_missing`.
     """
     from ...judging import group_judgments
-    from ...metrics import load_metric
+    from ...metrics import compute_metric
     from ...systems.api import image_url
 
     answered = [(p, i) for p, i in zip(preds, instances, strict=True) if p]
     missing = [i.reference["contest_number"] for p, i in zip(preds, instances, strict=True) if not p]
     if not answered:
         raise NyccBenchError("predictions: no contest has a parseable caption list; nothing can be scored")
-    scores: dict[str, Any] = load_metric(task.metric).compute(
+    scores: dict[str, Any] = compute_metric(task.metric,
         **metric_arguments(task, [i for _, i in answered], [p for p, _ in answered]), **task.metric_options)
     scores["n_missing"] = len(missing)
     if judge is None:
@@ -160,12 +160,18 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
                               shots if judge.is_llm else None,
                               [image_url(i.reference["judge_image"]) for _, i in answered], rule=options.get("rule"))
     lost = _losses(missing, protocol) if options.get("missing", "count") == "count" else []
-    metric = load_metric(task.judge.get("judged_metric", "group_win_rate"))
-    scores["win_rate"] = {g: metric.compute(judgments=[{k: r[k] for k in ("contest_number", "model_position",
-                                                                           "verdict", "delta_logprob")}
-                                                       for r in [*records, *lost] if r.get("human_group", g) == g],
-                                        **judge.win_rate_kwargs())
+    metric = task.judge.get("judged_metric", "group_win_rate")
+    keys = ("contest_number", "model_position", "verdict", "delta_logprob")
+    scores["win_rate"] = {g: compute_metric(metric, judgments=[{k: r[k] for k in keys} for r in [*records, *lost]
+                                                               if r.get("human_group", g) == g],
+                                            **judge.win_rate_kwargs())
                           for g in groups}
+    by_contest: dict[Any, list[dict[str, Any]]] = {}  # each comparison's verdict, for the run viewer
+    for r in records:
+        by_contest.setdefault(r["contest_number"], []).append(
+            {"against": r.get("human_group"), "model_position": r.get("model_position"), "verdict": r.get("verdict"),
+             "delta_logprob": r.get("delta_logprob"), "reasoning": r.get("raw")})
+    scores[ITEM_JUDGMENTS] = [by_contest.get(i.reference["contest_number"], []) for i in instances]
     scores["judge"] = {"judge": judge.name, "protocol": protocol, "missing": options.get("missing", "count"),
                        "rule": next((r.get("rule") for r in records if r.get("rule")), None), "shots": shot_record,
                        "n_shots": (shot_record or {}).get("n_shots"),

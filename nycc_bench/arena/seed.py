@@ -1,0 +1,61 @@
+"""An arena round of simulated voters on a dataset and a set of published runs: the demo's round and the
+leaderboard's seed (`leaderboard/seed/arena/votes.jsonl`, labelled simulated wherever it is shown)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..tasks.instances import load_split
+from .errors import ArenaRefused
+from .mirror import read_shards, shard_text
+from .pool import Pool, build_pool, generation_tasks
+from .service import Arena
+from .settings import ArenaSettings
+from .simulation import SimulatedClock, Voter, simulate
+from .votes import VoteStore
+
+SEED_VOTES = 600
+SEED_FILE = Path("arena") / "votes.jsonl"
+
+
+def dataset_pool(dataset: str, results: Iterable[Mapping[str, Any]], resolve: Callable[[str], Path],
+                 split: str = "test") -> Pool:
+    """The pool of a dataset's generation config split (text only) and the runs in `results`."""
+    configs = sorted(set(generation_tasks().values()))
+    if not configs:
+        raise ArenaRefused("tasks: no task shows human caption groups (`display.view: groups`); the arena has no "
+                           "cartoons to show")
+    rows = load_split(dataset, configs[0], split)
+    if "image" in rows.column_names:
+        rows = rows.remove_columns("image")
+    return build_pool(rows, results, resolve)
+
+
+def simulated_round(folder: Path, pool: Pool, n_votes: int = SEED_VOTES, seed: int = 0,
+                    strengths: Mapping[str, float] | None = None) -> VoteStore:
+    """A vote store in `folder` filled by simulated voters through the arena's own path (tokens, minimum time,
+    cap, gold probes); one careless voter (gold accuracy 30%) shows the exclusion at work."""
+    store = VoteStore(folder)
+    clock = SimulatedClock()
+    arena = Arena(store, pool, ArenaSettings(), clock=clock, seed=seed)
+    voters = [Voter(f"simulated-{i}") for i in range(max(2, n_votes // 60))] + [Voter("simulated-careless", 0.3)]
+    simulate(arena, clock, n_votes, strengths=strengths, voters=voters, seed=seed)
+    return store
+
+
+def write_seed(seed_dir: Path, store: VoteStore) -> Path:
+    """The round's votes as the leaderboard's seed file."""
+    path = Path(seed_dir) / SEED_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(shard_text(store.votes()), encoding="utf-8")
+    return path
+
+
+def load_seed(store: VoteStore, seed_dir: Path) -> int:
+    """Seed an empty vote store from the shipped simulated round (marked mirrored: it is never uploaded)."""
+    path = Path(seed_dir) / SEED_FILE
+    if store.count() or not path.exists():
+        return 0
+    return store.add_many(read_shards(path.parent), mirrored=True)

@@ -1,0 +1,180 @@
+"""The arena itself: serve a battle (two captions of one cartoon by two players, sides at random, a signed token)
+and record a vote on it (token checked, minimum time, daily cap, single use, gold probes scored). The Space's tab,
+the demo's simulated voters and the tests all go through these two methods."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import random
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import ArenaRefused
+from .pool import GOLD_DECOY, GOLD_REAL, Caption, Cartoon, Pool
+from .settings import ArenaSettings
+from .tokens import Battle, TokenRefused, Tokens
+from .votes import OverCap, Replayed, Vote, VoteStore
+
+CHOICES = ("left", "right", "tie", "both_bad")
+
+
+@dataclass(frozen=True)
+class Served:
+    """A battle as a page shows it: the token to send back, the cartoon and the two captions by side."""
+
+    token: str
+    battle: Battle
+    cartoon: Cartoon
+    left: str
+    right: str
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """A recorded vote and the reveal: who wrote the left and the right caption."""
+
+    vote: Vote
+    left_player: str
+    right_player: str
+    gold_passed: int
+    gold_answered: int
+
+
+def pair_key(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a <= b else (b, a)
+
+
+class Arena:
+    """Battles and votes over one vote store and one pool of captions."""
+
+    def __init__(self, store: VoteStore, pool: Pool, settings: ArenaSettings | None = None,
+                 tokens: Tokens | None = None, clock: Callable[[], float] = time.time, seed: int | None = None) -> None:
+        self.store, self.settings = store, settings or ArenaSettings()
+        self.tokens = tokens or Tokens(max_age_s=self.settings.token_ttl_s)
+        self.clock = clock
+        self.rng = random.Random(seed)
+        self._lock = threading.Lock()
+        self._seen: dict[str, set[tuple[str, str]]] = {}
+        self._counts = store.pair_counts()
+        self.on_vote: list[Callable[[Vote], Any]] = []  # e.g. the Hub mirror's push
+        self.set_pool(pool)
+
+    def set_pool(self, pool: Pool) -> None:
+        """Use a new pool (a run published or removed): battles pair only its players; votes naming a caption it
+        no longer has are refused as a retired player's."""
+        pairs: dict[tuple[str, str], list[int]] = {}
+        for contest, by_player in pool.by_contest.items():
+            players = sorted(p for p, ids in by_player.items() if ids)
+            for i, a in enumerate(players):
+                for b in players[i + 1:]:
+                    pairs.setdefault((a, b), []).append(contest)
+        with self._lock:
+            self.pool, self._pairs = pool, pairs
+
+    def voter(self, visitor: str) -> str:
+        """The pseudonymous voter id stored with a vote (keyed by the store's salt; the name is never stored)."""
+        if not visitor or not isinstance(visitor, str):
+            raise ArenaRefused("visitor: no session; reload the page")
+        return hmac.new(self.store.salt.encode(), visitor.encode(), hashlib.sha256).hexdigest()[:16]
+
+    # -- serving ------------------------------------------------------------------------------------------------
+    def next_battle(self, visitor: str) -> Served:
+        """The next battle for this visitor: a gold probe with the configured share, else the least-voted pair of
+        players with a cartoon and a caption pair this visitor has not seen."""
+        voter = self.voter(visitor)
+        with self._lock:
+            seen = self._seen.get(voter)
+            if seen is None:
+                seen = self._seen[voter] = self.store.seen(voter)
+            pick = None
+            if self.pool.real and len(self.pool.real) > 1 and self.rng.random() < self.settings.gold_share:
+                pick = self._gold(seen)
+            pick = pick or self._pick(seen) or self._pick(set())
+            if pick is None:
+                raise ArenaRefused("arena: no cartoon has captions from two players yet; publish a caption_generation "
+                                   "run or build the caption_generation config")
+            contest, a, b, gold = pick
+            battle = Battle(secrets.token_hex(8), contest, a.id, b.id, self.rng.choice("ab"), gold, voter)
+            seen.add(pair_key(a.id, b.id))
+        shown = self.clock()
+        self.store.add_battle(battle.battle_id, voter, contest, a.id, b.id, battle.left_side, gold, shown)
+        left, right = (a, b) if battle.left_side == "a" else (b, a)
+        return Served(self.tokens.issue(battle), battle, self.pool.cartoons[contest], left.text, right.text)
+
+    def _gold(self, seen: set[tuple[str, str]]) -> tuple[int, Caption, Caption, bool] | None:
+        """A real caption of a cartoon against a real caption of another cartoon (Hessel's matching)."""
+        contests = list(self.pool.real)
+        for _ in range(10):
+            contest, other = self.rng.sample(contests, 2)
+            real = self.pool.captions[self.rng.choice(self.pool.real[contest])]
+            decoy = self.pool.captions[self.rng.choice(self.pool.real[other])]
+            if pair_key(real.id, decoy.id) not in seen and real.text != decoy.text:
+                return contest, real, decoy, True
+        return None
+
+    def _pick(self, seen: set[tuple[str, str]]) -> tuple[int, Caption, Caption, bool] | None:
+        """The least-voted player pair (ties at random) with an unseen caption pair of different texts."""
+        order = sorted(self._pairs, key=lambda p: (self._counts.get(p, 0), self.rng.random()))
+        for a_player, b_player in order[:200]:
+            contests = self._pairs[a_player, b_player]
+            for contest in self.rng.sample(contests, min(len(contests), 5)):
+                by = self.pool.by_contest[contest]
+                for _ in range(4):
+                    a = self.pool.captions[self.rng.choice(by[a_player])]
+                    b = self.pool.captions[self.rng.choice(by[b_player])]
+                    if a.text != b.text and pair_key(a.id, b.id) not in seen:
+                        return contest, a, b, False
+        return None
+
+    # -- voting -------------------------------------------------------------------------------------------------
+    def vote(self, token: Any, choice: str, visitor: str, flag_left: bool = False, flag_right: bool = False,
+             simulated: bool = False) -> Receipt:
+        """Record a vote on a served battle, or refuse it with the reason (`ArenaRefused`)."""
+        if choice not in CHOICES:
+            raise ArenaRefused(f"choice: expected one of {', '.join(CHOICES)}, got {choice!r}")
+        voter = self.voter(visitor)
+        battle, _ = self.tokens.check(token, voter)
+        now = self.clock()
+        shown = self.store.read_one("SELECT shown_at FROM battles WHERE battle_id = ?", (battle.battle_id,))
+        if shown is None:
+            raise TokenRefused("token: this arena has no record of serving the battle; load a new battle")
+        if now - shown < self.settings.min_seconds:
+            raise ArenaRefused(f"vote: cast {now - shown:.1f} s after the battle was shown; read both captions "
+                               f"(at least {self.settings.min_seconds:g} s) and vote again")
+        if battle.contest not in self.pool.cartoons:
+            raise ArenaRefused(f"contest: {battle.contest} is not a cartoon of this arena any more; load a new battle")
+        a, b = self.pool.captions.get(battle.caption_a), self.pool.captions.get(battle.caption_b)
+        for field, caption in (("caption_a", a), ("caption_b", b)):
+            if caption is None:
+                raise ArenaRefused(f"{field}: written by a retired player (its run was removed); load a new battle")
+        assert a is not None and b is not None
+        winner = choice if choice in ("tie", "both_bad") else (
+            battle.left_side if choice == "left" else ("b" if battle.left_side == "a" else "a"))
+        flags = (flag_left, flag_right) if battle.left_side == "a" else (flag_right, flag_left)
+        player_a, player_b = (GOLD_REAL, GOLD_DECOY) if battle.gold else (a.player, b.player)
+        vote = Vote(secrets.token_hex(8), battle.battle_id, voter, battle.contest, a.id, b.id, player_a, player_b,
+                    a.text, b.text, self.pool.cartoons[battle.contest].description, battle.left_side, winner,
+                    bool(flags[0]), bool(flags[1]), shown, now, battle.gold, (winner == "a") if battle.gold else None,
+                    simulated)
+        try:
+            self.store.add_vote(vote, self.settings.daily_cap)
+        except Replayed:
+            raise TokenRefused("token: this battle already has its vote (a replayed token); load a new "
+                               "battle") from None
+        except OverCap:
+            raise ArenaRefused(f"vote: the daily cap of {self.settings.daily_cap} votes is reached; come back "
+                               "tomorrow") from None
+        if not battle.gold:
+            with self._lock:
+                key = pair_key(a.player, b.player)
+                self._counts[key] = self._counts.get(key, 0) + 1
+        for hook in self.on_vote:
+            hook(vote)
+        passed, answered = self.store.gold_record(voter)
+        left, right = (player_a, player_b) if battle.left_side == "a" else (player_b, player_a)
+        return Receipt(vote, self.pool.name(left), self.pool.name(right), passed, answered)

@@ -1,0 +1,49 @@
+"""The `arena_votes` config: the Caption Arena's votes as `nycc-bench arena export` writes them (a file named
+`arena_votes.parquet` below --source), one row per vote, so the published dataset carries humor's ground truth
+beside the benchmarks it measures."""
+
+from __future__ import annotations
+
+import datasets
+import pyarrow as pa
+
+from ..arena.errors import ArenaRefused
+from ..arena.export import DESCRIPTIONS, SCHEMA, read_votes
+from .errors import SourceError
+from .options import BuildOptions
+from .sources import SourceFiles
+from .writer import BuiltConfig, ConfigSpec
+
+VOTES_FILE = "arena_votes.parquet"
+
+ARENA_VOTES = ConfigSpec(
+    name="arena_votes",
+    family="zhang2024",  # the cartoons and human caption groups are Zhang et al.'s held-out contests
+    features=datasets.Features.from_arrow_schema(SCHEMA),
+    description=(
+        "Votes of the leaderboard Space's Caption Arena: a visitor saw one held-out cartoon and two captions written "
+        "for it by two anonymous players (a published run's `caption_generation` output, or one caption of Zhang "
+        "et al.'s human groups: top 10, #200-209, #1000-1009, median), sides at random, and voted a, b, tie or "
+        "both bad before the players were revealed; every battle was a signed, single-use, expiring token issued "
+        "by the server. About one battle in ten is a gold probe (the cartoon's real caption against one written "
+        "for another cartoon, Hessel's matching): a visitor whose probe accuracy falls below the operator's "
+        "threshold keeps every row, with `counted` false and the reason in `excluded_reason`. `voter` is a keyed "
+        "hash, never a name. Ratings: `nycc-bench arena ratings FILE` (Bradley-Terry, 95% bootstrap intervals, "
+        "Human #200-209 = 1000, optional length control); judges against the votes: `nycc-bench judges agree`. "
+        "Rows with `simulated` true were cast by simulated voters (the demo's seed), not people. Columns: "
+        + "; ".join(f"`{k}`: {v}" for k, v in DESCRIPTIONS.items()) + "."
+    ),
+)
+CONFIGS = {ARENA_VOTES.name: ARENA_VOTES}
+
+
+def build(sources: SourceFiles, configs: set[str], progress: bool = True,
+          options: BuildOptions | None = None) -> list[BuiltConfig]:
+    """The votes file below --source as the config's one split, `train` (validated as `read_votes` does)."""
+    if ARENA_VOTES.name not in configs or sources.arena_votes is None:
+        return []
+    try:
+        frame = read_votes(sources.arena_votes)
+    except ArenaRefused as err:
+        raise SourceError(sources.arena_votes, str(err), "write it again with `nycc-bench arena export`") from None
+    return [BuiltConfig(ARENA_VOTES, {"train": pa.Table.from_pandas(frame, schema=SCHEMA, preserve_index=False)})]

@@ -1,0 +1,17 @@
+"""The leaderboard's styles for every screen width: tables that fit a laptop and scroll on a phone, and pages that
+never scroll sideways (`tests/test_leaderboard_screens.py` checks both widths in Chromium)."""
+
+from __future__ import annotations
+
+SCREENS_CSS = """
+[id^=table-] th, [id^=table-] th * {word-break: normal !important; overflow-wrap: normal !important;}
+[id^=table-] td, [id^=table-] th {padding-left: 3px !important; padding-right: 3px !important;}
+[id^=table-] th {font-size: 0.92em;}
+[id^=table-] td span, [id^=table-] td div {white-space: nowrap;}
+.nycc-facts, .nycc-outputs {display: block; max-width: 100%; overflow-x: auto;}
+.nycc-facts td, .nycc-outputs td {overflow-wrap: anywhere;}
+.nycc-command {overflow-wrap: anywhere;}
+@media (max-width: 600px) {
+  [id^=table-] {font-size: 0.85em;}
+}
+"""

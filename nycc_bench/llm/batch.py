@@ -1,0 +1,209 @@
+"""Calls through the OpenAI Batch API, at half the price: one JSONL upload, polling, answers joined through the cache.
+
+`LLMEngine.arun` comes here (`fetch_answers`) when its config has ``batch``; jobs the cache answers are not sent.
+The others go out as one batch (``POST /files`` with ``purpose=batch``, then ``POST /batches`` on
+``/v1/chat/completions``), each line's ``custom_id`` its cache key and its body the one a synchronous call would
+send. The batch's id is written to ``<batch_dir>/llm_batches.json`` before the first poll, so a run stopped while
+it is pending (Ctrl-C, a killed process, ``batch_wait_s`` spent: :class:`BatchPending`) picks it up when run
+again instead of paying twice. Polling shows a bar with the batch's own counts and an ETA. When the batch ends,
+the engine reads each answer with the same reply parser as a synchronous call, commits a usable one to the cache
+and builds the records as a synchronous run does. An answer that failed or could not be used is an ERROR record
+(never cached); the next run sends it in a new batch. Cost is counted at the batch rate (``LLMConfig.price``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+from ..errors import BatchPending, NyccBenchError
+
+log = logging.getLogger("nycc_bench.judge")
+
+STATE_FILE = "llm_batches.json"
+ENDPOINT = "/v1/chat/completions"
+COMPLETION_WINDOW = "24h"
+ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
+
+
+class BatchState:
+    """The pending batches of one folder (``llm_batches.json``), read and written under a file lock."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = Path(folder) / STATE_FILE
+        self._lock = FileLock(str(self.path) + ".lock")
+
+    def pending(self) -> list[dict[str, Any]]:
+        """Every batch submitted from here and not yet collected: id, keys, model, endpoint, submitted."""
+        with self._lock:
+            return self._read()
+
+    def add(self, entry: Mapping[str, Any]) -> None:
+        """Remember a submitted batch (before it is polled, so a stop loses nothing)."""
+        with self._lock:
+            self._write([*self._read(), dict(entry)])
+
+    def remove(self, batch_id: str) -> None:
+        """Forget a batch whose answers are collected (or that the server no longer knows)."""
+        with self._lock:
+            self._write([b for b in self._read() if b["id"] != batch_id])
+
+    def _read(self) -> list[dict[str, Any]]:
+        if not self.path.is_file():
+            return []
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise NyccBenchError(f"batch: cannot read {self.path} ({exc}); delete it to forget its pending "
+                                 "batches (their answers are then asked again)") from None
+        return list(data.get("batches", []))
+
+    def _write(self, batches: list[dict[str, Any]]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"batches": batches}, indent=1), encoding="utf-8")
+        tmp.replace(self.path)
+
+
+async def fetch_answers(config: Any, session: Any, todo: Mapping[str, Any], identity: Mapping[str, Any],
+                        desc: str) -> dict[str, dict[str, Any]]:
+    """key -> {"body": reply bytes} or {"error": reason} for each of ``todo``'s calls (key -> job), from a pending
+    batch of an earlier run that holds it, else from one new batch; polled with a bar until every batch ends."""
+    from tqdm.auto import tqdm
+
+    state = BatchState(config.batch_folder())
+    client = session.client()
+    waiting = await _batches_for(state, todo, identity)
+    waiting += await _submit(state, client, session, todo, identity, desc, {k for b in waiting for k in b["keys"]})
+    bar = tqdm(total=len(todo), desc=f"{desc} (batch)", unit="call", file=sys.stderr, disable=not config.progress)
+    try:
+        return await _collect(state, client, session, waiting, todo, bar, config)
+    finally:
+        bar.close()
+
+
+async def _batches_for(state: BatchState, todo: Mapping[str, Any], identity: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The pending batches (from an earlier, stopped run) that hold some of ``todo``'s calls."""
+    found = []
+    for entry in state.pending():
+        if {"model": entry.get("model"), "endpoint": entry.get("endpoint")} != dict(identity):
+            continue
+        if set(entry["keys"]) & set(todo):
+            log.info("batch %s: submitted %s, still pending; collecting it", entry["id"], entry.get("submitted"))
+            found.append(entry)
+    return found
+
+
+async def _submit(state: BatchState, client: Any, session: Any, todo: Mapping[str, Any],
+                  identity: Mapping[str, Any], desc: str, covered: set[str]) -> list[dict[str, Any]]:
+    """One new batch of the calls no pending batch holds (none when every call is covered)."""
+    keys = [key for key in todo if key not in covered]
+    if not keys:
+        return []
+    lines = [json.dumps({"custom_id": key, "method": "POST", "url": ENDPOINT, "body": session.body(todo[key].request)},
+                        ensure_ascii=False) for key in keys]
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    try:
+        upload = await client.files.create(file=("nycc-bench-batch.jsonl", data), purpose="batch")
+        batch = await client.batches.create(input_file_id=upload.id, endpoint=ENDPOINT,
+                                            completion_window=COMPLETION_WINDOW, metadata={"nycc_bench": desc[:500]})
+    except Exception as exc:  # openai's errors: one line, never the key
+        raise session.failure(exc, "batch: submitting the batch failed") from None
+    entry = {"id": batch.id, "input_file_id": upload.id, "keys": keys, **identity,
+             "submitted": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "desc": desc}
+    state.add(entry)
+    log.info("batch %s: %d calls submitted (ids kept in %s)", batch.id, len(keys), state.path)
+    return [entry]
+
+
+async def _collect(state: BatchState, client: Any, session: Any, batches: list[dict[str, Any]],
+                   todo: Mapping[str, Any], bar: Any, config: Any) -> dict[str, dict[str, Any]]:
+    """Poll every batch until it ends; each answered key's output line (or error), batch by batch."""
+    answers: dict[str, dict[str, Any]] = {}
+    open_batches = {b["id"]: b for b in batches}
+    done: dict[str, int] = {}
+    started = time.monotonic()
+    while open_batches:
+        for batch_id, entry in list(open_batches.items()):
+            try:
+                batch = await client.batches.retrieve(batch_id)
+            except Exception as exc:
+                if getattr(exc, "status_code", None) == 404:  # the server forgot it: ask again in a new batch
+                    log.warning("batch %s: unknown to the server; its calls are asked again", batch_id)
+                    state.remove(batch_id)
+                    del open_batches[batch_id]
+                    continue
+                raise session.failure(exc, f"batch: polling {batch_id} failed") from None
+            counts = batch.request_counts
+            mine = len(set(entry["keys"]) & set(todo))
+            finished = 0 if counts is None else min(mine, int(counts.completed or 0) + int(counts.failed or 0))
+            bar.update(finished - done.get(batch_id, 0))
+            done[batch_id] = finished
+            if batch.status in ENDED:
+                answers.update(await _read_answers(client, session, batch, entry))
+                bar.update(mine - done[batch_id])
+                done[batch_id] = mine
+                state.remove(batch_id)
+                del open_batches[batch_id]
+        if not open_batches:
+            break
+        if config.batch_wait_s is not None and time.monotonic() - started >= config.batch_wait_s:
+            ids = ", ".join(open_batches)
+            raise BatchPending(f"batch: {ids} still pending after {config.batch_wait_s:g} s ({sum(done.values())} of "
+                               f"{len(todo)} calls answered); its id is kept in {state.path}: run the same command "
+                               "again to collect it")
+        await asyncio.sleep(config.batch_poll_s)
+    return answers
+
+
+async def _read_answers(client: Any, session: Any, batch: Any, entry: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """key -> {"body": bytes} or {"error": reason} for every call of an ended batch (one without a line: an error)."""
+    answers: dict[str, dict[str, Any]] = {}
+    for file_id in (batch.output_file_id, batch.error_file_id):
+        if not file_id:
+            continue
+        try:
+            content = (await client.files.content(file_id)).content
+        except Exception as exc:
+            raise session.failure(exc, f"batch: reading the answers of {batch.id} failed") from None
+        for line in content.decode("utf-8", errors="replace").splitlines():
+            if line.strip():
+                key, answer = _answer(json.loads(line), batch.id)
+                answers.setdefault(key, answer)
+    reason = batch.status
+    if batch.status == "failed" and getattr(batch, "errors", None) and batch.errors.data:
+        reason += f": {batch.errors.data[0].message}"
+    for key in entry["keys"]:
+        answers.setdefault(key, {"error": f"batch {batch.id} ended ({reason}) without an answer to this call"})
+    return answers
+
+
+def _answer(line: Mapping[str, Any], batch_id: str) -> tuple[str, dict[str, Any]]:
+    """One output or error line: its key and the reply body, or the reason it has none."""
+    key = str(line.get("custom_id"))
+    response = line.get("response") or {}
+    if line.get("error"):
+        error = line["error"]
+        message = error.get("message") if isinstance(error, Mapping) else str(error)
+        return key, {"error": f"batch {batch_id}: {message}"}
+    if response.get("status_code") != 200:
+        body = response.get("body") or {}
+        message = (body.get("error") or {}).get("message") if isinstance(body, Mapping) else None
+        return key, {"error": f"batch {batch_id}: HTTP {response.get('status_code')}: {message or 'no message'}"}
+    return key, {"body": json.dumps(response.get("body")).encode("utf-8")}
+
+
+def pending_batches(folder: str | Path) -> list[dict[str, Any]]:
+    """The batches submitted from ``folder`` (a run folder) whose answers have not been collected yet."""
+    return BatchState(Path(folder)).pending()
+
+
+__all__ = ["BatchPending", "BatchState", "fetch_answers", "pending_batches"]

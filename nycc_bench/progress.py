@@ -1,0 +1,135 @@
+"""Progress with an ETA for every step that can take more than a few seconds: no silent minutes.
+
+Loops and byte copies get a tqdm bar on stderr (its ETA from the rate so far). A job of a few long steps that
+report nothing themselves (loading a model, fitting, evaluating) is a `Stages` bar: one tick per step, the
+running step named, redrawn every second so the elapsed time moves, and an ETA from the steps' pace. Bars are
+off with `enable=False`, inside `quiet()` (the CLI's `--quiet`) and under `TQDM_DISABLE=1`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+PROGRESS_FROM = 2048
+"""Texts to embed from which an encode shows its own bar (a smaller batch is done in a few seconds on a CPU)."""
+CHUNK = 1 << 24
+REDRAW_S = 1.0
+
+
+_QUIET = threading.Event()
+
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    """No bar of this module while inside (the CLI's `--quiet`)."""
+    was = _QUIET.is_set()
+    _QUIET.set()
+    try:
+        yield
+    finally:
+        if not was:
+            _QUIET.clear()
+
+
+def bar(total: float | None, desc: str, unit: str = "it", enable: bool = True, **options: Any) -> Any:
+    """A tqdm bar on stderr (bytes scaled to kB/MB/GB when ``unit="B"``), off under `quiet()`."""
+    from tqdm.auto import tqdm
+
+    enable = enable and not _QUIET.is_set()
+    scaled = {"unit_scale": True, "unit_divisor": 1024} if unit == "B" else {}
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, disable=not enable, **scaled, **options)
+
+
+def copy_files(sources: Sequence[Path], out: IO[bytes], desc: str, enable: bool = True) -> None:
+    """Append the files to ``out`` in order, with a bytes bar over their total size."""
+    with bar(sum(p.stat().st_size for p in sources), desc, unit="B", enable=enable) as shown:
+        for path in sources:
+            with path.open("rb") as src:
+                for block in iter(lambda src=src: src.read(CHUNK), b""):
+                    out.write(block)
+                    shown.update(len(block))
+
+
+def sha256_file(path: Path, desc: str | None = None, enable: bool = True) -> str:
+    """The file's SHA-256 (hex), with a bytes bar when ``desc`` is given."""
+    digest = hashlib.sha256()
+    with bar(path.stat().st_size, desc or "", unit="B", enable=enable and desc is not None) as shown, \
+            path.open("rb") as f:
+        for block in iter(lambda: f.read(CHUNK), b""):
+            digest.update(block)
+            shown.update(len(block))
+    return digest.hexdigest()
+
+
+def extract_zip(archive: Any, members: Sequence[str], folder: Path, desc: str, enable: bool = True) -> None:
+    """Extract ``members`` of an open ``zipfile.ZipFile`` into ``folder``, with a bar over their unpacked bytes."""
+    infos = [archive.getinfo(m) for m in members]
+    with bar(sum(i.file_size for i in infos), desc, unit="B", enable=enable) as shown:
+        for info in infos:
+            target = folder / info.filename
+            if info.is_dir():
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with archive.open(info) as src, target.open("wb") as dst:
+                for block in iter(lambda src=src: src.read(CHUNK), b""):
+                    dst.write(block)
+                    shown.update(len(block))
+
+
+class Stages:
+    """A bar over the named steps of one job; `step(name)` starts the next (the previous one counts as done)."""
+
+    def __init__(self, names: Sequence[str], desc: str, enable: bool = True) -> None:
+        self.names = list(names)
+        self._bar = bar(len(self.names), desc, unit="step", enable=enable,
+                        bar_format="{desc}: {n_fmt}/{total_fmt} steps [{elapsed}<{remaining}] {postfix}")
+        self._started = False
+        self._stop = threading.Event()
+        self._redraw = threading.Thread(target=self._tick, daemon=True)
+        if not self._bar.disable:
+            self._redraw.start()
+
+    def step(self, name: str) -> None:
+        """Mark the running step done (if any) and show ``name`` as running."""
+        if self._started:
+            self._bar.update(1)
+        self._started = True
+        self._bar.set_postfix_str(name, refresh=True)
+
+    def close(self) -> None:
+        """The last step is done: fill the bar and stop redrawing."""
+        if self._started and self._bar.n < self._bar.total:
+            self._bar.update(self._bar.total - self._bar.n)
+        self._stop.set()
+        self._bar.set_postfix_str("done", refresh=False)
+        self._bar.close()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(REDRAW_S):
+            self._bar.refresh()
+
+    def __enter__(self) -> Stages:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@contextmanager
+def stages(names: Sequence[str], desc: str, enable: bool = True) -> Iterator[Stages]:
+    """`with stages(["load", "fit"], "train") as s: s.step("load"); ...; s.step("fit"); ...`."""
+    shown = Stages(names, desc, enable)
+    try:
+        yield shown
+    finally:
+        shown.close()
+
+
+__all__ = ["PROGRESS_FROM", "Stages", "bar", "copy_files", "extract_zip", "quiet", "sha256_file", "stages"]
