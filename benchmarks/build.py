@@ -3,17 +3,28 @@
 The builder reads, validates, stable-sorts and writes parquet; the pandas loop only reads; a third figure is
 pandas doing the builder's work naively (read, sort, concat, to_parquet). Both run in one
 process, each timed over --repeat runs (best of), so the ratio compares like with like on this machine.
+
+`--synthetic 2.2M` instead writes that many captions over --contests summaries in the upstream API format
+(`contests/summaries/<n>_summary_KLUCB.csv`: target_id, rank, votes, mean, precision, contest, caption) and
+runs the builder and the floor (pyarrow reading every file) once each in a fresh process, reporting wall and
+CPU time and peak memory of both.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pcsv
 
 from nycc_bench.builders import build_dataset
 from nycc_bench.builders.sources import discover
@@ -29,12 +40,88 @@ def best_of(repeat: int, fn) -> float:
     return min(times)
 
 
+def count(text: str) -> int:
+    """2.2M, 500k, 1e6 or 2200000 as a number of captions."""
+    scale = {"k": 1e3, "m": 1e6}.get(text[-1].lower(), 1)
+    return int(float(text[:-1] if scale != 1 else text) * scale)
+
+
+def write_synthetic(root: Path, n: int, contests: int) -> int:
+    """Upstream-format summaries of `n` seeded captions over `contests` contests; the bytes written."""
+    from novelty import make_captions, make_vocabulary
+
+    folder = root / "contests" / "summaries"
+    folder.mkdir(parents=True)
+    vocabulary = make_vocabulary(30_000, np.random.default_rng(0))
+    rng = np.random.default_rng(1)
+    sizes = np.full(contests, n // contests)
+    sizes[: n % contests] += 1
+    for i, size in enumerate(sizes.tolist()):
+        contest = 500 + i
+        captions = list(dict.fromkeys(make_captions(size, i, vocabulary)))  # upstream has one row per caption
+        m = len(captions)
+        votes = rng.integers(20, 400, m)
+        funny = rng.binomial(votes, 0.15)
+        somewhat = rng.binomial(votes - funny, 0.35)
+        unfunny = votes - funny - somewhat
+        mean = (unfunny + 2 * somewhat + 3 * funny) / votes
+        order = np.argsort(-mean, kind="stable")
+        table = pa.table({"target_id": np.arange(m), "rank": np.arange(1, m + 1), "funny": funny[order],
+                          "somewhat_funny": somewhat[order], "unfunny": unfunny[order], "count": votes[order],
+                          "score": mean[order], "precision": (np.sqrt(mean * (1 - mean / 3)) / np.sqrt(votes))[order],
+                          "contest": np.full(m, contest), "caption": pa.array(captions).take(order)})
+        pcsv.write_csv(table, folder / f"{contest}_summary_KLUCB.csv")
+    return sum(p.stat().st_size for p in folder.iterdir())
+
+
+def measured(setup: str, code: str) -> dict:
+    """Run Python `setup` (imports, untimed) then `code` in a fresh process: wall and CPU seconds of `code`, peak
+    resident MB of the process, and the `value` it sets."""
+    script = (f"import resource, time, json\n{setup}\nstart, cpu = time.perf_counter(), time.process_time()\n" + code +
+              "\nprint(json.dumps({'wall_s': round(time.perf_counter() - start, 2), 'cpu_s': round(time.process_time()"
+              " - cpu, 2), 'peak_mb': round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1), "
+              "'value': value}))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).parent)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def synthetic(n: int, contests: int) -> None:
+    """Build caption_ratings from a synthetic upstream-format input; compare with pyarrow's read floor."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source, out = Path(tmp) / "source", Path(tmp) / "out"
+        start = time.perf_counter()
+        size = write_synthetic(source, n, contests)
+        print(f"synthetic input: {n:,} captions over {contests} contests, {size / 2**20:,.0f} MiB of CSV, written in "
+              f"{time.perf_counter() - start:.0f} s", flush=True)
+        floor = measured("import pyarrow.csv as c, pathlib", f"value = sum(c.read_csv(p).num_rows for p in sorted("
+                         f"pathlib.Path({str(source)!r}).rglob('*.csv')))")
+        build = measured("from pathlib import Path\nfrom nycc_bench.builders import build_dataset",
+                         f"r = build_dataset("
+                         f"Path({str(source)!r}), Path({str(out)!r}), ['caption_ratings'], progress=False)\n"
+                         f"value = sum(r.rows['caption_ratings'].values())")
+    print(f"pyarrow read floor:                {floor['wall_s']} s wall, {floor['cpu_s']} s CPU, {floor['peak_mb']} MB "
+          f"peak, {floor['value']:,} rows")
+    print(f"nycc-bench build caption_ratings:  {build['wall_s']} s wall, {build['cpu_s']} s CPU, {build['peak_mb']} MB "
+          f"peak, {build['value']:,} rows; {build['wall_s'] / floor['wall_s']:.2f}x the floor's wall time")
+    print(json.dumps({"synthetic_captions": n, "contests": contests, "csv_mib": round(size / 2**20, 1),
+                      "floor": floor, "build": build, "wall_vs_floor": round(build["wall_s"] / floor["wall_s"], 2),
+                      "cpu_vs_floor": round(build["cpu_s"] / floor["cpu_s"], 2),
+                      "load_average": round(os.getloadavg()[0], 2), "cpu_count": os.cpu_count()}))
+
+
 def main() -> None:
     """Run both, print the figures, then one JSON line."""
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--source", default="../shared/data", help="folder with the nextml summaries")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--synthetic", type=count, default=None, metavar="N",
+                    help="build from N synthetic captions in the upstream format instead (e.g. 2.2M)")
+    ap.add_argument("--contests", type=int, default=365, help="contests of the synthetic input (default 365)")
     args = ap.parse_args()
+    if args.synthetic:
+        synthetic(args.synthetic, args.contests)
+        return
     files = [s.path for s in discover(Path(args.source)).summaries]
     size_mb = sum(p.stat().st_size for p in files) / 2**20
     with tempfile.TemporaryDirectory() as out:

@@ -1,6 +1,8 @@
-"""Time the novelty index at the full corpus size (2.2M synthetic captions): build, query throughput, recall on
-planted copies, and the naive alternatives measured on a subsample and extrapolated (brute-force exact Jaccard;
-datasketch's in-memory MinHashLSH)."""
+"""Time the novelty index at the full corpus size (2.2M synthetic captions): build, query throughput and recall on
+planted copies, for this implementation (vectorised MinHash equal to datasketch's, stored shingle sets, vectorised
+verification) and the previous one (datasketch MinHash per caption, Python verification) in one run, plus rensa's
+MinHash if installed and the naive alternatives measured on a subsample and extrapolated (brute-force exact
+Jaccard; datasketch's in-memory MinHashLSH)."""
 
 import argparse
 import json
@@ -12,13 +14,15 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.feather as feather
 from datasketch import MinHash, MinHashLSH
 
 from nycc_bench.novelty.corpus import SCHEMA, rule_groups
-from nycc_bench.novelty.index import Settings, read_index, write_index
-from nycc_bench.novelty.lsh import SCHEME, SEED, signatures
+from nycc_bench.novelty.index import NoveltyIndex, Settings, read_index, write_index
+from nycc_bench.novelty.lsh import SCHEME, SEED, BandIndex, minhash, signatures
 from nycc_bench.novelty.report import Matcher
-from nycc_bench.novelty.text import jaccard, normalise, shingles
+from nycc_bench.novelty.shingling import build_shingle_sets
+from nycc_bench.novelty.text import jaccard, jaccard_matrix, normalise, shingles
 
 ONSETS = ["", "b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "y", "br", "ch",
           "cl", "dr", "fl", "gr", "pl", "sh", "sl", "st", "th", "tr"]
@@ -95,53 +99,153 @@ def timed(function, *args, **kwargs):
     return value, time.perf_counter() - start
 
 
+def previous_signatures(norms: list[str], num_perm: int, k: int) -> np.ndarray:
+    """The previous build's MinHash: datasketch `MinHash.generator` over each caption's shingle bytes."""
+    rows, chunk = [], []
+    for norm in norms:
+        chunk.append([s.encode("utf-8") for s in shingles(norm, k)])
+        if len(chunk) == 20_000 or norm is norms[-1]:
+            rows.append(np.stack([m.hashvalues for m in MinHash.generator(chunk, num_perm=num_perm, seed=SEED,
+                                                                           scheme=SCHEME)]))
+            chunk = []
+    return np.concatenate(rows).astype(np.uint32)
+
+
+def previous_write_index(table: pa.Table, settings: Settings, folder: Path) -> BandIndex:
+    """The previous index build: datasketch signatures, the same bands, the same caption table on disk."""
+    sig = previous_signatures(table["norm"].to_pylist(), settings.num_perm, settings.shingle_size)
+    bands = BandIndex.build(sig, settings.bands, settings.rows)
+    folder.mkdir(parents=True)
+    feather.write_feather(table, folder / "captions.arrow", compression="uncompressed")
+    bands.save(folder)
+    return bands
+
+
+class PreviousMatcher(Matcher):
+    """The previous query path: Python Jaccard over each LSH candidate, re-shingling each contest for brute force."""
+
+    def lsh_matches(self, norms: list[str]) -> dict[str, list[tuple[int, float]]]:
+        k, threshold = self.settings.shingle_size, self.settings.threshold
+        query_sets = [shingles(n, k) for n in norms]
+        sig = previous_signatures(norms, self.settings.num_perm, k)
+        out: dict[str, list[tuple[int, float]]] = {}
+        for norm, qs, rows in zip(norms, query_sets, self.index.bands.candidates(sig), strict=True):
+            texts = self._norms.take(pa.array(rows.astype(np.int64))).to_pylist() if len(rows) else []
+            scored = ((int(r), jaccard(qs, shingles(t, k))) for r, t in zip(rows, texts, strict=True))
+            out[norm] = [(r, s) for r, s in scored if s >= threshold]
+        return out
+
+    def same_contest_matches(self, contest: int, norms: list[str]) -> dict[str, list[tuple[int, float]]]:
+        k, threshold = self.settings.shingle_size, self.settings.threshold
+        start, end = self.index.contest_slice(contest)
+        similarity = jaccard_matrix(norms, self._norms.slice(start, end - start).to_pylist(), k)
+        out: dict[str, list[tuple[int, float]]] = {}
+        for norm, row in zip(norms, similarity, strict=True):
+            hits = np.flatnonzero(row >= threshold)
+            out[norm] = [(start + int(i), float(row[i])) for i in hits]
+        return out
+
+
+def measure(name: str, table: pa.Table, settings: Settings, folder: Path, n_queries: int,
+            vocabulary: np.ndarray) -> tuple[dict, dict]:
+    """Build one implementation's index over `table`, then time its LSH step and full check on planted queries."""
+    if name == "new":
+        _, t_index = timed(write_index, table, settings, folder, {"synthetic": table.num_rows}, progress=False)
+        index, t_load = timed(read_index, folder, settings)
+        matcher = Matcher(index, settings)
+    else:
+        _, t_index = timed(previous_write_index, table, settings, folder)
+        start = time.perf_counter()
+        index = NoveltyIndex(folder, feather.read_table(folder / "captions.arrow", memory_map=True),
+                             BandIndex.load(folder, settings.bands, settings.rows), None, {})
+        t_load = time.perf_counter() - start
+        matcher = PreviousMatcher(index, settings)
+    size_mb = sum(f.stat().st_size for f in folder.iterdir()) / 1e6
+    copies, edits, unrelated = planted_queries(index.table, n_queries, 1, vocabulary, settings.shingle_size)
+    queries = copies + edits + unrelated
+    norms = [q[1] for q in queries]
+    lsh, t_lsh = timed(matcher.lsh_matches, norms)
+    full, t_full = timed(matcher.run, {(c, n) for c, n, *_ in queries})
+    same_found = sum(full[(c, n)]["near_same_contest"] is not None for c, n, _, j in edits if j >= settings.threshold)
+    figures = {
+        "n_captions": table.num_rows, "index_seconds": round(t_index, 1), "index_mb": round(size_mb, 1),
+        "load_seconds": round(t_load, 3), "n_queries": len(queries),
+        "queries_per_second": round(len(queries) / t_full, 1),
+        "lsh_queries_per_second": round(len(queries) / t_lsh, 1),
+        "recall": {"copies": recall(copies, lsh, settings.threshold), "edits": recall(edits, lsh, settings.threshold),
+                   "edits_below_threshold": sum(e[3] < settings.threshold for e in edits),
+                   "unrelated_with_a_match": sum(bool(lsh[n]) for _, n, *_ in unrelated)},
+        "edits_found_same_contest": f"{same_found}/{sum(e[3] >= settings.threshold for e in edits)}",
+    }
+    print(f"{name:>8} at {table.num_rows:,} captions: index built in {t_index:.1f} s ({size_mb:,.0f} MB, memory-mapped "
+          f"in {t_load:.3f} s); full check (exact + LSH + same-contest brute force) "
+          f"{figures['queries_per_second']:,.0f} captions/s, LSH step {figures['lsh_queries_per_second']:,.0f}/s; "
+          f"recall {figures['recall']}, edits found in their own contest {figures['edits_found_same_contest']}",
+          flush=True)
+    return figures, {"index": index, "lsh": lsh, "full": full}
+
+
+def rensa_seconds(table: pa.Table, settings: Settings) -> dict | None:
+    """rensa's Rust MinHash (if installed) on the same shingle hashes: compute, and getting the values out."""
+    try:
+        from rensa import RMinHash
+    except ImportError:
+        return None
+    sets, hashes = build_shingle_sets(table["norm"].to_pylist(), settings.shingle_size)
+    flat = hashes[sets.ids].astype(np.uint64)
+    offsets = sets.indptr.astype(np.uint64)
+    matrix, t_compute = timed(RMinHash.digest_matrix_from_flat_token_hashes, flat, offsets, settings.num_perm, SEED)
+    _, t_rows = timed(lambda: np.asarray(matrix.to_rows(), dtype=np.uint32))
+    _, t_numpy = timed(minhash, hashes[sets.ids], sets.indptr, settings.num_perm)
+    return {"n_captions": table.num_rows, "rensa_compute_s": round(t_compute, 2), "rensa_to_numpy_s": round(t_rows, 2),
+            "numpy_minhash_s": round(t_numpy, 2)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=2_200_000, help="synthetic human captions (default 2.2M)")
+    parser.add_argument("--previous-n", type=int, default=None,
+                        help="captions the previous implementation is timed on (default --n; it takes minutes)")
     parser.add_argument("--per-contest", type=int, default=6_000, help="captions per synthetic contest")
     parser.add_argument("--queries", type=int, default=3_000, help="planted queries (1/3 copies, edits, unrelated)")
     parser.add_argument("--naive-sample", type=int, default=20_000, help="captions the naive ways are timed on")
     parser.add_argument("--naive-queries", type=int, default=20)
     parser.add_argument("--threshold", type=float, default=0.5)
-    parser.add_argument("--keep", default=None, help="write the index here (default: a temporary folder)")
+    parser.add_argument("--keep", default=None, help="write the indexes here (default: a temporary folder)")
     args = parser.parse_args()
     settings = Settings(threshold=args.threshold)
+    previous_n = min(args.previous_n or args.n, args.n)
 
     vocabulary = make_vocabulary(30_000, np.random.default_rng(0))
     captions, t_make = timed(make_captions, args.n, 0, vocabulary)
     table, t_norm = timed(corpus_table, captions, args.per_contest)
     del captions
-    print(f"{args.n:,} synthetic captions made in {t_make:.1f} s, normalised in {t_norm:.1f} s", flush=True)
+    print(f"{args.n:,} synthetic captions made in {t_make:.1f} s, normalised in {t_norm:.1f} s; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
 
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(args.keep or tmp) / "index"
-        _, t_index = timed(write_index, table, settings, folder, {"synthetic": args.n}, progress=True)
-        index, t_load = timed(read_index, folder, settings)
-        size_mb = sum(f.stat().st_size for f in folder.iterdir()) / 1e6
-        print(f"index: built in {t_index:.1f} s, {size_mb:,.0f} MB on disk, memory-mapped in {t_load:.3f} s",
+        root = Path(args.keep or tmp)
+        new, new_runs = measure("new", table, settings, root / "new", args.queries, vocabulary)
+        small = table.slice(0, previous_n)
+        previous, previous_runs = measure("previous", small, settings, root / "previous", args.queries, vocabulary)
+        if previous_n < args.n:
+            new_small, small_runs = measure("new", small, settings, root / "new_small", args.queries, vocabulary)
+        else:
+            new_small, small_runs = new, new_runs
+        same_bands = bool(np.array_equal(small_runs["index"].bands.keys, previous_runs["index"].bands.keys))
+        same_results = small_runs["full"] == previous_runs["full"]
+        print(f"same bands as the previous index: {same_bands}; same matches for every query: {same_results}",
               flush=True)
+        rensa = rensa_seconds(table.slice(0, min(args.n, 200_000)), settings)
+        if rensa:
+            print(f"MinHash of {rensa['n_captions']:,} captions: NumPy {rensa['numpy_minhash_s']} s; rensa "
+                  f"{rensa['rensa_compute_s']} s + {rensa['rensa_to_numpy_s']} s to get the values out", flush=True)
 
-        copies, edits, unrelated = planted_queries(index.table, args.queries, 1, vocabulary, settings.shingle_size)
-        queries = copies + edits + unrelated
-        matcher = Matcher(index, settings)
-        norms = [q[1] for q in queries]
-        lsh, t_lsh = timed(matcher.lsh_matches, norms)
-        full, t_full = timed(matcher.run, {(c, n) for c, n, *_ in queries})
+        index = new_runs["index"]
+        norms = [q[1] for group in planted_queries(index.table, args.queries, 1, vocabulary, settings.shingle_size)
+                 for q in group]
         sample_sig = signatures([shingles(n, settings.shingle_size) for n in norms], settings.num_perm)
         n_candidates = sum(len(c) for c in index.bands.candidates(sample_sig)) / len(norms)
-        found = {"copies": recall(copies, lsh, settings.threshold),
-                 "edits": recall(edits, lsh, settings.threshold),
-                 "edits_below_threshold": sum(e[3] < settings.threshold for e in edits),
-                 "unrelated_with_a_match": sum(bool(lsh[n]) for _, n, *_ in unrelated)}
-        same_found = sum(full[(c, n)]["near_same_contest"] is not None for c, n, _, j in edits
-                         if j >= settings.threshold)
-        print(f"queries: {len(queries):,} ({len(copies)} copies, {len(edits)} one-word edits, {len(unrelated)} "
-              f"unrelated); LSH over all contests {len(queries) / t_lsh:,.0f} captions/s; full check (exact + "
-              f"LSH + brute-force same contest) {len(queries) / t_full:,.0f} captions/s", flush=True)
-        print(f"  found: {found}; edits found in their own contest: "
-              f"{same_found}/{len(edits) - found['edits_below_threshold']}; "
-              f"{n_candidates:,.0f} LSH candidates per query", flush=True)
-
         sample = index.table["norm"].slice(0, args.naive_sample).to_pylist()
         sample_sets = [shingles(s, settings.shingle_size) for s in sample]
         naive_queries = [shingles(n, settings.shingle_size) for n in norms[: args.naive_queries]]
@@ -153,18 +257,18 @@ def main() -> None:
         print(f"datasketch MinHashLSH (dict storage): {lsh_mem * args.n / len(sample) / 1e9:,.1f} GB and "
               f"{t_ds * args.n / len(sample):,.0f} s of inserts extrapolated to {args.n:,} captions", flush=True)
     print(json.dumps({
-        "n_captions": args.n, "index_seconds": round(t_index, 1), "index_mb": round(size_mb, 1),
-        "load_seconds": round(t_load, 3), "n_queries": len(queries),
-        "queries_per_second": round(len(queries) / t_full, 1),
-        "lsh_queries_per_second": round(len(queries) / t_lsh, 1), "recall": found,
-        "edits_found_same_contest": same_found, "lsh_candidates_per_query": round(n_candidates, 1),
+        **new, "previous": previous, **({"new_at_previous_n": new_small} if previous_n < args.n else {}),
+        "same_bands_as_previous": same_bands, "same_matches_as_previous": same_results,
+        "build_speedup": round(previous["index_seconds"] / new_small["index_seconds"], 1),
+        "query_speedup": round(new_small["queries_per_second"] / previous["queries_per_second"], 1),
+        "rensa": rensa, "lsh_candidates_per_query": round(n_candidates, 1),
         "naive_seconds_per_query": round(naive_per_query, 2),
         "naive_queries_per_second": round(1 / naive_per_query, 4),
-        "speedup_vs_naive": round(naive_per_query * len(queries) / t_full, 1),
+        "speedup_vs_naive": round(naive_per_query * new["queries_per_second"], 1),
         "datasketch_minhashlsh_gb_extrapolated": round(lsh_mem * args.n / len(sample) / 1e9, 2),
         "datasketch_minhashlsh_insert_seconds_extrapolated": round(t_ds * args.n / len(sample), 1),
         "settings": {k: v for k, v in settings.describe().items() if k not in ("normalisation", "similarity")},
-        "cpu_count": os.cpu_count(), "python": platform.python_version(),
+        "cpu_count": os.cpu_count(), "load_average": round(os.getloadavg()[0], 2), "python": platform.python_version(),
     }))
 
 

@@ -1,6 +1,6 @@
 """nycc-bench: the NYCC humor benchmarks on the Hugging Face ecosystem.
 
-    from nycc_bench import evaluate, load_results, list_tasks, get_task, push_run
+    from nycc_bench import evaluate, load_results, list_tasks, get_task, push_run, reproduce
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from typing import Any
 __version__ = "0.2.0"
 
 _EXPORTS = {"evaluate": "evaluation", "RunResult": "evaluation", "load_results": "evaluation",
-            "list_tasks": "tasks", "get_task": "tasks", "push_run": "publish.details"}
+            "list_tasks": "tasks", "get_task": "tasks", "push_run": "publish.details",
+            "reproduce": "reproducing.report"}
 
 
 def __getattr__(name: str) -> Any:
@@ -22,4 +23,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'nycc_bench' has no attribute {name!r}")
 
 
-__all__ = ["RunResult", "__version__", "evaluate", "get_task", "list_tasks", "load_results", "push_run"]
+__all__ = ["RunResult", "__version__", "evaluate", "get_task", "list_tasks", "load_results", "push_run", "reproduce"]

@@ -115,7 +115,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     if not args.out:
         raise NyccBenchError("out: pass --out DIR, the folder the dataset repo is written to")
     report = build_dataset(resolve_source(args.source, not args.quiet), Path(args.out), args.configs,
-                           progress=not args.quiet, options=BuildOptions(pair_rule=args.pair_rule),
+                           progress=not args.quiet,
+                           options=BuildOptions(pair_rule=args.pair_rule, humorbench_labels=args.humorbench_labels),
                            label=source_label(args.source), replace=args.replace)
     print(summary_table(report))
     return 0
@@ -276,10 +277,11 @@ def cmd_submission(args: argparse.Namespace) -> int:
             scope = f"the {len(ids)} ids of {args.dataset}" if ids is not None else "no id set (pass --dataset)"
             print(f"{args.file}: ok, {len(data)} {args.task} predictions; checked against {scope}")
         return 1 if problems else 0
-    made = submission.from_responses(submission.read_responses(args.file), args.task)
+    made = submission.from_responses(submission.read_responses(args.file), args.task, args.parser)
     out = submission.write(made.submission, args.out or Path(args.file).with_suffix(".submission.json"))
-    print(f"{out}: {len(made.submission)} letters, {len(made.unparsed)} replies without one \"Answer: X\" got "
-          "upstream's random letter" + (f" ({', '.join(made.unparsed[:3])})" if made.unparsed else ""))
+    last = "the default letter" if args.parser == "litellm" else "a random letter"
+    print(f"{out}: {len(made.submission)} letters read by the {args.parser} reader; {len(made.unparsed)} replies "
+          f"without a readable answer got its {last}" + (f" ({', '.join(made.unparsed[:3])})" if made.unparsed else ""))
     return 0
 
 
@@ -470,6 +472,9 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--pair-rule", choices=["upstream", "distinct"], default="upstream",
                    help="preference_pairs draw: 'upstream' = Zhang et al.'s preprocess_dpo (with replacement, seed "
                         "2024, train contests 530-889); 'distinct' = unique pairs, every train contest")
+    b.add_argument("--humorbench-labels", choices=["paper", "leaderboard"], default="paper",
+                   help="HumorBench element categories: 'paper' = upstream's labels at 41cacd4 (Table 3); "
+                        "'leaderboard' = the later labels at cc99276 (a results record lists them as a deviation)")
     b.add_argument("--replace", action="store_true",
                    help="replace configs of --out that were built from another source (refused without it)")
     b.add_argument("--dry-run", action="store_true",
@@ -521,6 +526,9 @@ def parser() -> argparse.ArgumentParser:
 
     sm.add_argument("--task", choices=list(BOARDS), default=next(iter(BOARDS)), help="which leaderboard")
     sm.add_argument("--dataset", help="a built dataset with the leaderboard config: check the complete id set")
+    sm.add_argument("--parser", choices=["litellm", "gpt4v"], default="litellm",
+                    help="from-responses: upstream's answer reader: litellm (lite_llm_leaderboard) or gpt4v (Hessel's "
+                         "\"Answer: X\"); on the GPT-4V replies they differ on 119 of 830")
     sm.add_argument("--out", help="from-responses: where to write the submission (default: FILE.submission.json)")
     sm.set_defaults(func=cmd_submission)
 
@@ -606,6 +614,10 @@ def parser() -> argparse.ArgumentParser:
     from .arena.cli import add_arena_parsers
 
     add_arena_parsers(sub, _judge_options)
+
+    from .reproducing.command import add_reproduce_parser
+
+    add_reproduce_parser(sub)
 
     d = sub.add_parser("demo", help="run the main job on the embedded sample")
     d.add_argument("--out", default="out/demo", help="output folder (default: out/demo)")

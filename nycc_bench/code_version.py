@@ -16,6 +16,7 @@ import types
 from collections.abc import Iterator
 from functools import cache
 from importlib import import_module
+from pathlib import Path
 from typing import Any
 
 from .tasks import Task
@@ -74,13 +75,19 @@ def _parts(task: Task) -> tuple[Any, Any, Any, str, str]:
 
 
 def _metric_sources(names: set[str], seen: dict[str, str]) -> None:
-    """The metric modules named (whole), with what their classes reach (the `scoring/` rules)."""
-    from .metrics import METRIC_NAMES, metric_class
+    """The metric modules named (whole, read as text: importing them would import `evaluate`, and so torch), with
+    what their rules reach (`metrics/rules.py`, the `scoring/` functions)."""
+    from importlib.util import find_spec
+
+    from .metrics import METRIC_NAMES
+    from .metrics.rules import RULES
 
     for name in sorted(names & set(METRIC_NAMES)):
-        cls = metric_class(name)
-        seen[cls.__module__] = inspect.getsource(import_module(cls.__module__))
-        _closure(cls, seen)
+        module = f"{__package__}.metrics.{name}"
+        spec = find_spec(module)
+        seen[module] = Path(spec.origin).read_text() if spec is not None and spec.origin else ""
+        if name in RULES:
+            _closure(RULES[name], seen)
 
 
 def _named_metrics(sources: dict[str, str]) -> set[str]:

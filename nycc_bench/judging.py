@@ -229,8 +229,9 @@ def group_judgments(judge: JudgeSpec, model_groups: Sequence[Sequence[str]],
 
 def element_judgments(judge: JudgeSpec, descriptions: Sequence[str], captions: Sequence[str],
                       elements: Sequence[str], explanations: Sequence[str],
-                      last_k_tokens: int | None = None) -> list[dict[str, Any]]:
-    """HumorBench: one PASS/FAIL/ERROR record per (explanation, element) row."""
+                      last_k_tokens: int | None = None, tokenizer: Any = None) -> list[dict[str, Any]]:
+    """HumorBench: one PASS/FAIL/ERROR record per (explanation, element) row (`last_k_tokens` by `tokenizer`,
+    whitespace words without one)."""
     if judge.backend == "embedding":
         from .reward import grade_elements_embedding
 
@@ -239,7 +240,7 @@ def element_judgments(judge: JudgeSpec, descriptions: Sequence[str], captions: S
     if judge.backend == "reward":
         raise ValueError("judge: the reward model compares captions; grade HumorBench with embedding: or an LLM")
     return run_judge("humorbench_autograder", judge, descriptions=descriptions, captions=captions, elements=elements,
-                     explanations=explanations, last_k_tokens=last_k_tokens)
+                     explanations=explanations, last_k_tokens=last_k_tokens, tokenizer=tokenizer)
 
 
 def explanation_judgments(judge: JudgeSpec, descriptions: Sequence[str], captions: Sequence[str],

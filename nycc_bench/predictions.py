@@ -62,28 +62,34 @@ def _record(line: bytes, path: Path, number: int) -> dict[str, Any] | None:
 
 def read_predictions(path: str | Path, repair: bool = False) -> dict[str, dict[str, Any]]:
     """Records by instance id. A torn last line (a killed run) is ignored, and cut off the file only when
-    `repair` is set (the runner resuming); readers that score never write to what they read."""
+    `repair` is set (the runner resuming); readers that score never write to what they read.
+
+    The file is streamed line by line: memory holds the last record of each instance, whatever the number of
+    lines (a long resumed run's retries)."""
     path = Path(path)
     if not path.exists():
         return {}
     records: dict[str, dict[str, Any]] = {}
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    good_bytes = 0
-    for number, line in enumerate(lines, 1):
-        last = number == len(lines) or (number == len(lines) - 1 and not lines[-1])
-        if not line.strip():
-            good_bytes += len(line) + (0 if number == len(lines) else 1)
-            continue
-        record = _record(line, path, number) if number != len(lines) else None  # no newline: torn
-        if record is None:
-            if not last:
-                raise NyccBenchError(f"predictions: {path}, line {number} is not JSON; the file is damaged (delete "
-                                     "that line, and `nycc-bench run` answers its instance again)")
-            break
-        records[record["instance_id"]] = record
-        good_bytes += len(line) + 1
-    if repair and good_bytes < len(data):
+    good_bytes = size = 0
+    with open(path, "rb") as f:
+        lines = iter(f)
+        line, number = next(lines, b""), 1
+        while line:
+            following = next(lines, b"")
+            size += len(line)
+            if line.isspace():
+                good_bytes += len(line)
+            else:
+                record = _record(line, path, number) if line.endswith(b"\n") else None  # no newline: torn
+                if record is None:
+                    if following:
+                        raise NyccBenchError(f"predictions: {path}, line {number} is not JSON; the file is damaged "
+                                             "(delete that line, and `nycc-bench run` answers its instance again)")
+                    break
+                records[record["instance_id"]] = record
+                good_bytes += len(line)
+            line, number = following, number + 1
+    if repair and good_bytes < size:
         with open(path, "r+b") as f:
             f.truncate(good_bytes)
     return records

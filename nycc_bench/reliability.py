@@ -16,9 +16,10 @@ Contests (the upstream list, ``cartoons_GroupComparison``, is not published), in
    for vision Best Pick, an image, by ascending contest number.
 
 Descriptions are Hessel's (canny, uncanny) pair where the contest has one, else the one-sentence
-description; images are sent as PNG data URLs. The judge's five examples per contest are the ones scoring gives
-it, drawn as upstream draws them (``scorers.zhang_judge_shots``: ``sample(n=600, random_state=42)`` over Hessel's
-ranking train, ``rank.py`` L122); zero-shot, with the reason recorded in ``settings.shots``, where the data lacks it.
+description; images are sent as the dataset stores them (upstream's JPEG bytes). The judge's five examples per
+contest are the ones scoring gives it, drawn as upstream draws them (``scorers.zhang_judge_shots``:
+``sample(n=600, random_state=42)`` over Hessel's ranking train, ``rank.py`` L122); zero-shot, with the reason
+recorded in ``settings.shots``, where the data lacks it.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from .judging import JudgeSpec, group_judgments, run_judge
 from .llm.engine import Estimate
 from .scoring.win_rate import THRESHOLD, win_rate
 from .systems.api import image_url
-from .tasks.instances import DEFAULT_DATASET, load_split
+from .tasks.instances import DEFAULT_DATASET, load_split, source_images
 from .tasks.zhang2024.kinds import zhang_judge_shots
 
 LOW_GROUP = "human_1000"
@@ -94,10 +95,10 @@ def _held_out(dataset: str, need_image: bool) -> list[ReliabilityContest]:
     found: list[ReliabilityContest] = []
     for split in ("validation", "test"):
         rows = load_split(dataset, "caption_generation", split)
-        if not need_image:
-            rows = rows.remove_columns("image")
-        for row in rows:
-            description, image = _description(row), row.get("image")
+        images = source_images(rows) if need_image else [None] * len(rows)  # the stored JPEG bytes kept
+        rows = rows.remove_columns("image")
+        for row, image in zip(rows, images, strict=True):
+            description = _description(row)
             if _eligible(row["human_top10"], row[LOW_GROUP], description, image, need_image):
                 found.append(ReliabilityContest(int(row["contest_number"]), split, tuple(row["human_top10"]),
                                                 tuple(row[LOW_GROUP]), description, image))
@@ -140,9 +141,11 @@ def _train_annotations(dataset: str, contests: set[int], need_image: bool) -> di
             break
         columns = ["contest_number", "image_description", "image_uncanny_description"] + (
             ["image"] if need_image else [])
-        for row in rows.select_columns(columns):
+        chosen = rows.select_columns(columns)
+        images = source_images(chosen) if need_image else [None] * len(chosen)
+        for row, image in zip(chosen.remove_columns("image") if need_image else chosen, images, strict=True):
             if int(row["contest_number"]) in contests:
-                found.setdefault(int(row["contest_number"]), row)
+                found.setdefault(int(row["contest_number"]), {**row, **({"image": image} if need_image else {})})
     try:
         pairs = load_split(dataset, "preference_pairs", "train").select_columns(["contest_number", "description"])
     except ValueError:
@@ -229,6 +232,10 @@ def reliability(judge: JudgeSpec, dataset: str = DEFAULT_DATASET, protocol: str 
     if len(contests) < n_contests:
         deviations.append(f"Only {len(contests)} contests qualify, not {n_contests}: "
                           f"{2 * len(contests)} comparisons instead of {2 * n_contests}.")
+    if held_out := [c.contest_number for c in contests if c.source != "train"]:
+        deviations.append(f"{len(held_out)} of the {len(contests)} contests are held-out (caption_generation) ones; "
+                          "upstream's were train contests (rank.py L284 takes each contest's cartoon from Hessel's "
+                          "train shard), in an order it does not record.")
     return {
         "task": "reliability",
         "judge": judge.name,

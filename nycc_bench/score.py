@@ -36,16 +36,31 @@ def load_predictions(path: str | Path) -> dict[str, dict[str, Any]]:
     path = Path(path)
     if not path.exists():
         raise NyccBenchError(f"predictions: {path} does not exist; run `nycc-bench run` (or evaluate) first")
-    head = path.read_text(encoding="utf-8", errors="replace").lstrip()
-    if head.startswith("{") and "\n{" not in head.strip():
-        try:
-            data = json.loads(head)
-        except json.JSONDecodeError as err:
-            raise NyccBenchError(f"predictions: {path} is not JSON ({err})") from None
-        if "instance_id" not in data:  # {"<id>": "A", ...}
-            return {str(k): {"instance_id": str(k), "status": "ok" if v is not None else UNPARSED, "prediction": v}
-                    for k, v in data.items()}
+    if not _starts_with_a_record(path):  # a Hessel-style object is small: read whole
+        head = path.read_text(encoding="utf-8", errors="replace").lstrip()
+        if head.startswith("{") and "\n{" not in head.strip():
+            try:
+                data = json.loads(head)
+            except json.JSONDecodeError as err:
+                raise NyccBenchError(f"predictions: {path} is not JSON ({err})") from None
+            if "instance_id" not in data:  # {"<id>": "A", ...}
+                return {str(k): {"instance_id": str(k), "status": "ok" if v is not None else UNPARSED,
+                                 "prediction": v} for k, v in data.items()}
     return check_one_run(read_predictions(path), path)
+
+
+def _starts_with_a_record(path: Path) -> bool:
+    """Whether the first non-blank line is a runner record (a JSON object with instance_id): then the file is
+    JSONL and is streamed."""
+    with open(path, "rb") as f:
+        for line in f:
+            if line.strip():
+                try:
+                    first = json.loads(line)
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    return False
+                return isinstance(first, dict) and "instance_id" in first
+    return False
 
 
 def check_one_run(records: dict[str, dict[str, Any]], path: Path) -> dict[str, dict[str, Any]]:
@@ -132,6 +147,8 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
         raise NyccBenchError(f"fold: {len(prediction_files)} predictions files need as many folds, got {len(folds)}")
     if len(set(folds)) != len(folds):
         raise NyccBenchError(f"fold: each fold once, got {folds}")
+    if last_k_tokens is not None and "last_k_tokens" in task.options:  # the task's option, so it is recorded
+        task_options = {**(task_options or {}), "last_k_tokens": last_k_tokens}
     metas = [read_meta(p) for p in prediction_files]
     run_options = next((m["options"] for m in metas if m and "options" in m), None)
     values = task.option_values(judge_protocol_option(task, judge, {**(run_options or {}), **(task_options or {})}))
@@ -171,6 +188,7 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
                          judge_used=details.get("judge") if isinstance(details.get("judge"), Mapping) else None)
     if cap := next((m.get("reply_cap_chars") for m in metas if m and m.get("reply_cap_chars")), None):
         config["effective"]["reply_cap_chars"] = cap  # longer replies were cut and counted as unparsed
+    config["deviations"] += details.pop("deviations", None) or []  # what the scorer could not do as the paper did
     if "novelty" in task.checks:
         details["novelty"] = novelty_summary(prediction_files, dataset, config["deviations"])
     if unprompted:
@@ -191,6 +209,21 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     coverage = {"n": len(records), "of": asked,
                 **({"why": f"{len(unprompted)} dataset rows cannot be prompted"} if unprompted and limit is None
                    else {})}
+    data: dict[str, set] = {}  # what the dataset rows say of their own provenance (`reference["data"]`)
+    for inst in instances:
+        for key, value in (inst.reference.get("data") or {}).items():
+            data.setdefault(key, set()).add(value)
+    if data:  # one value, or the sorted values when rows differ: read by the task's `paper:` settings (`data.*`)
+        config["effective"]["data"] = {k: next(iter(v)) if len(v) == 1 else sorted(v, key=str) for k, v in data.items()}
+        config["deviations"] += [d for d in task.computed_deviations({"data": config["effective"]["data"]})
+                                 if d not in config["deviations"]]
+    judged = [i.reference["judge_description_source"] for i in instances if "judge_description_source" in i.reference]
+    if judged and judge is not None and judge.is_llm:  # which descriptions the judge saw (upstream: Hessel's)
+        config["effective"]["judge_descriptions"] = {s or "none": judged.count(s) for s in sorted(set(judged), key=str)}
+        if other := [s for s in judged if s != "hessel"]:
+            said = ", ".join(f"{other.count(s)} {s or 'no'}" for s in sorted(set(other), key=str))
+            config["deviations"].append(f"The judge saw another description than Hessel's annotation for {len(other)} "
+                                        f"of {len(judged)} contests ({said}); upstream's judge saw Hessel's.")
     return {
         "task": task.name, "config": config, "coverage": coverage,
         "scores": extract_scores(task, details), "n": len(records),
@@ -248,7 +281,8 @@ def task_config(task: Task, values: Mapping[str, Any], decoding: Mapping[str, An
     if judge_record.get("base_url"):
         judge_record["base_url"] = redact_url(judge_record["base_url"])
     protocol = values.get("protocol") or task.judge.get("protocol")
-    effective: dict[str, Any] = {"options": dict(values), "folds": sorted(folds), "subset": dict(subset or {}) or None,
+    effective: dict[str, Any] = {"options": dict(values), "split": split, "folds": sorted(folds),
+                                 "subset": dict(subset or {}) or None,
                                  "system": dict(system) if system is not None else None, "judge": None}
     judge_deviations: list[str] = []
     if task.needs_judge and judge is None:

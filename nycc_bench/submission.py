@@ -103,16 +103,27 @@ class FromResponses:
     unparsed: list[str]
 
 
-def from_responses(records: Iterable[Mapping[str, Any]], task: str = "matching") -> FromResponses:
-    """Turn raw replies `{instance_id, response}` into a submission with Hessel's answer parser.
+PARSERS = {"litellm": "upstream's lite_llm_leaderboard extract_answer (\"Final Answer: X\", else a closing "
+                       "\"Answer: X\" in the last paragraph, else a closing phrase; else the default letter, E or B)",
+           "gpt4v": "Hessel's gpt4/ answer reader (exactly one \"Answer: X\"; else a random letter seeded by the id)"}
 
-    A reply without exactly one "Answer: X" gets upstream's last resort, a random letter (seeded by the instance
-    id); its id is listed in `unparsed`. An id given twice is an error.
+
+def from_responses(records: Iterable[Mapping[str, Any]], task: str = "matching",
+                   parser: str = "litellm") -> FromResponses:
+    """Turn raw replies `{instance_id, response}` into a submission with one of upstream's two answer readers
+    (`PARSERS`): `litellm` (lite_llm_leaderboard's, with its default letter E / B) or `gpt4v` (Hessel's
+    "Answer: X" reader with a random letter seeded by the instance id, as the GPT-4V entry is read here). The two
+    differ: on upstream's 830 GPT-4V matching replies they give other letters for 119. A reply neither reads is
+    given that reader's last resort and its id is listed in `unparsed`. An id given twice is an error.
 
     >>> r = from_responses([{"instance_id": "x", "response": "I pick B. Answer: B"}], "ranking")
     >>> r.submission, r.unparsed
     ({'x': 'B'}, [])
     """
+    from .tasks.hessel2023.kinds import parse_litellm_answer
+
+    if parser not in PARSERS:
+        raise NyccBenchError(f"parser: unknown answer reader {parser!r}; use one of {', '.join(PARSERS)}")
     spec = board(task)
     out: dict[str, str] = {}
     unparsed = []
@@ -123,10 +134,11 @@ def from_responses(records: Iterable[Mapping[str, Any]], task: str = "matching")
         iid = record["instance_id"]
         if iid in out:
             raise NyccBenchError(f"responses: record {k} repeats instance {iid}; keep one reply per instance")
-        letter = parse_hessel_answer(record["response"], spec.letters)
+        read = parse_litellm_answer if parser == "litellm" else parse_hessel_answer
+        letter = read(record["response"], spec.letters)
         if letter is None or letter not in spec.letters:
             unparsed.append(iid)
-            letter = fallback_letter(iid, spec.letters)
+            letter = spec.letters[-1] if parser == "litellm" else fallback_letter(iid, spec.letters)
         out[iid] = letter
     return FromResponses(out, unparsed)
 

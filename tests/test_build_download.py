@@ -40,7 +40,8 @@ def _matching_parquet() -> bytes:
 
 
 # What each fake GitHub repository holds at its pinned commit (a few files outside the patterns too).
-API_REPO, DATA_REPO, GENERATION_REPO, HUMORBENCH_REPO, PAPER_HARD = ((s.repo, s.commit) for s in GITHUB_SOURCES)
+API_REPO, DATA_REPO, GENERATION_REPO, HUMORBENCH_REPO, PAPER_CATEGORIES, PAPER_HARD = (
+    (s.repo, s.commit) for s in GITHUB_SOURCES)
 REPOS: dict[tuple[str, str], dict[str, bytes]] = {
     DATA_REPO: {"summaries/520_LilUCB.csv": b"rank,caption,mean,precision,votes,not_funny,somewhat_funny,funny\n"
                                             b"0,One caption,2.0,0.1,3,1,1,1\n", "README.md": b"readme"},
@@ -54,6 +55,12 @@ REPOS: dict[tuple[str, str], dict[str, bytes]] = {
         "comprehensive_annotations.csv": b"idx,cartoonstock_id,contest_number,description,caption,element\n"
                                          b"1,,543.0,A desc,A caption,An element\n",
         "analysis/runs/full benchmark/hard_subset.csv": b"a later list, not fetched",
+    },
+    PAPER_CATEGORIES: {  # the paper's element categories (Table 3), at their own pinned commit
+        f"categorized_output_{name}.csv": f"idx,{column},prompt_tokens,completion_tokens\n1,{flag},700,2\n".encode()
+        for name, column, flag in (("wordplay", "wordplay", "True"), ("cultural_reference", "cultural reference",
+                                                                       "False"),
+                                   ("toxic_or_shocking", "toxic or shocking", "False"))
     },
     PAPER_HARD: {  # the paper's list, at the older pinned commit, under its upstream name
         "analysis/runs/full benchmark/hard_subset_with_categories.csv":
@@ -148,7 +155,10 @@ def test_build_from_upstream_downloads_then_reuses_cache(upstream: list[str], tm
     for config in ("matching", "caption_ratings", "caption_generation", "humorbench", "humorbench_hard", "cartoons"):
         assert config in table
     raw = [r for r in upstream if r.startswith("GET /raw/")]
-    assert len(raw) == 9  # the selected files only: no README, no _raw-dashboards copy, no later hard list
+    assert len(raw) == 12  # the selected files only: no README, no _raw-dashboards copy, no later hard list
+    assert sum(f"{PAPER_CATEGORIES[1]}/categorized_output_" in r for r in raw) == 3
+    humorbench = datasets.load_dataset(str(out), "humorbench")["test"][0]
+    assert humorbench["category_labels"] == "41cacd4" and humorbench["element_categories"] == [["wordplay"]]
     assert any(f"{PAPER_HARD[1]}/analysis/runs/full benchmark/hard_subset_with_categories.csv" in r for r in raw)
     assert not any(r.endswith("/hard_subset.csv") for r in raw)
     assert not any(r.endswith("/README.md") for r in upstream if "/resolve/" in r)  # allow_patterns honoured

@@ -62,7 +62,7 @@ def test_zhang_api_generation_is_sent_as_caption_gen_and_recorded(server, sample
     run = evaluate("openai:m", ["caption_generation"], dataset=sample_dataset, out=tmp_path / "run",
                    base_url=server.base_url, progress=False, cache_dir=str(tmp_path / "c"))
     bodies = [r.body for r in server.requests]
-    assert len(bodies) == 1 and {b["max_tokens"] for b in bodies} == {1000}  # one contest has Hessel's description
+    assert len(bodies) == 3 and {b["max_tokens"] for b in bodies} == {1000}  # three contests have Hessel's description
     assert not any(k in b for b in bodies for k in ("temperature", "top_p", "seed", "repetition_penalty"))
     assert all(b["messages"][0]["content"].startswith("I want you to act as a sophisticated reader of The New "
                                                       "Yorker Magazine. You are competing in The New Yorker Cartoon "
@@ -71,7 +71,7 @@ def test_zhang_api_generation_is_sent_as_caption_gen_and_recorded(server, sample
     assert config["decoding"] == {"max_new_tokens": 1000}
     assert config["effective"]["system"]["kind"] == "openai"
     assert config["effective"]["options"]["prompt"] == "caption_gen"
-    assert config["effective"]["descriptions"] == {"hessel": 1}
+    assert config["effective"]["descriptions"] == {"hessel": 3}
     # no setting differs from upstream's (the sample's other contests lack Hessel's description, which this prompt
     # needs: they are named as not evaluated; those without any description are not items of the sample at all)
     assert config["deviations"][0] == "No judge: the judged scores are absent."
@@ -99,9 +99,11 @@ def test_zhang_uniform_setting_is_sent_and_recorded_as_deviations(server, sample
     assert config["decoding"] == {"temperature": 0.7, "top_p": 0.95, "repetition_penalty": 1.15, "seed": 0,
                                   "max_new_tokens": 512}
     assert config["effective"]["options"]["prompt"] == "paper"
-    assert config["deviations"][:5] == [
+    assert config["deviations"][:6] == [
         "Prompted with the paper prompt; upstream's API runs sent generation/caption_gen.py's text with Hessel's "
-        "descriptions.", "max_tokens 512 was sent; upstream's API runs sent 1000.",
+        "descriptions.", "Replies read by the captions reader; upstream's API runs post-processed them as "
+        "generation/caption_gen.py L59-75 does (`caption_gen`).",
+        "max_tokens 512 was sent; upstream's API runs sent 1000.",
         "temperature 0.7 was sent; upstream's API runs sent none.",
         "top_p 0.95 was sent; upstream's API runs sent none.",
         "seed 0 was sent; upstream's API runs sent none."]
@@ -122,14 +124,14 @@ def test_a_contest_without_captions_counts_as_lost(server, sample_dataset: str, 
              progress=False, system_options={"cache_dir": str(tmp_path / "c")}, task_options={"setting": "uniform"})
     records = read_predictions(out)
     missing = [k for k, r in records.items() if r["prediction"] is None]
-    assert len(records) == 2 and len(missing) == 1 and records[missing[0]]["status"] == "unparsed"
+    assert len(records) == 4 and len(missing) == 1 and records[missing[0]]["status"] == "unparsed"
     judge = JudgeSpec.parse("openai:judge", base_url=server.base_url, cache_dir=str(tmp_path / "c"))
     counted = score("caption_generation", [out], dataset=sample_dataset, judge=judge)
     dropped = score("caption_generation", [out], dataset=sample_dataset, judge=judge,
                     task_options={"missing": "drop"})
     top = counted["details"]["win_rate"]["human_top10"]
-    # the judge prefers A by far: the answered contest wins its A order only; the silent contest loses both
-    assert (top["win_rate"], top["n_judgments"], top["n_contests"]) == (0.25, 4, 2)
+    # the judge prefers A by far: each answered contest wins its A order only; the silent contest loses both
+    assert (top["win_rate"], top["n_judgments"], top["n_contests"]) == (0.375, 8, 4)
     assert dropped["details"]["win_rate"]["human_top10"]["win_rate"] == 0.5
     assert counted["details"]["n_missing"] == 1 and counted["n_unparsed"] == 1
     assert any("dropped from the win rate" in d for d in dropped["config"]["deviations"])
@@ -142,7 +144,7 @@ def test_the_description_source_is_a_named_option(server, sample_dataset: str, t
                    task_options={"caption_generation": {"setting": "uniform"}})
     config = run.record["tasks"]["caption_generation"]["config"]
     assert config["options"]["description"] == "hessel"
-    assert config["effective"]["descriptions"] == {"hessel": 1, "nextml": 1}
+    assert config["effective"]["descriptions"] == {"hessel": 3, "nextml": 1}
     # upstream's Hugging Face runs used GPT-4o's descriptions: for that kind, Hessel's is a deviation
     hf = {**config["effective"], "system": {"kind": "hf", "request": {}}}
     assert any("Hessel's annotated descriptions" in d for d in get_task("caption_generation").computed_deviations(hf))

@@ -238,7 +238,11 @@ def test_unreadable_replies_follow_upstreams_scheme_and_stay_counted(sample_data
     effective = {"options": task.option_values({"unparsed": "wrong"}), "system": {"request": {"temperature": 1.0}}}
     assert any("counts as wrong" in d for d in task.computed_deviations(effective))
     pixels = get_task("matching_from_pixels")
-    assert read_replies(pixels, [(insts[1], "I cannot decide.")], pixels.option_values())[0].prediction is None
+    # from pixels, lite_llm_leaderboard's scheme: the default letter (E), counted as unparsed; `wrong` keeps None
+    unread = read_replies(pixels, [(insts[1], "I cannot decide.")], pixels.option_values())[0]
+    assert (unread.prediction, unread.status) == ("E", "unparsed")
+    assert read_replies(pixels, [(insts[1], "I cannot decide.")],
+                        pixels.option_values({"unparsed": "wrong"}))[0].prediction is None
     explanation = get_task("explanation")
     assert read_replies(explanation, [(insts[0], "Explanation: a pun.")])[0].prediction == "a pun."
 

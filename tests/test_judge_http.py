@@ -158,7 +158,7 @@ def test_best_pick_parses_last_letter_on_last_line(tmp_path: Path) -> None:
     verdicts = [(r["contest_number"], r["verdict"]) for r in records]
     assert verdicts == [(1, "B"), (1, "B"), (2, "A"), (2, "A"), (3, "ERROR"), (3, "ERROR")]
     assert all(r["delta_logprob"] is None for r in records)
-    assert "logprobs" not in server.requests[0].body
+    assert server.requests[0].body["top_logprobs"] == 2  # asked for as upstream asks (rank_more.py L443-444)
     assert server.requests[0].body["messages"][-1]["content"].startswith("Find the funniest caption for each group.")
 
 

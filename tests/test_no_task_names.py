@@ -25,6 +25,7 @@ CONFIG_MODULES = {
     "submission.py": "Hessel's leaderboard boards are the `matching`/`ranking` leaderboard configs",
     "novelty/corpus.py": "reads the `caption_ratings` and `caption_generation` configs' parquet files directly",
     "reward/data.py": "trains the reward model on the `caption_ratings`/`caption_generation` configs' rows",
+    "reproducing/hessel.py": "counts the from-pixels configs' upstream parquet rows (Hessel's split sizes)",
 }
 OTHER_MEANINGS = {
     "judge/protocols/humorbench.py": {"explanation", "humorbench"},  # output field; module name
@@ -32,6 +33,7 @@ OTHER_MEANINGS = {
     "reward/card.py": {"humorbench"},  # a Hub tag on the element grader's card
     "code_version.py": {"humorbench"},  # the module judge/protocols/humorbench.py, hashed into code_version
     "scorers.py": {"explanation"},  # the `explanation` scorer's registered name (a task file's `scorer.name`)
+    "reproducing/figures.py": {"humorbench"},  # a paper's id for `reproduce --only` (the family's key)
 }
 LOADERS = {"load_split", "load_dataset"}  # their second argument (or config=) is a dataset config
 

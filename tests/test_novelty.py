@@ -20,8 +20,11 @@ from nycc_bench.builders import build_dataset
 from nycc_bench.errors import NyccBenchError
 from nycc_bench.novelty import Settings, add_novelty_parser, load_index, normalise, novelty_report
 from nycc_bench.novelty import text as text_module
-from nycc_bench.novelty.lsh import SCHEME, SEED
+from nycc_bench.novelty.lsh import SCHEME, SEED, minhash, signatures
+from nycc_bench.novelty.report import Matcher
+from nycc_bench.novelty.shingling import build_shingle_sets
 from nycc_bench.novelty.text import jaccard, jaccard_matrix, shingles
+from nycc_bench.novelty.verify import Verifier
 from nycc_bench.paths import SAMPLE_DIR
 
 GROUPS = ("human_top10", "human_200", "human_1000", "human_median")
@@ -249,3 +252,84 @@ def test_jaccard_matrix_is_exact(queries: list[str], others: list[str], k: int) 
 
 def test_docstring_examples() -> None:
     assert doctest.testmod(text_module).failed == 0
+
+
+TEXTS = st.lists(st.text("ab c’é😀\x00", max_size=25), min_size=1, max_size=40)
+
+
+@settings(max_examples=40, deadline=None)
+@given(TEXTS, st.integers(1, 6))
+def test_vectorised_minhash_equals_datasketch(texts: list[str], k: int) -> None:
+    """The NumPy MinHash (query path and build path through the stored shingle sets) gives datasketch's values."""
+    sets = [shingles(t, k) for t in texts]
+    expected = np.stack([m.hashvalues for m in MinHash.bulk([[x.encode() for x in s] for s in sets], num_perm=64,
+                                                             seed=SEED, scheme=SCHEME)])
+    np.testing.assert_array_equal(signatures(sets, 64), expected)
+    stored, hashes = build_shingle_sets(texts, k)
+    np.testing.assert_array_equal(minhash(hashes[stored.ids], stored.indptr, 64, threads=2).T, expected)
+
+
+@settings(max_examples=40, deadline=None)
+@given(TEXTS, TEXTS, st.integers(1, 6))
+def test_stored_sets_and_vectorised_jaccard_are_exact(texts: list[str], queries: list[str], k: int) -> None:
+    """Stored sets are `shingles()`; block and pair verification equal `jaccard()` bit for bit (NUL takes the
+    Python path, more than 64 queries split into blocks)."""
+    stored, _ = build_shingle_sets(texts, k)
+    got = [{x[:-1] for x in stored.vocab[stored.ids[a:b]].tolist()} for a, b in zip(stored.indptr, stored.indptr[1:],
+                                                                                 strict=False)]
+    assert got == [shingles(t, k) for t in texts]
+    queries = (queries * 20)[:70]
+    query_sets = [shingles(q, k) for q in queries]
+    ids, sizes = stored.lookup(query_sets), np.array([len(s) for s in query_sets])
+    verifier = Verifier(stored)
+    expected = np.array([[jaccard(q, shingles(t, k)) for t in texts] for q in query_sets])
+    np.testing.assert_array_equal(verifier.block(ids, sizes, 0, len(texts)), expected)
+    q, r = np.divmod(np.arange(len(queries) * len(texts)), len(texts))
+    np.testing.assert_array_equal(verifier.pairs(ids, sizes, q, r), expected.ravel())
+
+
+def test_matches_equal_the_previous_implementation(dataset: Path, cache: Path) -> None:
+    """Every kind of match, for copies, edits and unrelated text in every contest, equals what the previous
+    implementation found: datasketch MinHash per query, Python Jaccard per candidate, brute force per contest."""
+    s = Settings()
+    index = load_index(dataset, s, cache, progress=False)
+    matcher = Matcher(index, s)
+    norms = index.table["norm"].to_pylist()
+    contests = index.table["contest_number"].to_numpy()
+    picks = range(0, len(norms), 7)
+    edited = [" ".join(w if i != 1 else "zeppelin" for i, w in enumerate(norms[r].split())) for r in picks]
+    queries = {(int(contests[r]), n) for r, n in zip(picks, [*map(norms.__getitem__, picks)], strict=True)}
+    queries |= {(int(contests[r]), e) for r, e in zip(picks, edited, strict=True)}
+    queries |= {(int(c), normalise(u)) for c in np.unique(contests) for u in UNRELATED}
+    got = matcher.run(queries)
+
+    class Previous(Matcher):
+        def lsh_matches(self, texts: list[str]) -> dict[str, list[tuple[int, float]]]:
+            sets = [shingles(t, s.shingle_size) for t in texts]
+            sig = np.stack([m.hashvalues for m in MinHash.bulk([[x.encode() for x in q] for q in sets],
+                                                               num_perm=s.num_perm, seed=SEED, scheme=SCHEME)])
+            out = {}
+            for text, q, rows in zip(texts, sets, index.bands.candidates(sig), strict=True):
+                scored = [(int(r), jaccard(q, shingles(norms[r], s.shingle_size))) for r in rows]
+                out[text] = [(r, j) for r, j in scored if j >= s.threshold]
+            return out
+
+        def same_contest_matches(self, contest: int, texts: list[str]) -> dict[str, list[tuple[int, float]]]:
+            start, end = index.contest_slice(contest)
+            out = {}
+            for text in texts:
+                q = shingles(text, s.shingle_size)
+                scored = [(r, jaccard(q, shingles(norms[r], s.shingle_size))) for r in range(start, end)]
+                out[text] = [(r, j) for r, j in scored if j >= s.threshold]
+            return out
+
+    previous = Previous(index, s).run(queries)
+    assert got == previous
+    assert sum(v["near_same_contest"] is not None for v in got.values()) > len(picks)  # copies and edits found
+
+
+def test_a_contest_number_beyond_the_index_has_no_captions(dataset: Path, cache: Path) -> None:
+    """A contest number larger than any stored one (beyond int32 too) is a contest without human captions."""
+    report = novelty_report({"99999999999": UNRELATED[:1]}, str(dataset), cache_dir=str(cache), progress=False)
+    assert report["models"][0]["contests_without_human_captions"] == [99999999999]
+    assert report["models"][0]["matches"]["near_same_contest"]["count"] == 0

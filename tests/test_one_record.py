@@ -40,4 +40,4 @@ def test_demo_worker_cards_and_seed_agree(sample_dataset: str, sample_judges: di
     assert _scores(demo) == _scores(worker) == _scores(seed) == _scores(cards)
     for record in (demo, worker, seed, cards):
         assert record["tasks"]["ranking"]["config"]["dataset"]["folds"] == [0, 1]
-        assert record["tasks"]["caption_generation"]["scores"]["win_rate_top10"]["n"] == 4  # judged everywhere
+        assert record["tasks"]["caption_generation"]["scores"]["win_rate_top10"]["n"] == 8  # 4 contests, judged

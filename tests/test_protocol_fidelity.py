@@ -179,6 +179,8 @@ def test_best_pick_counts_only_a_whole_letter_reply(tmp_path: Path) -> None:
     assert sum(r["nonletter"] for r in records) == 6
     assert server.count() == 8  # a non-letter reply is not asked again
     assert all("max_tokens" not in r.body for r in server.requests)  # upstream sends none
+    # rank_more.py L443-444: logprobs=True, top_logprobs=2 are sent, as upstream sends them (never read)
+    assert all(r.body["logprobs"] is True and r.body["top_logprobs"] == 2 for r in server.requests)
 
 
 def test_best_pick_former_rule_is_a_named_option(tmp_path: Path) -> None:
@@ -368,6 +370,9 @@ def test_reliability_runs_both_orders_with_a_fake_judge(sample_dataset: Path, tm
     assert server.requests[0].body["top_logprobs"] == 2
     assert result["settings"]["rule"] == "zhang_top2" and result["settings"]["n_contests_requested"] == 100
     assert any("Only 4 contests qualify" in d for d in result["deviations"])
+    assert ("4 of the 4 contests are held-out (caption_generation) ones; upstream's were train contests (rank.py "
+            "L284 takes each contest's cartoon from Hessel's train shard), in an order it does not record.") \
+        in result["deviations"]
 
 
 def test_reliability_best_pick_shows_the_cartoon(sample_dataset: Path, tmp_path: Path) -> None:

@@ -39,6 +39,8 @@ def _judge_reply(body: dict, attempt: int) -> Reply:
     if "anticipated answer point" in text.lower():
         verdict = "PASS" if "joke" in text.split("Student")[-1].lower() else "FAIL"
         return Reply(text=f"<reasoning>ok</reasoning><judgement>{verdict}</judgement>", top_logprobs=None)
+    if "Find the funniest caption" in text:  # Best Pick (asks for logprobs as upstream, reads the text)
+        return Reply(text="Explanation B is better.\nB", top_logprobs=[("Explanation", -0.1), ("B", -3.0)])
     if body.get("logprobs"):
         return Reply(text="A", top_logprobs=[("A", -0.05), ("B", -4.0)])
     return Reply(text="Explanation B is better.\nB", top_logprobs=None)
@@ -107,7 +109,7 @@ def test_openai_system_and_judges_on_a_local_server(dataset: str, tmp_path: Path
     with FakeChatServer(system_reply) as server:
         for task in ("matching", "ranking_from_pixels", "explanation", "caption_generation", "humorbench"):
             out = tmp_path / f"{task}.jsonl"
-            # caption_generation in its single setting: both sample contests can be prompted (an API model's
+            # caption_generation in its single setting: four sample contests can be prompted (an API model's
             # upstream prompt needs Hessel's description, which one of them lacks)
             uniform = ["--task-option", f"{task}.setting=uniform"] if task == "caption_generation" else []
             assert main(["run", "--task", task, "--system", "openai:fake-model", "--base-url", server.base_url,
@@ -155,12 +157,14 @@ def test_openai_system_and_judges_on_a_local_server(dataset: str, tmp_path: Path
                judge.base_url, "--cache-dir", str(tmp_path / "empty_cache"), "--protocol", "best_pick", "--dry-run"]
         assert main(dry) == 0
         estimate = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["dry_run"]
-        assert estimate["n_calls"] == 2 * 2 * 4 and estimate["cost_usd"] > 0  # 2 contests, 2 orders, 4 groups
+        # 4 contests (the 91 held-out contests pooled: four of them in the sample), 2 orders, 4 groups
+        assert estimate["n_calls"] == 4 * 2 * 4 and estimate["cost_usd"] > 0
         assert judge.count() == n_judge  # a dry run spends nothing
         best_pick = score("caption_generation", [tmp_path / "caption_generation.jsonl"], dataset=dataset, judge=spec,
                           task_options={"protocol": "best_pick"})
         # the reply "Explanation B is better.\nB" is not a whole letter: the paper's rule counts it as no win
-        assert best_pick["scores"]["win_rate_top10"]["value"] == 0.25
+        # (the one text-form contest of four reads its last character, B: it wins its B order, 1 of 8)
+        assert best_pick["scores"]["win_rate_top10"]["value"] == 0.125
         assert best_pick["config"]["options"]["protocol"] == "best_pick"
         vision = [r for r in judge.requests[n_judge:] if any(isinstance(m["content"], list) and any(
             part.get("type") == "image_url" for part in m["content"]) for m in r.body["messages"])]

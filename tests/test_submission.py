@@ -39,9 +39,14 @@ def test_gpt4v_responses_give_830_letters(tmp_path: Path, capsys: pytest.Capture
     """GPT-4V's raw replies become a complete matching submission with Hessel's parser (README example: D)."""
     out = tmp_path / "gpt4v.json"
     path = HESSEL / "gpt4v_leaderboard" / "gpt4v_matching_leaderboard_responses.jsonl"
-    assert main(["submission", "from-responses", str(path), "--out", str(out)]) == 0
-    assert "830 letters, 0 replies without" in capsys.readouterr().out
+    assert main(["submission", "from-responses", str(path), "--out", str(out), "--parser", "gpt4v"]) == 0
+    assert "830 letters read by the gpt4v reader; 0 replies without" in capsys.readouterr().out
     made = json.loads(out.read_text())
+    litellm = tmp_path / "litellm.json"  # lite_llm_leaderboard's reader: 170 replies get its default E
+    assert main(["submission", "from-responses", str(path), "--out", str(litellm)]) == 0
+    assert "830 letters read by the litellm reader; 170 replies without" in capsys.readouterr().out
+    other = json.loads(litellm.read_text())
+    assert sum(other[k] != made[k] for k in made) == 119  # the difference README names
     assert len(made) == 830 and made["5dc4f6a5648682c5beabba053e7a112c"] == "D"
     assert main(["submission", "check", str(out), "--task", "matching"]) == 0
     zero_shot = json.loads((HESSEL / "clip" / "leaderboard_entries" / "matching_zeroshot_clip_vitl14_336.json")
@@ -52,10 +57,16 @@ def test_gpt4v_responses_give_830_letters(tmp_path: Path, capsys: pytest.Capture
 def test_from_responses_falls_back_like_upstream(tmp_path: Path) -> None:
     """An unreadable reply gets the seeded random letter and is listed; a repeated id or bad line is refused."""
     made = from_responses([{"instance_id": "a", "response": "Answer: A or Answer: B"},
-                           {"instance_id": "b", "response": "Answer: B"}], "ranking")
+                           {"instance_id": "b", "response": "Answer: B"}], "ranking", "gpt4v")
     assert made.unparsed == ["a"] and made.submission["b"] == "B" and made.submission["a"] in "AB"
     assert made.submission == from_responses([{"instance_id": "a", "response": None},
-                                              {"instance_id": "b", "response": "Answer: B"}], "ranking").submission
+                                              {"instance_id": "b", "response": "Answer: B"}], "ranking",
+                                             "gpt4v").submission
+    lite = from_responses([{"instance_id": "a", "response": "Hmm.\n\nAnswer: A, maybe"},
+                           {"instance_id": "b", "response": "Final Answer: A. Answer: B"}], "ranking")
+    assert lite.unparsed == ["a"] and lite.submission == {"a": "B", "b": "A"}  # its default letter, then its rule
+    with pytest.raises(ValueError, match="unknown answer reader 'claude'"):
+        from_responses([], "ranking", "claude")
     with pytest.raises(ValueError, match="repeats instance a"):
         from_responses([{"instance_id": "a", "response": ""}] * 2)
     bad = tmp_path / "r.jsonl"

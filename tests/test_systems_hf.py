@@ -447,7 +447,10 @@ def test_every_task_end_to_end(kind: str, model: str, task: str, folders: dict, 
     assert summary.total == summary.answered == len(records) == len(build_instances(t, dataset, options=options))
     assert len({r["instance_id"] for r in records}) == len(records)
     predictions = [r["prediction"] for r in records]
-    assert summary.unparsed == sum(p is None for p in predictions)
+    assert summary.unparsed == sum(r["status"] == "unparsed" for r in records)
+    # an unreadable vision reply gets upstream's default letter (lite_llm_leaderboard), still counted as unparsed
+    assert all(p is None or (r["status"] == "unparsed" and r["answer_source"] == "default")
+               for p, r in zip(predictions, records, strict=True) if r["status"] == "unparsed")
     if t.kind == "choice":
         assert all(p is None or p in t.letters for p in predictions)
         if kind != "vlm":  # scored systems always choose a letter
@@ -468,26 +471,47 @@ def test_caption_generation_runs_as_upstreams_hugging_face_script(folders: dict,
     """Issue 22: an `hf:` model on caption_generation as finetuning/save_results.py ran one: the plain-text
     prompt of preprocess.py L18 (no chat template, BOS added as `tokenizer(texts)` does), 10 sampled generations
     per contest in one batch, T 0.7 / top-p 0.95 / repetition 1.15, seed 2024, the first line of each kept."""
+    import nycc_bench.systems.hf_causal as hf_causal
     from nycc_bench.tasks.parsing import parse_samples
 
     system = make_system(f"hf:{folders['llama']}", dataset, max_new_tokens=NEW_TOKENS, batch_size=20)
+    system.model.generation_config.top_k = 7  # a checkpoint default upstream's from_pretrained config keeps
     rows: list[list[int]] = []
+    configs: list = []
     generate_batch = system._generate_batch
-    system._generate_batch = lambda prompts, config: (rows.extend(prompts), generate_batch(prompts, config))[1]
+    system._generate_batch = lambda prompts, config: (rows.extend(prompts), configs.append(config),
+                                                      generate_batch(prompts, config))[2]
+    seeded: list[int] = []
+    run_seed = hf_causal.seed_run
+    hf_causal.seed_run = lambda seed: (seeded.append(seed), run_seed(seed))[1]  # seed_everything(2024), once
     out = tmp_path / "gen.jsonl"
-    run_task("caption_generation", system.spec, out, dataset=dataset, system=system, progress=False)
+    try:
+        run_task("caption_generation", system.spec, out, dataset=dataset, system=system, progress=False)
+    finally:
+        hf_causal.seed_run = run_seed
+    assert seeded == [2024] and len(configs) > 1  # one seed for the run, however many batches
+    assert {(c.top_k, c.temperature, c.top_p, c.repetition_penalty, c.do_sample) for c in configs} == \
+        {(7, 0.7, 0.95, 1.15, True)}
     meta = json.loads(out.with_name(out.name + ".meta.json").read_text())
     assert (meta["options"]["setting"], meta["options"]["prompt"], meta["options"]["description"]) == \
         ("per_system", "save_results", "gpt4o")
     assert meta["decoding"] == {"temperature": 0.7, "top_p": 0.95, "repetition_penalty": 1.15, "seed": 2024,
                                 "max_new_tokens": NEW_TOKENS, "samples": 10}
     assert meta["effective"]["kind"] == "hf"
-    assert {k: meta["effective"]["request"][k] for k in ("n", "seed", "temperature", "top_p")} == \
-        {"n": 10, "seed": 2024, "temperature": 0.7, "top_p": 0.95}
+    assert {k: meta["effective"]["request"][k] for k in ("n", "seed", "temperature", "top_p", "seeding",
+                                                          "generation_config")} == \
+        {"n": 10, "seed": 2024, "temperature": 0.7, "top_p": 0.95, "seeding": "once per run",
+         "generation_config": "checkpoint"}
+    assert meta["effective"]["dtype"] == "float32"  # CPU: upstream's float16 is a computed deviation
+    deviations = get_task("caption_generation").computed_deviations({"options": meta["options"],
+                                                                     "system": meta["effective"]})
+    assert "The model ran in float32; upstream's Hugging Face runs loaded it in float16 " \
+        "(`--system-option dtype=float16`)." in deviations
+    assert not any(d.startswith(("Sampling seeded", "Generation config:")) for d in deviations)
     instances = build_instances(get_task("caption_generation"), dataset, options=meta["options"])
     assert all(not i.chat and i.system is None for i in instances)
     assert instances[0].user.startswith("[INST] <> I want you to act as a sophisticated reader of The New Yorker")
-    assert instances[0].user.endswith(" <> \n funny caption: [/INST]")
+    assert instances[0].user.endswith(" <> \n funny caption: [\\INST]")  # as upstream's stored zs.csv prompts
     assert system.prompt(instances[0]) == instances[0].user  # the model has a chat template; it is not used
     expected = [system.tokenizer(i.user)["input_ids"] for i in instances]
     assert all(e[0] == system.tokenizer.bos_token_id for e in expected)

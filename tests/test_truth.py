@@ -266,7 +266,11 @@ def test_run_honours_shots_and_seed_zero(sample_dataset: str, tmp_path: Path) ->
 
 HAND_WRITTEN_CHECKS = {
     "ROUGE-L is the exact mean of per-item F-measures": lambda t: _rouge_is_the_exact_mean(),
-    "The paper has no zero-shot prompt from pixels": lambda t: t.from_pixels and not t.paper_settings,
+    "The paper has no zero-shot prompt for explanations from pixels": lambda t: (
+        t.from_pixels and t.kind == "generation" and t.options["prompt"].values == ("nycc",)
+        and t.paper_settings["prompt"].values == ("nycc",)),
+    "Greedy decoding with at most 256 new tokens is this benchmark's choice for vision models": lambda t: (
+        t.from_pixels and t.decoding.get("temperature") == 0.0 and t.decoding.get("max_new_tokens") == 256),
     "The random letter for an unreadable reply is seeded by the instance id": lambda t: _seeded_letter(),
 }
 

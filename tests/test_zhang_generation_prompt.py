@@ -33,7 +33,7 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> str:
 def test_caption_gen_prompt_is_upstreams_literal_text(dataset: str) -> None:
     """System and user turns equal caption_gen.py's string concatenation over Hessel's annotations."""
     task = get_task("caption_generation")
-    rows = {str(r["contest_number"]): r for r in load_split(dataset, "caption_generation", "test")}
+    rows = {str(r["contest_number"]): r for r in load_split(dataset, "caption_generation", "test+validation")}
     instances = build_instances(task, dataset, options={"prompt": "caption_gen"})
     assert instances
     for inst in instances:

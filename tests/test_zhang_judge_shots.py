@@ -1,5 +1,6 @@
 """Zhang's group judge gets the five examples upstream gave it: pandas' sample(n=600, random_state=42) over
-Hessel's ranking train data, rows 6i..6i+4 for the i-th contest (ranking/rank_more.py L113, L200-237)."""
+Hessel's ranking train data, rows 6i..6i+4 for the i-th of the 91 held-out contests in ascending order, whichever
+contests are scored (ranking/rank_more.py L113, L165-181, L200-237)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ import pytest
 
 from nycc_bench.builders import build_dataset
 from nycc_bench.builders.hessel2023 import features
-from nycc_bench.judge.protocols.zhang_shots import draw
+from nycc_bench.contests import ZHANG_HELD_OUT
+from nycc_bench.judge.protocols.zhang_shots import blocks, draw, sampled_positions
 from nycc_bench.tasks.zhang2024.kinds import zhang_judge_shots
 
-CONTESTS = [896, 512, 640, 777, 903, 555]  # any order: upstream walks them ascending
+CONTESTS = [761, 896, 640, 536, 903, 555]  # any order; 761, 640 and 536 are held out, the rest come after the 91
+UPSTREAM_I = {536: 0, 640: sorted(ZHANG_HELD_OUT).index(640), 761: 90, 555: 91, 896: 92, 903: 93}
 
 
 def _ranking_rows(n: int) -> list[dict]:
@@ -40,7 +43,8 @@ def test_draw_is_upstreams_pandas_sample(shard: Path, tmp_path: Path) -> None:
     build_dataset(tmp_path / "src", tmp_path / "ds", ["ranking"], progress=False)
     shots, record = zhang_judge_shots(str(tmp_path / "ds"), CONTESTS)
     testing = pd.read_parquet(shard).sample(n=600, random_state=42, ignore_index=True)  # upstream's line 113
-    for i, contest in enumerate(sorted(CONTESTS)):
+    assert blocks(CONTESTS) == UPSTREAM_I
+    for contest, i in UPSTREAM_I.items():
         expected = [(testing["image_description"][i * 6 + k], testing["image_uncanny_description"][i * 6 + k],
                      testing["caption_choices"][i * 6 + k][0], testing["caption_choices"][i * 6 + k][1],
                      testing["label"][i * 6 + k]) for k in range(5)]
@@ -53,10 +57,23 @@ def test_draw_is_upstreams_pandas_sample(shard: Path, tmp_path: Path) -> None:
 def test_too_little_data_runs_zero_shot_and_says_why(tmp_path: Path) -> None:
     """Fewer than 600 rows, too many contests or no ranking split: no shots, and the reason is recorded."""
     assert draw(CONTESTS, 599, "p").zero_shot_reason.startswith("the pool has 599 rows")
-    assert draw(range(101), 600, "p").rows == {}
-    assert len(draw(range(100), 600, "p").rows) == 100
+    assert draw(range(101), 600, "p").rows == {}  # 101 contests outside the 91: blocks past row 600
+    assert draw([*ZHANG_HELD_OUT, *range(10)], 600, "p").rows == {}
+    assert len(draw([*ZHANG_HELD_OUT, *range(9)], 600, "p").rows) == 100
     shots, record = zhang_judge_shots(str(tmp_path / "nothing"), CONTESTS)
     assert shots == {} and record["n_shots"] == 0 and "zero-shot" in record["zero_shot_reason"]
+
+
+def test_a_contest_gets_upstreams_block_whatever_else_is_scored() -> None:
+    """One split, a --limit or contests without output never move another contest's examples: contest 761 gets
+    block 90 alone, with its split, or with all 91, as upstream's loop over the 91 ascending gives it."""
+    alone = draw([761], 650, "p").rows[761]
+    test_split = draw(sorted(ZHANG_HELD_OUT[:47]), 650, "p").rows[761]
+    everything = draw(ZHANG_HELD_OUT, 650, "p")
+    assert alone == test_split == everything.rows[761]
+    ordered = sorted(ZHANG_HELD_OUT)
+    sampled = sampled_positions(650)
+    assert all(everything.rows[c] == sampled[6 * i: 6 * i + 5] for i, c in enumerate(ordered))
 
 
 def test_reliability_gives_the_judge_the_same_upstream_draw(sample_dataset: str, tmp_path: Path) -> None:

@@ -14,9 +14,13 @@ from huggingface_hub import constants, snapshot_download
 from tqdm.auto import tqdm
 
 from ..errors import NyccBenchError
-from .sources import HESSEL_HF_REPO as HESSEL_REPO
 from .sources import (
+    CATEGORY_FILES,
     HESSEL_HF_REVISION,
+    HUMORBENCH_COMMIT,
+    HUMORBENCH_REPO,
+    PAPER_CATEGORIES_COMMIT,
+    PAPER_CATEGORIES_FOLDER,
     PAPER_HARD_COMMIT,
     PAPER_HARD_FILE,
     PAPER_HARD_FOLDER,
@@ -24,6 +28,7 @@ from .sources import (
     ZHANG_HF_REPO,
     ZHANG_HF_REVISION,
 )
+from .sources import HESSEL_HF_REPO as HESSEL_REPO
 
 
 class DownloadError(NyccBenchError):
@@ -66,10 +71,13 @@ GITHUB_SOURCES = (
     GitHubSource("nextml/caption-contest-data", "2fac6c38cff48620911bd340f663060d79c95e1f", ("summaries/*.csv",)),
     GitHubSource("yguooo/cartoon-caption-generation", "91231db2029eaa3ce1fa4daaa12518fe021d050f",
                  ("examples/generations/human_*.csv",)),
-    GitHubSource("ReubenNarad/Humor-Bench", "cc99276f7cdff9f90d6316a61668e59be6bd1c7a",
-                 ("comprehensive_annotations.csv", "categorized_output_*.csv")),
+    GitHubSource(HUMORBENCH_REPO, HUMORBENCH_COMMIT, ("comprehensive_annotations.csv", "categorized_output_*.csv")),
+    # The paper's element categories (Table 3), kept where discovery looks for them beside the later ones.
+    GitHubSource(HUMORBENCH_REPO, PAPER_CATEGORIES_COMMIT, tuple(f"categorized_output_{n}.csv" for n in CATEGORY_FILES),
+                 tuple((f"categorized_output_{n}.csv", f"analysis/{PAPER_CATEGORIES_FOLDER}/paper_categories_"
+                        f"{PAPER_CATEGORIES_COMMIT[:7]}_{n}.csv") for n in CATEGORY_FILES)),
     # The paper's HumorBench-Hard list survives only in upstream's history: kept where discovery looks for it.
-    GitHubSource("ReubenNarad/Humor-Bench", PAPER_HARD_COMMIT, (PAPER_HARD_UPSTREAM_PATH,),
+    GitHubSource(HUMORBENCH_REPO, PAPER_HARD_COMMIT, (PAPER_HARD_UPSTREAM_PATH,),
                  ((PAPER_HARD_UPSTREAM_PATH, f"analysis/{PAPER_HARD_FOLDER}/{PAPER_HARD_FILE}"),)),
 )
 

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import datasets
 import pyarrow as pa
 
+from ..errors import NyccBenchError
 from .csvfile import read_dicts
 from .errors import SourceError
 from .options import BuildOptions
-from .sources import PAPER_HARD_COMMIT, SourceFiles
+from .sources import HUMORBENCH_LABELS, PAPER_HARD_COMMIT, SourceFiles
 from .writer import BuiltConfig, ConfigSpec
 
 ANNOTATION_COLUMNS = ["idx", "cartoonstock_id", "contest_number", "description", "caption", "element"]
@@ -20,11 +22,12 @@ HARD_COLUMNS = [*ANNOTATION_COLUMNS, "pass_rate", "num_attempts"]
 CATEGORIES = {"wordplay": "wordplay", "cultural_reference": "cultural reference",
               "toxic_or_shocking": "toxic or shocking"}
 
+log = logging.getLogger("nycc_bench")
 STR = datasets.Value("string")
 BASE = {
     "caption_id": STR, "contest_number": datasets.Value("int32"), "cartoonstock_id": STR,
     "description": STR, "caption": STR, "elements": datasets.List(STR), "element_ids": datasets.List(STR),
-    "element_categories": datasets.List(datasets.List(STR)),
+    "element_categories": datasets.List(datasets.List(STR)), "category_labels": STR,
 }
 HUMORBENCH = ConfigSpec(
     name="humorbench", family="humorbench",
@@ -34,7 +37,9 @@ HUMORBENCH = ConfigSpec(
         "`elements` an explanation must contain (1-3 per caption). An LLM autograder marks each element "
         "PASS or FAIL. `element_ids` are the upstream `idx` (an idx that upstream uses for two elements "
         "gets `-2` on its second element); `element_categories` lists each element's categories (wordplay, "
-        "cultural reference, toxic or shocking; LLM-assigned upstream); `element_in_hard` marks the elements "
+        "cultural reference, toxic or shocking; LLM-assigned upstream), from upstream's labels at the commit "
+        "`category_labels` names (the paper's, 41cacd4, by default; `nycc-bench build --humorbench-labels "
+        "leaderboard`: the later cc99276 labels); `element_in_hard` marks the elements "
         "of `humorbench_hard`. NYCC cartoons carry `contest_number`, CartoonStock ones `cartoonstock_id`."
     ),
 )
@@ -91,8 +96,23 @@ def _int(path: Path, row: int, name: str, value: str, allow_empty: bool = False)
     return int(number)
 
 
-def read_elements(sources: SourceFiles) -> list[Element]:
-    """Annotations joined with their categories, validated; (idx, element) is the unique key."""
+def category_files(sources: SourceFiles, labels: str = "paper") -> tuple[dict[str, Path], str]:
+    """The category files of the `labels` version (`paper`: 41cacd4, Table 3's; `leaderboard`: cc99276) and the
+    commit they are; the paper's version falls back to the later one, named by its commit, when the source folder
+    lacks `analysis/paper_categories/` (a results record then lists the later labels as a deviation)."""
+    if labels not in HUMORBENCH_LABELS:
+        raise NyccBenchError(f"humorbench-labels: unknown labels {labels!r}; use one of {', '.join(HUMORBENCH_LABELS)}")
+    if labels == "paper" and sources.humorbench_paper_categories:
+        return sources.humorbench_paper_categories, HUMORBENCH_LABELS["paper"][:7]
+    if labels == "paper" and sources.humorbench_categories:
+        log.warning("humorbench: the paper's element categories (analysis/paper_categories/, upstream 41cacd4) are "
+                    "not in the source; using categorized_output_*.csv (cc99276, the leaderboard's later labels)")
+    return sources.humorbench_categories, HUMORBENCH_LABELS["leaderboard"][:7]
+
+
+def read_elements(sources: SourceFiles, labels: str = "paper") -> list[Element]:
+    """Annotations joined with their categories (the `labels` version, `category_files`), validated; (idx,
+    element) is the unique key."""
     path = sources.humorbench_annotations
     assert path is not None
     elements: list[Element] = []
@@ -115,7 +135,7 @@ def read_elements(sources: SourceFiles) -> list[Element]:
         idx_count[idx] = idx_count.get(idx, 0) + 1
         suffix = "" if idx_count[idx] == 1 else f"-{idx_count[idx]}"
         elements.append(Element(idx, f"{idx}{suffix}", row))
-    for file_key, path_c in sorted(sources.humorbench_categories.items()):
+    for file_key, path_c in sorted(category_files(sources, labels)[0].items()):
         if file_key not in CATEGORIES:
             raise SourceError(path_c, f"unknown category file {path_c.name}",
                               f"expected one of {', '.join(CATEGORIES)}")
@@ -184,7 +204,7 @@ def read_hard(path: Path | None, elements: list[Element]) -> dict[str, tuple[flo
 
 
 def _caption_rows(elements: list[Element], hard: dict[str, tuple[float, int, int]],
-                  only_hard: bool) -> list[dict]:
+                  only_hard: bool, commit: str) -> list[dict]:
     """Group elements by caption (cartoon + caption text), keeping upstream order."""
     rows: dict[tuple[str, str, str, str], dict] = {}
     for e in elements:
@@ -196,6 +216,7 @@ def _caption_rows(elements: list[Element], hard: dict[str, tuple[float, int, int
             "caption_id": str(e.idx), "contest_number": int(float(r["contest_number"])) if r["contest_number"]
             else None, "cartoonstock_id": r["cartoonstock_id"] or None, "description": r["description"],
             "caption": r["caption"], "elements": [], "element_ids": [], "element_categories": [],
+            "category_labels": commit,
         })
         out["elements"].append(r["element"])
         out["element_ids"].append(e.element_id)
@@ -211,15 +232,18 @@ def _caption_rows(elements: list[Element], hard: dict[str, tuple[float, int, int
 
 def build(sources: SourceFiles, configs: set[str], progress: bool = True,
           options: BuildOptions | None = None) -> list[BuiltConfig]:
-    """Build the HumorBench configs when `comprehensive_annotations.csv` is there (`options`: none apply)."""
+    """Build the HumorBench configs when `comprehensive_annotations.csv` is there (`options.humorbench_labels`:
+    which upstream element categories)."""
     if sources.humorbench_annotations is None or not (configs & set(CONFIGS)):
         return []
-    elements = read_elements(sources)
+    labels = (options or BuildOptions()).humorbench_labels
+    commit = category_files(sources, labels)[1]
+    elements = read_elements(sources, labels)
     hard = read_hard(sources.humorbench_hard, elements)
     built = []
     for spec, only_hard in ((HUMORBENCH, False), (HUMORBENCH_HARD, True)):
         if spec.name in configs and (hard or not only_hard):
-            table = pa.Table.from_pylist(_caption_rows(elements, hard, only_hard),
+            table = pa.Table.from_pylist(_caption_rows(elements, hard, only_hard, commit),
                                          schema=spec.features.arrow_schema)
             built.append(BuiltConfig(spec, {"test": table}))
     return built

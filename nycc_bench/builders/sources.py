@@ -21,6 +21,17 @@ ZHANG_GROUP_FILES = {
     "human_median": "human_median.csv",
 }
 HUMORBENCH_CATEGORY = re.compile(r"^categorized_output_(?P<name>[a-z_]+)\.csv$")
+# HumorBench's element categories exist upstream in two versions. The paper's (Table 3's entire-set shares 24.4 /
+# 19.0 / 25.7 %: wordplay 122, cultural reference 95, toxic or shocking 128 of 499) are
+# `categorized_output_*.csv` at 41cacd4; the July 2025 leaderboard's later labels (119 / 181 / 78) are the same files
+# at cc99276. The paper's are kept, renamed, in `analysis/paper_categories/` so one folder can hold both.
+HUMORBENCH_REPO = "ReubenNarad/Humor-Bench"
+HUMORBENCH_COMMIT = "cc99276f7cdff9f90d6316a61668e59be6bd1c7a"  # comprehensive_annotations.csv, the later labels
+PAPER_CATEGORIES_COMMIT = "41cacd4b690596377d0a39e5ce7d05b33259f954"  # "preparing plots for paper", 2025-05-12
+HUMORBENCH_LABELS = {"paper": PAPER_CATEGORIES_COMMIT, "leaderboard": HUMORBENCH_COMMIT}  # build option -> commit
+PAPER_CATEGORIES_FOLDER = "paper_categories"
+CATEGORY_FILES = ("wordplay", "cultural_reference", "toxic_or_shocking")  # categorized_output_<name>.csv
+PAPER_CATEGORY = re.compile(rf"^paper_categories_{PAPER_CATEGORIES_COMMIT[:7]}_(?P<name>[a-z_]+)\.csv$")
 # The paper's HumorBench-Hard list, as `download` stores it from upstream's pinned history (and ../shared/data
 # keeps it); HEAD's `analysis/runs/full benchmark/` files of the same name are later lists that are not read.
 PAPER_HARD_FOLDER, PAPER_HARD_FILE = "paper_hard_subset", "hard_subset_with_categories.csv"
@@ -62,7 +73,8 @@ class SourceFiles:
     hessel: dict[str, dict[str, list[Path]]] = field(default_factory=dict)  # config -> split -> shards
     hessel_leaderboard: dict[str, Path] = field(default_factory=dict)  # task -> <task>_test_set_public/instances.json
     humorbench_annotations: Path | None = None
-    humorbench_categories: dict[str, Path] = field(default_factory=dict)
+    humorbench_categories: dict[str, Path] = field(default_factory=dict)  # the later labels (cc99276)
+    humorbench_paper_categories: dict[str, Path] = field(default_factory=dict)  # the paper's (41cacd4)
     humorbench_hard: Path | None = None  # the paper's list: paper_hard_subset/hard_subset_with_categories.csv
     gpt4o_descriptions: dict[str, Path] = field(default_factory=dict)  # split -> gpt4o_description/<split>.jsonl
     cartoon_images: dict[int, Path] = field(default_factory=dict)  # contest -> cartoons/<n>.jpg (or source/)
@@ -141,6 +153,9 @@ def discover(*roots: Path) -> SourceFiles:
         elif m := HUMORBENCH_CATEGORY.match(name):
             found.humorbench_categories[m["name"]] = _set_once(
                 found.humorbench_categories.get(m["name"]), path, name)
+        elif parent == PAPER_CATEGORIES_FOLDER and (m := PAPER_CATEGORY.match(name)):
+            found.humorbench_paper_categories[m["name"]] = _set_once(
+                found.humorbench_paper_categories.get(m["name"]), path, f"{parent}/{name}")
         elif name == PAPER_HARD_FILE and parent == PAPER_HARD_FOLDER:
             found.humorbench_hard = _set_once(found.humorbench_hard, path, f"{parent}/{name}")
         elif name == "arena_votes.parquet":

@@ -143,8 +143,10 @@ class Run:
 
 def caption_flags(captions: pa.ChunkedArray | pa.Array) -> dict[str, pa.Array]:
     """Per caption of one stable-sorted run: repeats an earlier (better-rated) text, is blank, holds a line break."""
-    seen: set[str] = set()
-    repeated = [text in seen or seen.add(text) is not None for text in captions.to_pylist()]
+    whole = captions.combine_chunks() if isinstance(captions, pa.ChunkedArray) else captions
+    codes = pc.dictionary_encode(whole, null_encoding="encode").indices.to_numpy(zero_copy_only=False)
+    repeated = np.ones(len(codes), dtype=bool)
+    repeated[np.unique(codes, return_index=True)[1]] = False  # the first row of each text
     return {
         "is_duplicate_text": pa.array(repeated, pa.bool_()),
         "is_empty_text": pc.equal(pc.utf8_trim_whitespace(captions), ""),
@@ -163,13 +165,25 @@ def repeated_rows(table: pa.Table) -> pa.Array:
     return pa.array([row in seen or seen.add(row) is not None for row in rows], pa.bool_())
 
 
+def caption_multiset_key(captions: pa.ChunkedArray | pa.Array) -> bytes:
+    """sha256 of a run's captions in sorted (byte) order, offsets included: equal iff the caption lists are equal
+    as multisets."""
+    ordered = pc.take(captions, pc.sort_indices(captions))
+    ordered = ordered.combine_chunks() if isinstance(ordered, pa.ChunkedArray) else ordered
+    width = np.int64 if pa.types.is_large_string(ordered.type) else np.int32
+    offsets = np.frombuffer(ordered.buffers()[1], dtype=width)[ordered.offset:ordered.offset + len(ordered) + 1]
+    offsets = offsets.astype(np.int64)
+    digest = hashlib.sha256((offsets - offsets[0]).tobytes())
+    if len(ordered):
+        digest.update(memoryview(ordered.buffers()[2])[int(offsets[0]):int(offsets[-1])])
+    return digest.digest()
+
+
 def mark_duplicate_contests(runs: list[Run]) -> None:
     """Set `duplicate_of` on each run whose caption multiset equals a run of a lower-numbered contest."""
     first: dict[bytes, int] = {}
     for run in sorted(runs, key=lambda r: (r.summary.contest_number, r.summary.run_id)):
-        texts = sorted(run.table["caption"].to_pylist())
-        key = hashlib.sha256("\x00".join(texts).encode("utf-8", "surrogatepass")).digest()
-        earlier = first.setdefault(key, run.summary.contest_number)
+        earlier = first.setdefault(caption_multiset_key(run.table["caption"]), run.summary.contest_number)
         run.duplicate_of = earlier if earlier != run.summary.contest_number else None
 
 

@@ -27,6 +27,7 @@ class ChatRequest:
     top_logprobs: int = 0
     logprob_tokens: tuple[str, ...] = ()
     sample_index: int = 0
+    logprobs_required: bool = True  # False: asked for (as upstream asks) but not read; a reply without them is kept
 
     def key_data(self) -> dict[str, Any]:
         """Everything about the request that changes the answer (the cache key's request part)."""

@@ -24,7 +24,7 @@ et al. (2022): unigrams pooled over the whole corpus, capped at 1 (an all-distin
 
 SBERT (with `sbert_model`): 1 − the mean over contests of the mean cosine similarity of the captions'
 normalized sentence embeddings, over the full k×k matrix including the diagonal (the paper's model is
-sentence-transformers/all-mpnet-base-v2).
+sentence-transformers/all-mpnet-base-v2). Its interval is a seeded percentile bootstrap over contests.
 """
 
 _CITATION = ZHANG2024.bibtex
@@ -42,7 +42,8 @@ Args:
     sbert_batch_size (`int`, default 64), sbert_device (`str`, optional): encoding settings.
 Returns:
     average_ead (`float`, in [0, 1.582]), distinct_ead (`float`, in [0, 1]), n_groups (`int`), and with
-    `sbert_model` sbert_diversity (`float`, in [0, 1] for the diagonal variant).
+    `sbert_model` sbert_diversity (`float`, in [0, 1] for the diagonal variant) with sbert_ci_low and
+    sbert_ci_high (95% percentile bootstrap over contests, 1000 resamples, seed 0).
 Raises:
     ValueError (`nycc_bench.errors.NyccBenchError`), naming the argument: an empty group, a missing caption,
         no group at all, text that is not valid Unicode, a bad vocab_size, max_n or SBERT setting, an

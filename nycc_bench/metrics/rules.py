@@ -17,7 +17,7 @@ from nycc_bench.judging import explanation_judgments, judge_from_kwargs
 from nycc_bench.metrics._judge_args import check_judge_args
 from nycc_bench.scoring.accuracy import MATCHING_CHOICES, RANKING_CHOICES, accuracy, crowd_ny_accuracy
 from nycc_bench.scoring.autograder import LABELS, VERDICTS, check_categories, element_scores, validation_scores
-from nycc_bench.scoring.bootstrap import CONFIDENCE, N_RESAMPLES, SEED
+from nycc_bench.scoring.bootstrap import CONFIDENCE, N_RESAMPLES, SEED, bootstrap_ci
 from nycc_bench.scoring.checks import (
     check_bool,
     check_bootstrap,
@@ -34,7 +34,7 @@ from nycc_bench.scoring.checks import (
 )
 from nycc_bench.scoring.ead import MAX_N, MAX_ORDER, MAX_VOCAB_SIZE, VOCAB_SIZE, average_ead, distinct_ead
 from nycc_bench.scoring.overlap import overlap_scores
-from nycc_bench.scoring.sbert import sbert_diversity
+from nycc_bench.scoring.sbert import group_diversities
 from nycc_bench.scoring.win_rate import THRESHOLD, check_judgments, check_pairs, win_rate
 
 MAX_LAST_K_TOKENS = 1 << 20  # element_autograder's longest explanation tail a judge reads
@@ -99,8 +99,10 @@ def ead_diversity(predictions, vocab_size=VOCAB_SIZE, max_n=MAX_N, sbert_model=N
         "n_groups": len(groups),
     }
     if sbert_model is not None:
-        result["sbert_diversity"] = sbert_diversity(groups, sbert_model, include_diagonal=sbert_include_diagonal,
-                                                    batch_size=sbert_batch_size, device=sbert_device)
+        per_group = group_diversities(groups, sbert_model, include_diagonal=sbert_include_diagonal,
+                                      batch_size=sbert_batch_size, device=sbert_device)
+        result["sbert_diversity"] = float(per_group.mean())
+        result["sbert_ci_low"], result["sbert_ci_high"] = bootstrap_ci(per_group)
     return result
 
 

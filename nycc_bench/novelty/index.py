@@ -20,10 +20,11 @@ from ..errors import NyccBenchError
 from ..paths import cache_dir
 from ..progress import stages
 from .corpus import build_corpus, config_files, fingerprint
-from .lsh import SCHEME, SEED, BandIndex, lsh_params, signatures
-from .text import NORMALISATION, shingles
+from .lsh import SCHEME, SEED, BandIndex, lsh_params, minhash
+from .shingling import ShingleSets, build_shingle_sets
+from .text import NORMALISATION
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2  # 2: each caption's shingle ids are stored (vectorised verification)
 
 
 @dataclass(frozen=True)
@@ -66,11 +67,13 @@ class Settings:
 
 @dataclass
 class NoveltyIndex:
-    """The human captions (Arrow table sorted by contest) and their LSH bands, with how they were obtained."""
+    """The human captions (Arrow table sorted by contest), their shingle sets and LSH bands, with how they were
+    obtained."""
 
     folder: Path
     table: pa.Table
     bands: BandIndex
+    shingles: ShingleSets
     meta: dict
     built: bool = False
     seconds: float = 0.0
@@ -80,8 +83,12 @@ class NoveltyIndex:
         """The [start, end) rows of one contest (the table is sorted by contest)."""
         if self._contests is None:
             self._contests = self.table["contest_number"].to_numpy()
-        return (int(np.searchsorted(self._contests, contest, "left")),
-                int(np.searchsorted(self._contests, contest, "right")))
+        info = np.iinfo(self._contests.dtype)
+        if not info.min <= contest <= info.max:
+            return 0, 0
+        key = self._contests.dtype.type(contest)  # a Python int would make NumPy cast the whole column per call
+        return (int(np.searchsorted(self._contests, key, "left")),
+                int(np.searchsorted(self._contests, key, "right")))
 
     def describe(self) -> dict:
         """Where the index lives and what it holds, for the report."""
@@ -95,16 +102,19 @@ def default_cache_dir() -> Path:
 
 
 def write_index(table: pa.Table, settings: Settings, folder: Path, meta: dict, progress: bool = False) -> None:
-    """Compute the signatures and bands of a corpus table and write the index into `folder` (atomically)."""
-    norms = table["norm"].to_pylist()
-    sig = signatures((shingles(n, settings.shingle_size) for n in norms), settings.num_perm, total=len(norms),
-                     progress=progress, desc="novelty index: MinHash")
-    bands = BandIndex.build(sig, settings.bands, settings.rows, progress=progress)
+    """Compute the shingle sets, signatures and bands of a corpus table and write the index into `folder`
+    (atomically)."""
+    sets, hashes = build_shingle_sets(table["norm"].to_pylist(), settings.shingle_size, progress=progress)
+    sig = minhash(hashes[sets.ids], sets.indptr, settings.num_perm)
+    del hashes
+    bands = BandIndex.build(sig.T, settings.bands, settings.rows, progress=progress)
+    del sig
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     try:
         feather.write_feather(table, tmp / "captions.arrow", compression="uncompressed")
         bands.save(tmp)
+        sets.save(tmp)
         (tmp / "meta.json").write_text(json.dumps({**meta, "settings": settings.describe()}, indent=2))
         os.replace(tmp, folder)
     except OSError:
@@ -117,7 +127,8 @@ def read_index(folder: Path, settings: Settings) -> NoveltyIndex:
     """Memory-map a finished index folder."""
     meta = json.loads((folder / "meta.json").read_text())
     table = feather.read_table(folder / "captions.arrow", memory_map=True)
-    return NoveltyIndex(folder, table, BandIndex.load(folder, settings.bands, settings.rows), meta)
+    return NoveltyIndex(folder, table, BandIndex.load(folder, settings.bands, settings.rows),
+                        ShingleSets.load(folder), meta)
 
 
 def load_index(dataset: str | Path, settings: Settings, cache_dir: str | Path | None = None,

@@ -1,4 +1,9 @@
-"""MinHash LSH over millions of captions: datasketch signatures and banding, stored as sorted numpy arrays.
+"""MinHash LSH over millions of captions: datasketch's signatures, computed in NumPy, and banding stored as sorted
+numpy arrays.
+
+`minhash` gives exactly the values of `datasketch.MinHash` (affine32 scheme, SHA-1 hash of each shingle's UTF-8,
+SEED; tests compare them) for millions of sets at once: the permutation parameters come from datasketch, and
+each distinct shingle is hashed once (`shingling.py`) instead of once per occurrence.
 
 datasketch's `MinHashLSH` keeps one Python bytes key and one set per caption and band: measured at 100,000
 captions with 25 bands it takes 840 MB of memory and 12 s to unpickle, i.e. ~18 GB and minutes at 2.2M
@@ -11,7 +16,9 @@ which only add candidates that the caller's exact verification removes).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +29,7 @@ from ..progress import bar as progress_bar
 
 SEED = 1
 SCHEME = "affine32"
-CHUNK = 20_000
+BLOCK = 1 << 16  # hashes per MinHash block: 256 KiB of uint32, inside a core's cache
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constants (golden ratio, splitmix64) for band hashing
 _MUL = np.uint64(0xBF58476D1CE4E5B9)
 
@@ -33,39 +40,106 @@ def lsh_params(threshold: float, num_perm: int, weights: tuple[float, float]) ->
     return lsh.b, lsh.r
 
 
-def signatures(shingle_sets: Iterable[Iterable[str]], num_perm: int, total: int | None = None,
-               progress: bool = False, desc: str = "MinHash") -> np.ndarray:
-    """MinHash hash values (uint32, one row per set) computed by datasketch, in chunks with a progress bar."""
-    rows: list[np.ndarray] = []
-    chunk: list[list[bytes]] = []
-    with progress_bar(total, desc, unit="caption", enable=progress, unit_scale=True) as bar:
-        def flush() -> None:
-            minhashes = MinHash.generator(chunk, num_perm=num_perm, seed=SEED, scheme=SCHEME)
-            rows.append(np.stack([m.hashvalues for m in minhashes]).astype(np.uint32, copy=False))
-            bar.update(len(chunk))
-            chunk.clear()
+def _permutations(num_perm: int) -> tuple[np.ndarray, np.ndarray]:
+    """datasketch's affine32 permutation parameters (a, b) for SEED: taken from datasketch itself."""
+    a, b = MinHash(num_perm=num_perm, seed=SEED, scheme=SCHEME).permutations
+    return a.astype(np.uint32), b.astype(np.uint32)
 
-        for shingle_set in shingle_sets:
-            chunk.append([s.encode("utf-8") for s in shingle_set])
-            if len(chunk) == CHUNK:
-                flush()
-        if chunk:
-            flush()
-    return np.concatenate(rows) if rows else np.empty((0, num_perm), dtype=np.uint32)
+
+def fmix32(h: np.ndarray) -> np.ndarray:
+    """MurmurHash3's 32-bit finalizer, the pre-mix datasketch's affine32 scheme applies to each input hash."""
+    h = h.astype(np.uint32)
+    with np.errstate(over="ignore"):
+        h ^= h >> np.uint32(16)
+        h *= np.uint32(0x85EBCA6B)
+        h ^= h >> np.uint32(13)
+        h *= np.uint32(0xC2B2AE35)
+        h ^= h >> np.uint32(16)
+    return h
+
+
+def _minhash_block(hashes: np.ndarray, starts: np.ndarray, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    """out[p] = min over each segment of (a[p] * h + b[p]) mod 2^32, one permutation at a time (cache-sized)."""
+    tmp = np.empty(len(hashes), dtype=np.uint32)
+    for p in range(len(a)):
+        np.multiply(hashes, a[p], out=tmp)
+        tmp += b[p]
+        np.minimum.reduceat(tmp, starts, out=out[p])
+
+
+def minhash(hashes: np.ndarray, indptr: np.ndarray, num_perm: int, threads: int | None = None) -> np.ndarray:
+    """datasketch's MinHash values (affine32, SEED) of many sets at once, shape (num_perm, n).
+
+    `hashes[indptr[i]:indptr[i + 1]]` are set i's 32-bit element hashes (what datasketch's `hashfunc` returns);
+    a set with none gets datasketch's empty value. NumPy over blocks of about BLOCK hashes (permutation by
+    permutation, so each block stays in cache), in `threads` threads (NumPy releases the GIL)."""
+    a, b = _permutations(num_perm)
+    indptr = np.asarray(indptr, dtype=np.int64)
+    n = len(indptr) - 1
+    out = np.full((num_perm, n), np.uint32(0xFFFFFFFF), dtype=np.uint32)
+    nonempty = np.flatnonzero(np.diff(indptr) > 0)
+    if not len(nonempty):
+        return out
+    mixed = fmix32(hashes)
+    if len(nonempty) < n:  # reduceat needs non-empty segments: compute those and scatter
+        lengths = np.diff(indptr)[nonempty]
+        sub = np.empty((num_perm, len(nonempty)), dtype=np.uint32)
+        _blocks(mixed, np.concatenate(([0], np.cumsum(lengths))), a, b, sub, threads)
+        out[:, nonempty] = sub
+        return out
+    _blocks(mixed, indptr, a, b, out, threads)
+    return out
+
+
+def _blocks(mixed: np.ndarray, indptr: np.ndarray, a: np.ndarray, b: np.ndarray, out: np.ndarray,
+            threads: int | None) -> None:
+    """Split the sets into blocks of about BLOCK hashes at set boundaries and MinHash them, in parallel."""
+    total, n = int(indptr[-1]), len(indptr) - 1
+    cuts = np.unique(np.concatenate(([0], np.searchsorted(indptr, np.arange(BLOCK, total, BLOCK)), [n])))
+
+    def one(i: int) -> None:
+        lo, hi = int(cuts[i]), int(cuts[i + 1])
+        if hi > lo:
+            _minhash_block(mixed[indptr[lo]:indptr[hi]], indptr[lo:hi] - indptr[lo], a, b, out[:, lo:hi])
+
+    workers = threads or min(2, os.cpu_count() or 1)
+    if workers == 1 or len(cuts) < 3:
+        for i in range(len(cuts) - 1):
+            one(i)
+        return
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(one, range(len(cuts) - 1)))
+
+
+def signatures(shingle_sets: Iterable[Iterable[str]], num_perm: int) -> np.ndarray:
+    """MinHash hash values (uint32, one row per set) equal to datasketch's `MinHash(num_perm, seed=SEED,
+    scheme=SCHEME)` updated with each shingle's UTF-8; each distinct shingle is hashed once."""
+    from .shingling import sha1_hash32
+
+    vocabulary: dict[str, int] = {}
+    flat: list[int] = []
+    indptr = [0]
+    for shingle_set in shingle_sets:
+        flat.extend(vocabulary.setdefault(s, len(vocabulary)) for s in shingle_set)
+        indptr.append(len(flat))
+    hashes = sha1_hash32(vocabulary)[np.asarray(flat, dtype=np.int64)]
+    return minhash(hashes, np.asarray(indptr), num_perm).T
+
+
+def _band_hash(sig: np.ndarray, band: int, rows: int) -> np.ndarray:
+    """One uint64 per caption from the band's `rows` hash values (`sig` is (n, num_perm), any strides)."""
+    with np.errstate(over="ignore"):
+        h = np.full(sig.shape[0], np.uint64(band + 1) * _MIX, dtype=np.uint64)
+        for column in range(band * rows, (band + 1) * rows):
+            h ^= sig[:, column]
+            h *= _MUL
+            h ^= h >> np.uint64(31)
+    return h
 
 
 def band_hashes(sig: np.ndarray, bands: int, rows: int) -> np.ndarray:
     """One uint64 per (caption, band) from the band's `rows` hash values: shape (bands, n)."""
-    n = sig.shape[0]
-    out = np.empty((bands, n), dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for band in range(bands):
-            h = np.full(n, np.uint64(band + 1) * _MIX, dtype=np.uint64)
-            for value in sig[:, band * rows:(band + 1) * rows].T.astype(np.uint64):
-                h = (h ^ value) * _MUL
-                h ^= h >> np.uint64(31)
-            out[band] = h
-    return out
+    return np.stack([_band_hash(sig, band, rows) for band in range(bands)]) if bands else np.empty((0, len(sig)))
 
 
 @dataclass
@@ -78,15 +152,24 @@ class BandIndex:
     ids: np.ndarray  # (bands, n) uint32
 
     @classmethod
-    def build(cls, sig: np.ndarray, bands: int, rows: int, progress: bool = False) -> BandIndex:
-        """Sort each band's hashes once; the index is then two arrays."""
-        hashes = band_hashes(sig, bands, rows)
-        ids = np.empty(hashes.shape, dtype=np.uint32)
-        for band in progress_bar(bands, "LSH bands", unit="band", enable=progress, iterable=range(bands)):
-            order = np.argsort(hashes[band], kind="stable")
+    def build(cls, sig: np.ndarray, bands: int, rows: int, progress: bool = False,
+              threads: int | None = None) -> BandIndex:
+        """Hash and sort each band once (bands in parallel threads; NumPy sorts without the GIL)."""
+        n = sig.shape[0]
+        keys = np.empty((bands, n), dtype=np.uint64)
+        ids = np.empty((bands, n), dtype=np.uint32)
+
+        def one(band: int) -> None:
+            h = _band_hash(sig, band, rows)
+            order = np.argsort(h)
             ids[band] = order
-            hashes[band] = hashes[band][order]
-        return cls(bands, rows, hashes, ids)
+            np.take(h, order, out=keys[band])
+
+        with ThreadPoolExecutor(threads or min(2, os.cpu_count() or 1)) as pool, \
+                progress_bar(bands, "LSH bands", unit="band", enable=progress) as bar:
+            for _ in pool.map(one, range(bands)):
+                bar.update()
+        return cls(bands, rows, keys, ids)
 
     def save(self, folder: Path) -> None:
         """Two .npy files in `folder`."""
@@ -96,8 +179,9 @@ class BandIndex:
     @classmethod
     def load(cls, folder: Path, bands: int, rows: int) -> BandIndex:
         """Memory-mapped: loading is instant and only the pages a query touches are read."""
-        keys = np.load(folder / "band_keys.npy", mmap_mode="r")
-        ids = np.load(folder / "band_ids.npy", mmap_mode="r")
+        # plain arrays over the mapped files: numpy.memmap's subclass hooks cost more than a small slice itself
+        keys = np.asarray(np.load(folder / "band_keys.npy", mmap_mode="r"))
+        ids = np.asarray(np.load(folder / "band_ids.npy", mmap_mode="r"))
         return cls(bands, rows, keys, ids)
 
     def candidates(self, sig: np.ndarray) -> list[np.ndarray]:

@@ -3,7 +3,10 @@ all contests, per model, with the group each copied caption comes from and examp
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +18,8 @@ from .corpus import GROUPS, OTHER
 from .index import NoveltyIndex, Settings, load_index
 from .lsh import signatures
 from .predictions import Generated, from_mapping, read_predictions_file
-from .text import jaccard, jaccard_matrix, normalise, shingles
+from .text import normalise, shingles
+from .verify import Verifier
 
 KINDS = ("exact_same_contest", "exact_any_contest", "near_same_contest", "near_any_contest")
 Predictions = str | Path | Mapping[str, list[str] | None]
@@ -40,6 +44,16 @@ class Matcher:
         self.ranks = index.table["rank"]
         # one contiguous copy: take() on the memory-mapped, chunked column concatenates every chunk per call
         self._norms = index.table["norm"].combine_chunks()
+        self._local = threading.local()
+        self._prepared: dict[str, tuple[frozenset[str], np.ndarray]] = {}
+        self.sizes = index.shingles.sizes() if index.shingles is not None else None
+
+    @property
+    def verifier(self) -> Verifier:
+        """This thread's verifier (each holds its own lookup tables)."""
+        if not hasattr(self._local, "verifier"):
+            self._local.verifier = Verifier(self.index.shingles)
+        return self._local.verifier
 
     def _make(self, row: int, similarity: float, contest: int) -> Match:
         """A match of a caption generated for `contest`, ordered by similarity, same contest, rank, contest."""
@@ -56,26 +70,41 @@ class Matcher:
             out.setdefault(norm, []).append(row)
         return out
 
+    def _queries(self, norms: list[str]) -> tuple[list[frozenset[str]], list[np.ndarray], np.ndarray]:
+        """Each normalised text's shingle set, its ids in the index's vocabulary, and the set sizes (looked up once
+        per text and kept)."""
+        if missing := [n for n in dict.fromkeys(norms) if n not in self._prepared]:
+            sets = [shingles(n, self.settings.shingle_size) for n in missing]
+            self._prepared.update(zip(missing, zip(sets, self.index.shingles.lookup(sets), strict=True), strict=True))
+        sets, ids = zip(*(self._prepared[n] for n in norms), strict=True) if norms else ((), ())
+        return list(sets), list(ids), np.fromiter(map(len, sets), dtype=np.int64, count=len(sets))
+
     def lsh_matches(self, norms: list[str]) -> dict[str, list[tuple[int, float]]]:
         """normalised text → (row, exact Jaccard) of every LSH candidate at or above the threshold."""
-        k, threshold = self.settings.shingle_size, self.settings.threshold
-        query_sets = [shingles(n, k) for n in norms]
-        sig = signatures(query_sets, self.settings.num_perm)
-        out: dict[str, list[tuple[int, float]]] = {}
-        for norm, qs, rows in zip(norms, query_sets, self.index.bands.candidates(sig), strict=True):
-            texts = self._norms.take(pa.array(rows.astype(np.int64))).to_pylist() if len(rows) else []
-            scored = ((int(r), jaccard(qs, shingles(t, k))) for r, t in zip(rows, texts, strict=True))
-            out[norm] = [(r, s) for r, s in scored if s >= threshold]
+        query_sets, ids, sizes = self._queries(norms)
+        candidates = self.index.bands.candidates(signatures(query_sets, self.settings.num_perm))
+        query = np.repeat(np.arange(len(norms)), [len(c) for c in candidates])
+        rows = np.concatenate(candidates).astype(np.int64) if candidates else np.empty(0, dtype=np.int64)
+        # |A ∩ B| / |A ∪ B| <= min(|A|, |B|) / max(|A|, |B|): pairs of too different sizes cannot reach the
+        # threshold, so only the others are verified (an exact filter, not an estimate)
+        small, large = np.minimum(sizes[query], self.sizes[rows]), np.maximum(sizes[query], self.sizes[rows])
+        possible = small >= self.settings.threshold * large
+        query, rows = query[possible], rows[possible]
+        similarity = self.verifier.pairs(ids, sizes, query, rows)
+        keep = similarity >= self.settings.threshold
+        out: dict[str, list[tuple[int, float]]] = {n: [] for n in norms}
+        for q, row, value in zip(query[keep].tolist(), rows[keep].tolist(), similarity[keep].tolist(), strict=True):
+            out[norms[q]].append((row, value))
         return out
 
     def same_contest_matches(self, contest: int, norms: list[str]) -> dict[str, list[tuple[int, float]]]:
         """Brute force over every caption of the contest: exact Jaccard, no LSH, so no copy is missed here."""
-        k, threshold = self.settings.shingle_size, self.settings.threshold
         start, end = self.index.contest_slice(contest)
-        similarity = jaccard_matrix(norms, self._norms.slice(start, end - start).to_pylist(), k)
+        _, ids, sizes = self._queries(norms)
+        similarity = self.verifier.block(ids, sizes, start, end)
         out: dict[str, list[tuple[int, float]]] = {}
         for norm, row in zip(norms, similarity, strict=True):
-            hits = np.flatnonzero(row >= threshold)
+            hits = np.flatnonzero(row >= self.settings.threshold)
             out[norm] = [(start + int(i), float(row[i])) for i in hits]
         return out
 
@@ -87,7 +116,9 @@ class Matcher:
         by_contest: dict[int, list[str]] = {}
         for contest, norm in queries:
             by_contest.setdefault(contest, []).append(norm)
-        same = {c: self.same_contest_matches(c, ns) for c, ns in by_contest.items()}
+        with ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool:  # NumPy and scipy release the GIL
+            same = dict(zip(by_contest, pool.map(lambda item: self.same_contest_matches(*item), by_contest.items()),
+                            strict=True))
         results = {}
         for contest, norm in queries:
             exact_all = [self._make(r, 1.0, contest) for r in exact.get(norm, [])]

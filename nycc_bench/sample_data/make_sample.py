@@ -419,6 +419,7 @@ def make_humorbench() -> None:
                 int(rng.choice([19, 83, 147, 211]))] for r in rows]
         write_csv(HB_DIR / f"categorized_output_{name.replace(' ', '_')}.csv",
                   ["idx", name, "prompt_tokens", "completion_tokens"], cat)
+    make_paper_categories(rows)
     # The paper's hard list is caption-level: every element of a hard caption, sharing the caption's pass rate
     # over 15 runs (attempts = 15 x elements), sorted by pass rate, in upstream's paper_hard_subset layout.
     hard_captions = {r[4] for r in rows if r[5] in HUMORBENCH_HARD}
@@ -435,6 +436,17 @@ def make_humorbench() -> None:
     write_csv(HB_DIR / "rubric" / "gpt_4o_rubric.csv",
               ["idx", "contest_number", "description", "caption", "element", "explanation",
                "explainer_model", "explainer_family", "label"], rubric)
+
+
+def make_paper_categories(rows: list[list]) -> None:
+    """The paper's element categories (upstream's files at 41cacd4, kept renamed in analysis/paper_categories/):
+    the later labels with every third element's wordplay and cultural-reference flags flipped, so the two
+    versions differ as upstream's do."""
+    for flag, name in zip("wct", ["wordplay", "cultural reference", "toxic or shocking"], strict=True):
+        cat = [[r[0], str((flag in r[6]) != (pos % 3 == 0 and flag in "wc")), 150 + len(r[5]) // 4, 2]
+               for pos, r in enumerate(rows)]
+        write_csv(HB_DIR / "analysis" / "paper_categories" / f"paper_categories_41cacd4_{name.replace(' ', '_')}.csv",
+                  ["idx", name, "prompt_tokens", "completion_tokens"], cat)
 
 
 def make_leaderboard() -> None:

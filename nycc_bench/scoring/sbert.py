@@ -93,12 +93,36 @@ def sbert_diversity(
         for i, group in enumerate(groups):
             if len(group) < 2:
                 raise NyccBenchError(f"groups[{i}] has 1 caption; the off-diagonal variant needs at least 2")
-    encoder = _load(resolve_model_path(model), device)
+    return float(group_diversities(groups, model, include_diagonal=include_diagonal, batch_size=batch_size,
+                                   device=device).mean())
+
+
+def group_diversities(
+    groups: Sequence[Sequence[str]],
+    model: str = PAPER_MODEL,
+    *,
+    include_diagonal: bool = True,
+    batch_size: int = 64,
+    device: str | None = None,
+) -> np.ndarray:
+    """Each group's SBERT diversity (1 − its mean cosine similarity), the units `sbert_diversity` averages and
+    its bootstrap interval resamples (checked as `sbert_diversity` checks them)."""
+    groups = check_groups(groups, "groups")
+    model = check_optional_str(model, "model") or PAPER_MODEL
+    device = check_optional_str(device, "device")
+    batch_size = check_int(batch_size, "batch_size", 1, 1 << 16)
+    encoder = load_encoder(model, device)
     captions = [caption for group in groups for caption in group]
-    embeddings = encoder.encode(captions, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True,
-                                show_progress_bar=len(captions) >= PROGRESS_FROM)
-    similarities = group_similarities(embeddings, [len(g) for g in groups], include_diagonal=include_diagonal)
-    return float(1 - similarities.mean())
+    embeddings = encoder.encode(
+        captions, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True,
+        show_progress_bar=len(captions) >= PROGRESS_FROM)
+    return 1 - group_similarities(embeddings, [len(g) for g in groups], include_diagonal=include_diagonal)
+
+
+def load_encoder(model: str = PAPER_MODEL, device: str | None = None):  # -> SentenceTransformer
+    """The sentence-transformers model `group_diversities` encodes with (resolved offline where installed, loaded
+    once per path and device); raises OSError, ImportError or ValueError when it cannot be had."""
+    return _load(resolve_model_path(model), device)
 
 
 @lru_cache(maxsize=4)

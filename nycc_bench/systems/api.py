@@ -22,9 +22,15 @@ if TYPE_CHECKING:  # the engine is imported when a system is built, not when the
 
 
 def image_url(image: Any) -> str | None:
-    """A PIL image as a PNG data URL (None stays None)."""
+    """A PIL image as a data URL (None stays None): the file's own bytes as the dataset stores them (upstream sends
+    the cartoon's JPEG bytes, `data:image/jpeg;base64,...`) where the builder kept them (`instances.source_bytes`),
+    else re-encoded as PNG."""
     if image is None:
         return None
+    from ..tasks.instances import SOURCE_BYTES
+
+    if (raw := image.info.get(SOURCE_BYTES)) and image.format:
+        return f"data:image/{image.format.lower()};base64," + base64.b64encode(raw).decode()
     buf = io.BytesIO()
     image.save(buf, format="PNG")
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
@@ -36,11 +42,12 @@ def image_part(image: Any) -> dict[str, Any]:
 
 
 def to_messages(inst: Instance) -> list[dict[str, Any]]:
-    """An instance as OpenAI chat messages (the image, when there is one, goes before the text)."""
+    """An instance as OpenAI chat messages (the image, when there is one, follows the text in the last user turn,
+    as Hessel's leaderboard scripts send it)."""
     messages: list[dict[str, Any]] = [{"role": "system", "content": inst.system}] if inst.system else []
     messages += [dict(t) for t in inst.turns]
     if inst.image is not None:
-        messages.append({"role": "user", "content": [image_part(inst.image), {"type": "text", "text": inst.user}]})
+        messages.append({"role": "user", "content": [{"type": "text", "text": inst.user}, image_part(inst.image)]})
     else:
         messages.append({"role": "user", "content": inst.user})
     return messages

@@ -195,13 +195,18 @@ def can_compile(model: Any) -> bool:
     return bool(getattr(model, "_can_compile_fullgraph", False)) and not offloaded
 
 
-def generation_config(model: Any, tokenizer: Any, decoding: dict[str, Any], compiled: bool = False) -> Any:
-    """The task's decoding settings and nothing else: a fresh config, so a checkpoint's defaults do not leak in.
+def generation_config(model: Any, tokenizer: Any, decoding: dict[str, Any], compiled: bool = False,
+                      from_checkpoint: bool = False) -> Any:
+    """The task's decoding settings and nothing else: a fresh config, so a checkpoint's defaults do not leak in;
+    or (`from_checkpoint`, Zhang's Hugging Face runs: `GenerationConfig.from_pretrained(model)` with their
+    settings over it, `save_results.py` L13-23) the checkpoint's own config, so its defaults such as `top_k` stay.
 
     Temperature 0 (or none) is greedy; above 0 it samples with the given top-p and repetition penalty.
     `compiled`: a static KV cache, whose decoding step `generate` compiles on an accelerator (CUDA graphs);
     otherwise the dynamic cache and no compilation.
     """
+    import copy
+
     from transformers import GenerationConfig
 
     eos = model.generation_config.eos_token_id
@@ -213,9 +218,13 @@ def generation_config(model: Any, tokenizer: Any, decoding: dict[str, Any], comp
     sampling = {"do_sample": True, "temperature": temperature, "top_p": float(decoding.get("top_p") or 1.0)} \
         if temperature > 0 else {"do_sample": False}
     cache = {"cache_implementation": "static"} if compiled else {"disable_compile": True}
-    return GenerationConfig(max_new_tokens=max_new_tokens(decoding), **sampling, **cache,
-                            repetition_penalty=float(decoding.get("repetition_penalty") or 1.0),
-                            eos_token_id=eos, pad_token_id=pad)
+    settings = {"max_new_tokens": max_new_tokens(decoding), **sampling, **cache,
+                "repetition_penalty": float(decoding.get("repetition_penalty") or 1.0), "pad_token_id": pad}
+    if from_checkpoint and getattr(model, "generation_config", None) is not None:
+        config = copy.deepcopy(model.generation_config)
+        config.update(**settings, **({} if config.eos_token_id is not None else {"eos_token_id": eos}))
+        return config
+    return GenerationConfig(**settings, eos_token_id=eos)
 
 
 def sent_settings(decoding: dict[str, Any]) -> dict[str, Any]:
@@ -226,6 +235,8 @@ def sent_settings(decoding: dict[str, Any]) -> dict[str, Any]:
                             "n": int(decoding.get("samples") or 1)}  # n: generations per prompt
     if temperature > 0:
         sent["seed"] = decoding.get("seed", 0)
+        if sent["n"] > 1:  # Zhang's Hugging Face runs: seed_everything once, the checkpoint's generation config
+            sent["seeding"], sent["generation_config"] = "once per run", "checkpoint"
         if float(decoding.get("top_p") or 1.0) != 1.0:
             sent["top_p"] = float(decoding["top_p"])
     if float(decoding.get("repetition_penalty") or 1.0) != 1.0:
@@ -296,6 +307,19 @@ def auto_batch_size(model: Any, length: int, cache: bool = True, free: int | Non
     fits = int(MEMORY_SHARE * free // bytes_per_sequence(model, length, cache))
     fits = max(1, min(AUTO_MAX_BATCH, fits))
     return fits - fits % 8 if fits >= 8 else fits
+
+
+def seed_run(seed: int) -> None:
+    """Seed every generator once for a whole run, as upstream's `seed_everything(seed)` (`save_results.py` L253,
+    `util.py`): Python's, numpy's and torch's."""
+    import random
+
+    import numpy as np
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
 
 
 def seed_batch(decoding: dict[str, Any], instances: list[Any]) -> None:

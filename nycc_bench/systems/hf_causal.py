@@ -60,6 +60,7 @@ from .hf import (
     on_cuda,
     runner_chunk,
     seed_batch,
+    seed_run,
     sent_settings,
 )
 from .registry import register_system
@@ -155,6 +156,7 @@ class CausalLMSystem(PretrainedSystem):
         self._scorer: Any = None  # (decoder, head, soft cap) once checked; False: score through the model's forward
         self._rows_scored = 0  # rows scored so far (the decoder is compiled after COMPILE_AFTER_ROWS)
         self._compile_tried = False
+        self._seeded_run = False  # `seed_run` is called once, before this system's first upstream-style generation
         self.generated_tokens = 0  # new tokens generated so far, up to each sequence's end (throughput figures)
 
     # ---- prompts ----------------------------------------------------------------------------------------------
@@ -379,7 +381,12 @@ class CausalLMSystem(PretrainedSystem):
         self._check(task)
         decoding = self.decoding(task)
         n = int(decoding.get("samples") or 1) if task.kind == "generation" else 1
-        config = generation_config(self.model, self.tokenizer, decoding, compiled=self.compiled)
+        upstream = n > 1 and float(decoding.get("temperature") or 0.0) > 0  # Zhang's runs: see `sent_settings`
+        config = generation_config(self.model, self.tokenizer, decoding, compiled=self.compiled,
+                                   from_checkpoint=upstream)
+        if upstream and not self._seeded_run:
+            seed_run(int(decoding.get("seed", 0)))
+            self._seeded_run = True
         prompts = [self.prompt(i) for i in instances]
         plain = [not self.chat or not i.chat for i in instances]  # the template writes BOS; plain text needs it
         encoded: list[list[int]] = [[] for _ in instances]
@@ -411,7 +418,8 @@ class CausalLMSystem(PretrainedSystem):
             size = self.fixed_batch or auto_batch_size(self.model, len(ids[order[start]]) + config.max_new_tokens)
             chunk = order[start:start + size]
             start += size
-            seed_batch(decoding, [instances[owners[i]] for i in chunk])
+            if not upstream:
+                seed_batch(decoding, [instances[owners[i]] for i in chunk])
             for i, text in zip(chunk, self._generate_batch([ids[i] for i in chunk], config), strict=True):
                 texts[i] = text
         if n == 1:
@@ -467,7 +475,8 @@ class CausalLMSystem(PretrainedSystem):
         decoding = self.decoding(task)
         if task.kind != "generation":  # `samples` applies to generation tasks only (see `generate`)
             decoding = {**decoding, "samples": None}
-        return {"request": sent_settings(decoding), "answer_by": "generation", **template}
+        return {"request": sent_settings(decoding), "answer_by": "generation", **template,
+                "dtype": str(self.model.dtype).removeprefix("torch.")}
 
     def describe(self) -> dict[str, Any]:
         scoring = f"sum log p(' <letter>' | prompt + {ANSWER_PREFIX!r})" if self.mc_mode == "loglikelihood" \

@@ -1,6 +1,6 @@
 """`vlm:<model>`: a transformers image-text-to-text model; answers by generation (the runner parses letters).
 
-The cartoon goes in as an image content part before the text, as `api.to_messages` orders it for the API
+The cartoon goes in as an image content part after the text, as `api.to_messages` orders it for the API
 systems; the processor's chat template and `apply_chat_template(tokenize=True)` place the model's own image
 tokens, so any model `AutoModelForImageTextToText` loads works. Images are attached for the from-pixels tasks
 only: the from-description settings are text-only by definition, even where the dataset row carries the image.
@@ -26,7 +26,7 @@ def hf_messages(inst: Instance, with_image: bool) -> list[dict[str, Any]]:
         messages.append({"role": "system", "content": [{"type": "text", "text": inst.system}]})
     messages += [{"role": t["role"], "content": [{"type": "text", "text": t["content"]}]} for t in inst.turns]
     image = [{"type": "image", "image": inst.image.convert("RGB")}] if with_image and inst.image is not None else []
-    messages.append({"role": "user", "content": [*image, {"type": "text", "text": inst.user}]})
+    messages.append({"role": "user", "content": [{"type": "text", "text": inst.user}, *image]})
     return messages
 
 

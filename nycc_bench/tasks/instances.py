@@ -20,6 +20,7 @@ DEFAULT_DATASET = os.environ.get("NYCC_DATASET", "nycc-bench/newyorker-caption-c
 __all__ = [
     "DEFAULT_DATASET",
     "LEADERBOARD_SPLIT",
+    "SOURCE_BYTES",
     "Built",
     "Instance",
     "build",
@@ -27,13 +28,15 @@ __all__ = [
     "leaderboard_config",
     "load_split",
     "row_description",
+    "source_images",
     "stable_seed",
     "subset",
 ]
 
 
 def load_split(dataset: str, config: str, split: str) -> Any:
-    """One split of one config, from a local folder or a Hub repo, with a clear error for a missing split.
+    """One split of one config, from a local folder or a Hub repo, with a clear error for a missing split;
+    `a+b` (the `datasets` split syntax) is split `a`'s rows followed by split `b`'s.
 
     A local folder's parquet files are read by absolute path (the `parquet` loader keys its cache on the files'
     paths and modification times), so a dataset rebuilt in place, or two folders of the same name, never give
@@ -41,6 +44,8 @@ def load_split(dataset: str, config: str, split: str) -> Any:
     """
     import datasets
 
+    if "+" in split:
+        return datasets.concatenate_datasets([load_split(dataset, config, part) for part in split.split("+")])
     root = Path(dataset)
     if root.is_dir() and (root / "data").is_dir():
         folder = root / "data" / config
@@ -64,6 +69,26 @@ def load_split(dataset: str, config: str, split: str) -> Any:
     if split not in splits:
         raise NyccBenchError(f"split: config {config!r} has no split {split!r}; it has {', '.join(splits)}")
     return splits[split]
+
+
+SOURCE_BYTES = "nycc_bench_source_bytes"  # PIL `info` key: the image file's bytes as the dataset stores them
+
+
+def source_images(rows: Any, column: str = "image") -> list[Any]:
+    """The decoded images of a column, each carrying its file's stored bytes in `info[SOURCE_BYTES]`, so a system
+    or judge can send the original file (upstream sends the cartoon's JPEG bytes) instead of a re-encoding."""
+    import datasets
+
+    if not isinstance(rows, datasets.Dataset):  # plain rows (a list of mappings): their images as they are
+        return [row.get(column) for row in rows]
+    if column not in rows.column_names:
+        return [None] * len(rows)
+    stored = list(rows.select_columns([column]).cast_column(column, datasets.Image(decode=False))[column])
+    images = list(rows.select_columns([column])[column])  # a list: a datasets Column decodes anew on each access
+    for image, raw in zip(images, stored, strict=True):
+        if image is not None and raw and raw.get("bytes"):
+            image.info[SOURCE_BYTES] = raw["bytes"]
+    return images
 
 
 LEADERBOARD_SPLIT = "leaderboard"

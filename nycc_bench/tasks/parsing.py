@@ -2,8 +2,8 @@
 family's own parsers live in its `kinds.py`. An unparseable output is None, recorded and counted.
 
 The parsers are pure. `read_replies` applies, for a task with the option `unparsed: random` (Hessel's, upstream's
-scheme), the answer extractor when one is configured, else a seeded random letter, which the record still marks as
-unparsed.
+scheme), the answer extractor when one is configured, else a seeded random letter, and for one with `unparsed:
+default_letter` (the lite_llm_leaderboard scheme) the task's last letter; the record still marks either as unparsed.
 """
 
 from __future__ import annotations
@@ -93,22 +93,26 @@ def first_line(text: str) -> str:
     'Not again.'
     """
     cell = str(text).strip()
-    while cell.startswith('"') and cell.endswith('"') and len(cell) > 1:
+    while cell.startswith('"') and cell.endswith('"'):  # a lone '"' becomes "", as upstream's loop makes it
         cell = cell[1:-1].strip()
     cell = cell.split("\n", 1)[0]
-    while cell.startswith('"') and cell.endswith('"') and len(cell) > 1:
+    while cell.startswith('"') and cell.endswith('"'):
         cell = cell[1:-1].strip()
     return cell
 
 
 def parse_samples(samples: list[str]) -> list[str]:
-    """Captions from separate one-caption samples (upstream's Hugging Face runs): each sample's first line, the
-    empty ones left out.
+    """Captions from separate one-caption samples (upstream's Hugging Face runs): each sample's first line, an
+    empty one kept as an empty caption, as upstream keeps it (its groups always have all their samples); no
+    caption at all (every sample empty) is an empty list.
 
     >>> parse_samples(['"Decaf."\nThe bear ...', "", "Not again."])
-    ['Decaf.', 'Not again.']
+    ['Decaf.', '', 'Not again.']
+    >>> parse_samples(["", ' "" '])
+    []
     """
-    return [c for c in (first_line(s) for s in samples) if c]
+    captions = [first_line(s) for s in samples]
+    return captions if any(captions) else []
 
 
 @register_parser("captions")
@@ -212,7 +216,8 @@ class Reading:
     `status` is `ok` when the task's parser read the reply, `unparsed` when it could not (counted in n_unparsed
     whatever happened next) and `failed` when the answer extractor's call failed (retried by the next run, like a
     system's failure). `answer_source` says where the scored prediction came from: `parser`, `extractor` (its
-    "Final Answer: X"), `random` (the seeded letter) or None (no prediction: scored as wrong).
+    "Final Answer: X"), `random` (the seeded letter), `default` (upstream's default letter) or None (no prediction:
+    scored as wrong).
     """
 
     prediction: Any
@@ -242,7 +247,7 @@ def read_replies(task: Task, items: Sequence[tuple[Any, str | list[str] | None]]
     The runner calls this once per batch, between the system's outputs and the records it writes (outputs that
     carry a letter or an error do not come here)."""
     options = options or {}
-    parse = PARSERS[task.parser]
+    parse = PARSERS[options.get("parser") or task.parser]  # a task option `parser` overrides the task file's
     readings: list[Reading | None] = [None] * len(items)
     pending: list[int] = []
     for k, (inst, raw) in enumerate(items):
@@ -251,6 +256,8 @@ def read_replies(task: Task, items: Sequence[tuple[Any, str | list[str] | None]]
             readings[k] = Reading(prediction, OK, "parser")
         elif task.kind == "choice" and options.get("unparsed") == "random":
             pending.append(k)
+        elif task.kind == "choice" and options.get("unparsed") == "default_letter":  # upstream's last letter
+            readings[k] = Reading(inst.letters[-1], UNPARSED, "default")
         else:
             readings[k] = Reading(None, UNPARSED, None)
     asked = [k for k in pending if isinstance(items[k][1], str)] if options.get("extractor") else []

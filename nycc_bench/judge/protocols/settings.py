@@ -160,7 +160,7 @@ def _differences(protocol: str, s: dict[str, Any]) -> tuple[list[str], list[str]
         if s["parse_retries"]:
             deviations.append(f"A reply without a PASS/FAIL verdict is asked again up to {s['parse_retries']} "
                               "times; upstream records it as ERROR at once.")
-        if s["last_k_tokens"] is not None:
+        if s["last_k_tokens"] is not None and s["last_k_tokens"] != 1000:
             deviations.append(f"Explanations are cut to their last {s['last_k_tokens']} tokens before grading; "
-                              "the main benchmark grades them whole.")
+                              "the paper cuts them to their last 1000 (§3.5).")
     return notes, deviations

@@ -69,7 +69,12 @@ def parse_chat_reply(
     if usage_problem:
         raise malformed(usage_problem)
     finish = choice.get("finish_reason")
-    top = _top_logprobs(choice.get("logprobs"), malformed, no_logprobs) if request.top_logprobs else None
+    try:
+        top = _top_logprobs(choice.get("logprobs"), malformed, no_logprobs) if request.top_logprobs else None
+    except LogprobsUnavailableError:
+        if request.logprobs_required:
+            raise
+        top = None  # asked for as upstream asks, never read (Best Pick): a reply without them is still an answer
     content, lone = clean_text(content)  # a lone surrogate ("\ud800" in the JSON) cannot be written anywhere
     replaced += lone
     if top is not None:

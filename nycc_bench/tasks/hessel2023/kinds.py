@@ -3,13 +3,14 @@ from-pixels prompt), upstream's reply readers (`hessel_answer`, `hessel_explanat
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...errors import NyccBenchError
 from ...scorers import metric_arguments
 from ..definition import Task
-from ..instances import row_description
+from ..instances import row_description, source_images
 from ..kinds import Built, Instance, register_builder, register_parser, register_scorer, render
 from ..parsing import marked_letter
 
@@ -60,6 +61,23 @@ def draw_hessel_shots(test_rows: Any, train_rows: Any, shots: int, seed: int) ->
     return out
 
 
+def _hessel_pixels_chat(task: Task, row: Mapping[str, Any], prompt: str) -> tuple[str | None, list, str]:
+    """(system, earlier turns, last user text) from pixels: upstream's zero-shot vision chats (`litellm`: its
+    lite_llm_leaderboard script, system / user / assistant; `gpt4v`: its GPT-4V script, whose third message is a
+    second system message), the captions filled into the last turn's text, which the image follows; or (`nycc`)
+    this benchmark's one-turn instruction."""
+    if prompt == "nycc":
+        return None, [], _hessel_pixels(task, row)
+    if prompt == "gpt4v" and len(task.letters) != 5:
+        raise NyccBenchError(f"task-option: {task.name}.prompt=gpt4v: upstream's GPT-4V script has a matching prompt "
+                             "only; use litellm (upstream's) or nycc")
+    middle = "system" if prompt == "gpt4v" else "assistant"
+    turns = [{"role": "user", "content": render(task, f"{prompt}_user")},
+             {"role": middle, "content": render(task, f"{prompt}_assistant")}]
+    return (render(task, f"{prompt}_system"), turns,
+            render(task, f"{prompt}_query", **dict(zip(task.letters, row["caption_choices"], strict=True))))
+
+
 def _hessel_pixels(task: Task, row: Mapping[str, Any]) -> str:
     """From pixels: our instruction, the captions (or the caption to explain), then "Answer:"/"Explanation:"."""
     choices = row["caption_choices"]
@@ -106,8 +124,9 @@ def build_hessel(task: Task, rows: Any, split_rows: Callable[[str], Any], option
         raise NyccBenchError(f"shots: few-shot prompts exist for the from-description tasks, not {task.name}")
     train = split_rows("train") if shots else None
     drawn = draw_hessel_shots(rows, train, shots, seed) if shots else [[] for _ in range(len(rows))]
+    images = source_images(rows) if task.from_pixels else [None] * len(rows)  # the stored JPEG bytes kept
     out: list[Instance] = []
-    for row, picked in zip(rows, drawn, strict=True):
+    for row, picked, image in zip(rows, drawn, images, strict=True):
         choices = row["caption_choices"]
         common = {"instance_id": row["instance_id"], "choices": choices if isinstance(choices, list) else [choices],
                   "letters": task.letters,
@@ -115,7 +134,8 @@ def build_hessel(task: Task, rows: Any, split_rows: Callable[[str], Any], option
                                 "description": row_description(row),
                                 "caption": choices if isinstance(choices, str) else None}}
         if task.from_pixels:  # the system sees the image only, so no description for similarity baselines
-            out.append(Instance(user=_hessel_pixels(task, row), image=row["image"], **common))
+            system, turns, user = _hessel_pixels_chat(task, row, options.get("prompt") or "nycc")
+            out.append(Instance(system=system, turns=turns, user=user, image=image, **common))
             continue
         system, turns, user = _hessel_chat(task, row, [train[k] for k in picked])
         out.append(Instance(system=system, turns=turns, user=user, context=row_description(row), **common))
@@ -142,6 +162,41 @@ def parse_hessel_answer(text: str | None, letters: str = "ABCDE") -> str | None:
 
 
 register_parser("hessel_answer")(parse_hessel_answer)
+
+
+_CLOSING = (r"(?:My final answer is|I finally choose|In conclusion, [^.!?]*answer is)",
+            r"(?:Therefore|Thus|So|Hence|Ultimately),\s+(?:the answer is|I choose|I select)")
+
+
+def parse_litellm_answer(text: str | None, letters: str = "ABCDE") -> str | None:
+    r"""A reply's letter as upstream's lite_llm_leaderboard script reads it (`extract_answer`, L101-134): the first
+    "Final Answer: X" anywhere; else, in the last paragraph (after the last blank line), a closing "Answer: X"
+    (at the start or after a sentence end, then at most a final punctuation mark); else a closing "My final answer
+    is X" / "Therefore, the answer is X" and the like. None where upstream falls back to its default letter (the
+    task's option `unparsed` gives it, and the item is counted as unparsed).
+
+    >>> parse_litellm_answer("Reasoning... Final Answer: C. Though B is close.")
+    'C'
+    >>> parse_litellm_answer("B fits best.\n\nAnswer: B")
+    'B'
+    >>> parse_litellm_answer("Answer: B is my pick.") is None
+    True
+    >>> parse_litellm_answer("I weighed both. Thus, I choose A.", "AB")
+    'A'
+    """
+    if not text:
+        return None
+    valid = "[" + re.escape(letters) + "]"
+    if found := re.search(f"Final Answer: ({valid})", text):
+        return found.group(1)
+    last = text.split("\n\n")[-1] if "\n\n" in text else text
+    for lead in ("Answer:\\s*", *(c + "\\s+" for c in _CLOSING)):
+        if found := re.search(f"(?:^|[.!?]\\s+){lead}({valid})(?:\\s*[.!?]?)?$", last):
+            return found.group(1)
+    return None
+
+
+register_parser("litellm_answer")(parse_litellm_answer)
 
 
 @register_parser("hessel_explanation")
@@ -171,15 +226,32 @@ def score_explanation(task: Task, instances: Sequence[Instance], preds: Sequence
                       judge: Any, options: Mapping[str, Any], **_: Any) -> dict[str, Any]:
     """The task's metric (BLEU-4 / ROUGE-L against the annotated explanation) per fold, then the mean, and, with an
     LLM judge, the pairwise win rate (the judge run from its spec, so its dry run, timeout and batch settings
-    hold; the metric's `judge_model` arguments are for callers of the metric)."""
+    hold; the metric's `judge_model` arguments are for callers of the metric). A fold with an empty explanation is
+    left out whole (option `empty: skip_fold`, upstream's eval_crossval.py L115-121) and named in `skipped_folds`;
+    when every fold would be left out, all are scored and a deviation says so."""
     from ...judge.protocols.explanation_pairwise import explanation_win_rate
     from ...judging import explanation_judgments
     from ...metrics import compute_metric
 
+    skipped = sorted({f for f, p in zip(fold_ids, preds, strict=True) if not p}) \
+        if options.get("empty", "skip_fold") == "skip_fold" else []
+    deviations = []
+    if skipped and set(skipped) == set(fold_ids):
+        deviations.append(f"Every fold has an empty explanation, so none was skipped (upstream's eval_crossval.py "
+                          f"skips such folds and would report nothing); folds {skipped} are scored with empty text.")
+        skipped = []
+    if skipped:
+        kept = [k for k, f in enumerate(fold_ids) if f not in skipped]
+        instances, preds, fold_ids = [instances[k] for k in kept], [preds[k] for k in kept], [fold_ids[k] for k in kept]
+        deviations.append(f"Folds {skipped} were left out of the average: each has an empty explanation (upstream's "
+                          "eval_crossval.py L115-121 skips such a fold and reports no full cross-validation result).")
     args = metric_arguments(task, instances, [p or "" for p in preds])
     scores = compute_metric(task.metric, **args, folds=list(fold_ids), **task.metric_options)
     if judge is not None:
         records = explanation_judgments(judge, [i.reference["description"] for i in instances],
                                         [i.choices[0] for i in instances], args["predictions"], args["references"])
         scores["judge"] = {"judge": judge.name, **explanation_win_rate(records)}
+    scores["skipped_folds"] = skipped
+    if deviations:
+        scores["deviations"] = deviations
     return scores

