@@ -217,13 +217,13 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
         config["effective"]["data"] = {k: next(iter(v)) if len(v) == 1 else sorted(v, key=str) for k, v in data.items()}
         config["deviations"] += [d for d in task.computed_deviations({"data": config["effective"]["data"]})
                                  if d not in config["deviations"]]
-    judged = [i.reference["judge_description_source"] for i in instances if "judge_description_source" in i.reference]
-    if judged and judge is not None and judge.is_llm:  # which descriptions the judge saw (upstream: Hessel's)
-        config["effective"]["judge_descriptions"] = {s or "none": judged.count(s) for s in sorted(set(judged), key=str)}
-        if other := [s for s in judged if s != "hessel"]:
+    seen = [i.reference["judge_description_source"] for i in instances if "judge_description_source" in i.reference]
+    if seen and judge is not None and judge.is_llm:  # which descriptions the judge saw (upstream: Hessel's)
+        config["effective"]["judge_descriptions"] = {s or "none": seen.count(s) for s in sorted(set(seen), key=str)}
+        if other := [s for s in seen if s != "hessel"]:
             said = ", ".join(f"{other.count(s)} {s or 'no'}" for s in sorted(set(other), key=str))
             config["deviations"].append(f"The judge saw another description than Hessel's annotation for {len(other)} "
-                                        f"of {len(judged)} contests ({said}); upstream's judge saw Hessel's.")
+                                        f"of {len(seen)} contests ({said}); upstream's judge saw Hessel's.")
     return {
         "task": task.name, "config": config, "coverage": coverage,
         "scores": extract_scores(task, details), "n": len(records),

@@ -127,8 +127,8 @@ def test_each_failure_kind_is_judged_the_same_by_evaluate_and_the_worker(
     for task in ("matching", "ranking", "half_explanation"):
         assert f"incomplete: {task}: {reasons[task]}" in printed
     assert set(reasons) == {"matching", "ranking", "humorbench", "half_explanation", "caption_generation"}
-    # upstream's API setting prompts from Hessel's descriptions: of the sample's two described test contests, one
-    assert "1 of 2 (50%) instances scored, below the task's min_coverage 90% (1 dataset rows cannot be prompted)" \
+    # upstream's API setting prompts from Hessel's descriptions: of the sample's four described contests, three
+    assert "3 of 4 (75%) instances scored, below the task's min_coverage 90% (1 dataset rows cannot be prompted)" \
         in reasons["caption_generation"]
     assert "8 of 8 (100%) answers unparsed, above the task's max_unparsed 50%" in reasons["matching"]
     assert f"replies over {REPLY_CAP_CHARS} characters are cut" in reasons["matching"]
