@@ -88,14 +88,15 @@ def parse_folds(text: str | None) -> list[int] | None:
         raise NyccBenchError(f"folds: expected comma-separated fold numbers such as 0,1,2,3,4, got {text!r}") from None
 
 
-def judge_spec(args: argparse.Namespace) -> Any:
+def judge_spec(args: argparse.Namespace, dry_run: bool | None = None) -> Any:
     """The --judge options as a spec; keys are never options, they come from the environment."""
     if not getattr(args, "judge", None):
         return None
     from .judging import JudgeSpec
 
     return JudgeSpec.parse(args.judge, base_url=args.judge_base_url, cache_dir=args.cache_dir,
-                           max_concurrency=args.max_concurrency, dry_run=getattr(args, "dry_run", False),
+                           max_concurrency=args.max_concurrency,
+                           dry_run=getattr(args, "dry_run", False) if dry_run is None else dry_run,
                            timeout_s=args.judge_timeout, batch=args.judge_batch, batch_wait_s=args.batch_wait)
 
 
@@ -238,12 +239,19 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     options = parse_options(args.system_option)
     if options.get("batch") and args.batch_wait is not None:  # --batch-wait bounds the system's batches too
         options.setdefault("batch_wait_s", args.batch_wait)
-    result = evaluate(args.system, args.tasks, dataset=args.dataset, judge=judge_spec(args),
+    result = evaluate(args.system, args.tasks, dataset=args.dataset, judge=judge_spec(args, dry_run=False),
                       folds=parse_folds(args.folds), split=args.split, out=args.out, limit=args.limit,
                       base_url=args.base_url, task_options=parse_task_options(args.task_option),
-                      progress=not args.quiet, **options)
+                      progress=not args.quiet, dry_run=args.dry_run,
+                      overwrite=[t for t in (args.overwrite or "").split(",") if t.strip()], **options)
+    if args.dry_run:  # a plan: nothing was called or written
+        print(result)
+        print(json.dumps({"dry_run": result.to_dict()}))
+        return 0
     print("\n".join(score_lines(result.record)))
     print(f"results: {result.path}")
+    for task, why in result.no_judge.items():
+        print(f"no judge: {task}: {why}", file=sys.stderr)
     push_after_evaluate(args, args.out)
     if incomplete := result.incomplete:
         for task, why in incomplete.items():
@@ -410,7 +418,10 @@ def _judge_options(p: argparse.ArgumentParser, required: bool = False) -> None:
                    help="seconds one judge call may take, from connecting to the last byte, before it is abandoned "
                         "and retried (default 120); a reply that drips in slower than this is cut off too")
     p.add_argument("--dry-run", action="store_true",
-                   help="print the judge calls still needed (after the cache) and their estimated cost; spend nothing")
+                   help="print the calls still needed (after the cache and what is already predicted) and their "
+                        "estimated tokens and cost per stage; make no call, spend nothing")
+    p.add_argument("--no-cache", action="store_true",
+                   help="ask every LLM call again instead of reading the answer cache (answers are still stored)")
     p.add_argument("--judge-batch", action="store_true",
                    help="openai judges: send the calls through the OpenAI Batch API at half the price (answered within "
                         "24 h; the batch id is kept in the run folder, so a stopped run collects it when run again)")
@@ -495,7 +506,11 @@ def parser() -> argparse.ArgumentParser:
 
     e.add_argument("--tasks", default="all", help=f"comma-separated tasks or groups: {', '.join(groups())}")
     e.add_argument("--folds", help="Hessel folds, e.g. 0,1,2,3,4 (default: every fold the dataset has)")
-    e.add_argument("--out", required=True, help="run folder: results.json and predictions/ (resumable)")
+    e.add_argument("--out", required=True, help="run folder: results.json and predictions/ (resumable; the tasks "
+                                                "not run now are kept)")
+    e.add_argument("--overwrite", metavar="TASK[,TASK]",
+                   help="replace these tasks' predictions and results in --out (needed when they were made by "
+                        "another system, endpoint, checkpoint or code version)")
     _judge_options(e)
     _include_path(e)
     from .publish.push_cli import add_push_parser, add_push_to_hub
@@ -525,6 +540,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--shots", type=int, default=None,
                    help="the task option shots: in-context examples from train (Hessel, from description)")
     r.add_argument("--seed", type=int, default=None, help="the task option seed: seed of the shots' draw")
+    r.add_argument("--no-cache", action="store_true", help="ask every LLM call again instead of reading the cache")
     r.set_defaults(func=cmd_run)
 
     s = sub.add_parser("score", help="score one task's predictions (JSON on the last line)")
@@ -612,6 +628,9 @@ def parser() -> argparse.ArgumentParser:
                         add_help=False)
     pb.add_argument("rest", nargs=argparse.REMAINDER)
     pb.set_defaults(func=cmd_publish)
+    from .cache_command import add_parser as add_cache_parser
+
+    add_cache_parser(sub)
     return p
 
 
@@ -641,8 +660,10 @@ def main(argv: list[str] | None = None) -> int:
 
         datasets.disable_progress_bars()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    from .cache_command import cache_reads
+
     try:
-        with _outside_tasks(args), _quiet(args):
+        with _outside_tasks(args), _quiet(args), cache_reads(not getattr(args, "no_cache", False)):
             return args.func(args)
     except DryRun as stop:
         print(stop)

@@ -27,16 +27,30 @@ from .judging import JudgeSpec
 from .predictions import write_judged
 from .provenance import dataset_record, environment, git_commit, model_record
 from .results import SCHEMA, read_results, validate_results, write_results
+from .run_folder import (
+    JudgeArg,
+    available_folds,
+    check_previous,
+    judges_for,
+    merged,
+    predictions_path,
+    previous_record,
+    remove_task,
+)
+from .run_folder import (
+    judged as was_judged,
+)
 from .run_lock import locks_out
 from .submission import write_from_predictions
 from .systems import System, SystemCannotAnswer, make_system
-from .tasks import Task, config_name, get_task, resolve_tasks
+from .tasks import config_name, get_task, resolve_tasks
 from .tasks.check import check_task
 from .tasks.instances import DEFAULT_DATASET, LEADERBOARD_SPLIT
 from .tasks.kinds import exit_error
 from .tasks.path import IncludePath, task_path
 from .tasks.registry import with_include_path
 from .urls import redact_url
+from .wholeness import INCOMPLETE, NO_JUDGE, judge_flag, judge_status
 
 log = logging.getLogger("nycc_bench")
 
@@ -51,8 +65,14 @@ class RunResult:
     @property
     def incomplete(self) -> dict[str, str]:
         """task -> why it is incomplete (failed items, judge errors, missing scores); empty when all are complete."""
-        return {t: e.get("status_reason") or "incomplete" for t, e in self.record["tasks"].items()
-                if e.get("status") == "incomplete"}
+        return {t: e.get("status_reason") or INCOMPLETE for t, e in self.record["tasks"].items()
+                if e.get("status") == INCOMPLETE}
+
+    @property
+    def no_judge(self) -> dict[str, str]:
+        """task -> which judged scores were not computed for want of a judge, and the flag to add."""
+        return {t: e.get("status_reason") or NO_JUDGE for t, e in self.record["tasks"].items()
+                if e.get("status") == NO_JUDGE}
 
     @property
     def scores(self) -> dict[str, dict[str, dict[str, Any]]]:
@@ -107,25 +127,6 @@ def load_results(path: str | Path) -> RunResult:
     return RunResult(read_results(path), path / "results.json" if path.is_dir() else path)
 
 
-def predictions_path(out: Path, task: str, fold: int) -> Path:
-    """Where one task's (and fold's) predictions go in a run folder."""
-    return out / "predictions" / (f"{task}.jsonl" if fold == 0 else f"{task}_fold{fold}.jsonl")
-
-
-def available_folds(task_name: str, dataset: str, wanted: Sequence[int] | None) -> list[int]:
-    """The folds to run: those asked for, else every fold of the task that the dataset has."""
-    task = get_task(task_name)
-    if not task.has_folds:
-        return [0]
-    if wanted is not None:
-        return [f for f in wanted if config_name(task, f)]  # config_name rejects a fold the task lacks
-    root = Path(dataset)
-    if root.is_dir():
-        present = [f for f in task.folds if (root / "data" / config_name(task, f)).is_dir()]
-        return present or [0]
-    return list(task.folds)
-
-
 def _command(system: str, tasks: Sequence[str], dataset: str, judge: Any, folds: Sequence[int] | None,
              split: str | None, limit: int | None, options: Mapping[str, Any], out: Path,
              base_url: str | None = None, include_path: Sequence[Path] = ()) -> str:
@@ -153,19 +154,6 @@ def _command(system: str, tasks: Sequence[str], dataset: str, judge: Any, folds:
     return shlex.join([*words, "--out", str(out)])
 
 
-JudgeArg = str | JudgeSpec | None
-
-
-def _judges(judge: JudgeArg | Mapping[str, JudgeArg], names: Sequence[str]) -> dict[str, JudgeSpec | None]:
-    """The judge of each task: one for all, or a mapping task -> judge (absent: none)."""
-    def spec(j: JudgeArg) -> JudgeSpec | None:
-        return JudgeSpec.parse(j) if isinstance(j, str) else j
-
-    if isinstance(judge, Mapping):
-        return {n: spec(judge.get(n)) for n in names}
-    return dict.fromkeys(names, spec(judge))
-
-
 def keep_batches_in(judge: JudgeSpec | None, out: Path) -> JudgeSpec | None:
     """A Batch API judge keeps its pending batch ids in the run folder (unless told another), so the next run of
     the folder collects them."""
@@ -176,15 +164,14 @@ def keep_batches_in(judge: JudgeSpec | None, out: Path) -> JudgeSpec | None:
     return replace(judge, batch_dir=str(out))
 
 
-@locks_out  # one writer per run folder
-@with_include_path  # the tasks of `include_path`'s folders are known for the whole run
 def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: str = DEFAULT_DATASET,
              judge: JudgeArg | Mapping[str, JudgeArg] = None, folds: Sequence[int] | None = None,
              split: str | None = None, out: str | Path = "runs/run", limit: int | None = None, *,
              base_url: str | None = None, task_options: Mapping[str, Mapping[str, Any]] | None = None,
              progress: bool = True, extra: Mapping[str, Any] | None = None, model: Mapping[str, Any] | None = None,
              on_task: Callable[[str, int, int], None] | None = None, raise_errors: bool = True,
-             include_path: IncludePath = None, **system_options: Any) -> RunResult:
+             include_path: IncludePath = None, no_cache: bool = False, dry_run: bool = False,
+             overwrite: Sequence[str] = (), **system_options: Any) -> Any:
     """Run and score every task (names or groups: all, hessel, zhang, humorbench) with one system.
 
     `judge` is one judge for every task or a mapping task -> judge. A task the system cannot answer, or that
@@ -192,7 +179,37 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
     `folds` None runs every fold of the Hessel tasks the dataset has. With `raise_errors=False` (the
     leaderboard worker) a task that fails is recorded in `errors` and the others still run. `include_path` (a
     folder or several, beside `NYCC_BENCH_TASK_PATH`) adds the task folders outside the package.
+
+    Into an `out` that holds an earlier run of the same system, the tasks not run now are kept; predictions made
+    by another system, endpoint, served checkpoint or code version are refused unless `overwrite` names their
+    task (its predictions and entry are then replaced). `no_cache` asks every LLM call again instead of reading
+    the cache. `dry_run` makes no call and writes nothing: it returns the `dry_run.Plan` of what the run would
+    still call and cost, per task and stage.
     """
+    from .cache_command import cache_reads
+
+    with cache_reads(not no_cache):
+        if dry_run:
+            from .dry_run import plan_run
+
+            return plan_run(system, tasks, dataset, judge, folds, split, out, limit, base_url=base_url,
+                            task_options=task_options, include_path=include_path, **system_options)
+        return _evaluate(system, tasks, dataset, judge, folds, split, out, limit, base_url=base_url,
+                         task_options=task_options, progress=progress, extra=extra, model=model, on_task=on_task,
+                         raise_errors=raise_errors, include_path=include_path, overwrite=overwrite,
+                         **system_options)
+
+
+@locks_out  # one writer per run folder
+@with_include_path  # the tasks of `include_path`'s folders are known for the whole run
+def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
+              judge: JudgeArg | Mapping[str, JudgeArg], folds: Sequence[int] | None, split: str | None,
+              out: str | Path, limit: int | None, *, base_url: str | None,
+              task_options: Mapping[str, Mapping[str, Any]] | None, progress: bool,
+              extra: Mapping[str, Any] | None, model: Mapping[str, Any] | None,
+              on_task: Callable[[str, int, int], None] | None, raise_errors: bool, include_path: IncludePath,
+              overwrite: Sequence[str], **system_options: Any) -> RunResult:
+    """`evaluate` holding the run folder's lock (see there)."""
     from .runner import run_task
     from .score import score
 
@@ -203,7 +220,7 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
     for name in names:
         check_task(get_task(name))
     out = Path(out)
-    judges = {n: keep_batches_in(j, out) for n, j in _judges(judge, names).items()}
+    judges = {n: keep_batches_in(j, out) for n, j in judges_for(judge, names).items()}
     from .runner import TASK_OPTION_ALIASES, split_options
 
     # system options that are task options (`description=`) leave before the system is built
@@ -212,20 +229,37 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
         sys_obj, spec = system, system.spec
     else:
         sys_obj, spec = make_system(system, dataset, base_url=base_url, **dict(system_options)), system
-    if getattr(sys_obj, "batch", False) and getattr(sys_obj, "batch_dir", None) is None:
-        sys_obj.batch_dir = str(out)  # a pending Batch API batch is collected by the next run of this folder
+    overwrite = resolve_tasks(list(overwrite)) if overwrite else []
+    if identify := getattr(sys_obj, "identify", None):  # what the endpoint serves: recorded and compared
+        identify()
+    model_rec = {**model_record(sys_obj.describe()), **dict(model or {})}
+    previous = previous_record(out)
+    check_previous(out, previous, model_rec, dataset, overwrite)
+    for name in overwrite:
+        remove_task(out, name)
     entries: dict[str, Any] = {}
     skipped: dict[str, str] = {}
     errors: dict[str, str] = {}
-    configs: list[str] = []
+    if getattr(sys_obj, "batch", False) and getattr(sys_obj, "batch_dir", None) is None:
+        sys_obj.batch_dir = str(out)  # a pending Batch API batch is collected by the next run of this folder
     pending: list[str] = []  # Batch API batches still answered: the other tasks go on, then the run stops
+    configs: list[str] = [config_name(get_task(t), f) for t, e in (previous or {}).get("tasks", {}).items()
+                          if t not in names and t not in overwrite for f in e["config"]["dataset"]["folds"]]
+    notes = [f"--limit {limit}: only the first {limit} items of each task were run."] if limit else []
     for index, name in enumerate(names, 1):
         if on_task is not None:
             on_task(name, index, len(names))
+        answered: list[int] = []
         try:
             options = split_options(get_task(name), aliased, (task_options or {}).get(name))[1]
             entry = _evaluate_task(name, sys_obj, spec, dataset, judges[name], folds, split, out, limit, progress,
-                                   options, run_task, score)
+                                   options, run_task, score, answered)
+            old = (previous or {}).get("tasks", {}).get(name)
+            if (old and judges[name] is None and was_judged(old) and (isinstance(entry, str) or not was_judged(entry))
+                    and not sum(answered) and name not in overwrite):  # same predictions: keep their judged scores
+                entry = old
+                notes.append(f"{name}: kept the judged entry of the earlier run (its predictions are unchanged); "
+                             "pass --judge to score it again.")
         except SystemExit as exited:  # outside code (a task folder's kinds.py) that exits is an error naming it
             err = exit_error(exited, name)
             if raise_errors:
@@ -256,35 +290,39 @@ def evaluate(system: str | System, tasks: str | Sequence[str] = "all", dataset: 
     record = {
         "schema": SCHEMA, "nycc_bench_version": __version__, "git_commit": git_commit(),
         "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "model": {**model_record(sys_obj.describe()), **dict(model or {})},
+        "model": model_rec,
         "dataset": dataset_record(dataset, configs), "environment": environment(),
         "judge": (next(iter(judge_names.values())) if len(distinct) == 1 else judge_names) if judge_names else None,
         "tasks": entries, "skipped": skipped, "errors": errors,
         "commands": [_command(spec, names, dataset, judge, folds, split, limit, {**system_options, **aliased}, out,
                               base_url, task_path())],
-        "notes": ([f"--limit {limit}: only the first {limit} items of each task were run."] if limit else []),
+        "notes": notes,
         **({"extra": dict(extra)} if extra else {}),
     }
-    result = RunResult(validate_results(record))  # JSON-normal, as it reads back
+    result = RunResult(validate_results(merged(previous, record, names, overwrite)))  # JSON-normal, as it reads back
     result.save(out / "results.json")
     return result
 
 
 def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: JudgeSpec | None,
                    folds: Sequence[int] | None, split: str | None, out: Path, limit: int | None, progress: bool,
-                   options: dict[str, Any], run_task: Callable[..., Any], score: Callable[..., dict]
-                   ) -> dict[str, Any] | str:
-    """Run every fold of one task and score it; a reason string when it is skipped."""
+                   options: dict[str, Any], run_task: Callable[..., Any], score: Callable[..., dict],
+                   answered: list[int] | None = None) -> dict[str, Any] | str:
+    """Run every fold of one task and score it; a reason string when it is skipped. `answered` receives how many
+    items each fold answered (or failed) now."""
     run_folds = [0] if split == LEADERBOARD_SPLIT else available_folds(name, dataset, folds)  # one set, no folds
     files = [predictions_path(out, name, f) for f in run_folds]
     waiting = []
     try:
         for fold, path in zip(run_folds, files, strict=True):
             try:
-                run_task(name, spec, path, dataset=dataset, split=split, fold=fold, limit=limit, progress=progress,
-                         system=system, task_options=options)
+                done = run_task(name, spec, path, dataset=dataset, split=split, fold=fold, limit=limit,
+                                progress=progress, system=system, task_options=options)
             except BatchPending as wait:  # the next folds' batches are submitted too; one run collects them all
                 waiting.append(str(wait))
+                continue
+            if answered is not None:
+                answered.append(done.answered + done.failed)
     except SystemCannotAnswer as err:
         return str(err)
     if waiting:
@@ -295,39 +333,12 @@ def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: Ju
         entry = score(name, files, dataset=dataset, split=split, folds=run_folds, judge=judge, task_options=options,
                       limit=limit, keep_judged=True)
     except JudgeRequired:
-        return "needs a judge (--judge); the predictions are kept and can be scored later"
+        return f"needs a judge: add {judge_flag(get_task(name))}; the predictions are kept and can be scored later"
     judged = entry.pop("judged_items")
     for path in files:  # the judge's per-item verdicts beside the predictions (stale ones removed)
         write_judged(path, {k: {"judge": judge.name if judge else None, **v}
                             for k, v in judged.get(str(path), {}).items()})
     entry["predictions"] = [p.relative_to(out).as_posix() for p in files]
     entry.pop("task")
-    reason = incomplete_reason(get_task(name), entry, judge, files)
-    entry["status"] = "incomplete" if reason else "complete"
-    if reason:
-        entry["status_reason"] = reason
+    entry.update(judge_status(get_task(name), entry, judge, files).fields())
     return entry
-
-
-def incomplete_reason(task: Task, entry: Mapping[str, Any], judge: JudgeSpec | None,
-                      files: Sequence[Path] = ()) -> str | None:
-    """Why a scored task is incomplete: items that failed after retries, judge errors its protocol does not
-    allow, or an expected score missing; None when it is complete."""
-    from .predictions import first_error
-
-    problems = []
-    if entry["n_failed"]:
-        error = first_error(list(files))
-        problems.append(f"{entry['n_failed']} of {entry['n']} items failed" + (f": {error}" if error else ""))
-    protocol = entry["config"].get("judge", {}).get("protocol")
-    if entry["n_error"] and protocol not in ERROR_VERDICT_PROTOCOLS:
-        problems.append(f"{entry['n_error']} judge errors")
-    expected = [s.key for s in task.scores if s.headline and (not s.judged or judge is not None)]
-    if missing := [k for k in expected if k not in entry["scores"]]:
-        problems.append(f"no {', '.join(missing)} score")
-    return "; ".join(problems) or None
-
-
-ERROR_VERDICT_PROTOCOLS = ("humorbench_autograder",)
-"""Protocols whose judge records an unreadable reply as an ERROR verdict and scores without it (upstream's
-rule); their judge errors are counted (`n_error`) but do not make a task incomplete."""

@@ -98,11 +98,20 @@ class JudgeSpec:
     def describe(self) -> dict[str, Any]:
         """How results record the judge (never a key); a named one with its configuration's resolved settings."""
         record = {"name": self.name, "backend": self.backend, "model": self.model,
-                  "base_url": redact_url(self.base_url)}
+                  "base_url": redact_url(self.base_url), "endpoint": self.endpoint()}
         if self.named is not None:
             record.update(config=self.named.name,
                           config_settings={**self.named.settings(), "base_url": record["base_url"]})
         return record
+
+    def endpoint(self) -> str | None:
+        """The endpoint an OpenAI-compatible judge calls, however it was given (`base_url`, the configuration's,
+        else OPENAI_BASE_URL, else OpenAI's), without user, password or token; None for a local model."""
+        if self.backend != "openai":
+            return None
+        from .llm.backends.openai_backend import resolve_base_url
+
+        return str(redact_url(resolve_base_url(self.base_url)))
 
     @property
     def name(self) -> str:

@@ -71,4 +71,5 @@ def model_record(description: dict[str, Any]) -> dict[str, Any]:
     return {"spec": spec, "name": description.get("model") or spec, "source": source,
             "revision": description.get("revision"), "fingerprint": description.get("fingerprint"),
             "parameters": description.get("parameters"),
-            **({"endpoint": description["endpoint"]} if description.get("endpoint") else {})}
+            **({"endpoint": description["endpoint"]} if description.get("endpoint") else {}),
+            **({"served": description["served"]} if description.get("served") else {})}

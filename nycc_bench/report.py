@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .results import run_id
 from .secrets import scrub
 from .standings import (
     OFFLINE_JUDGES,
@@ -18,11 +17,13 @@ from .standings import (
     build_frame,
     digits,
     failed_task,
+    record_key,
     score_text,
     tab_table,
     task_judges,
 )
 from .tasks.scores import FAMILIES, METRICS, Metric
+from .wholeness import COMPLETE, status_of
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; }
@@ -42,11 +43,10 @@ def _rows(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def status_prefix(entry: dict[str, Any]) -> str:
-    """`incomplete (N failed): ` before the scores of an incomplete task; empty for a complete one."""
-    if entry.get("status") != "incomplete":
-        return ""
-    failed = f"{entry['n_failed']} failed" if entry.get("n_failed") else (entry.get("status_reason") or "")
-    return f"incomplete ({failed}): "
+    """`incomplete (why): ` before the scores of a task that is not whole, `no judge (the flag to add): ` before
+    one whose judged scores were not computed; empty for a complete one (`wholeness.status_of`)."""
+    status = status_of(entry)
+    return "" if status.status == COMPLETE else f"{status.status} ({status.reason}): "
 
 
 def score_lines(record: dict[str, Any]) -> list[str]:
@@ -117,7 +117,7 @@ def summary_table(records: Sequence[dict[str, Any]]) -> str:
     table = tab_table(build_frame(list(records)), None, Filters())
     if table.empty:
         return "<p class='note'>No task was scored.</p>"
-    names = {run_id(r): r["model"].get("name") or r["model"].get("spec") or "?" for r in records}
+    names = {record_key(r, i): r["model"].get("name") or r["model"].get("spec") or "?" for i, r in enumerate(records)}
     texts = table.texts.copy()
     texts["Model"] = [names.get(rid, "?") for rid in table.run_ids]
     head = "".join(f"<th>{html.escape(c)}</th>" for c in texts.columns)

@@ -36,13 +36,13 @@ from typing import Any
 
 from .errors import NyccBenchError
 from .secrets import scrub_data
+from .wholeness import STATUSES
 
 SCHEMA = "nycc-bench-results/2"
 TOP = ("schema", "nycc_bench_version", "git_commit", "created_at", "model", "dataset", "environment", "judge",
        "tasks", "skipped", "errors", "commands", "notes", "extra")
 REQUIRED = ("schema", "nycc_bench_version", "created_at", "model", "dataset", "environment", "tasks")
 TASK_KEYS = ("config", "scores", "n", "n_unparsed", "n_failed", "n_error", "details", "predictions")
-STATUSES = ("complete", "incomplete")
 SCORE_KEYS = ("value", "ci_low", "ci_high", "n")
 
 
@@ -89,6 +89,10 @@ def _check_task(name: str, entry: Any, where: str) -> None:
         for bound in ("ci_low", "ci_high"):
             _need(s[bound] is None or isinstance(s[bound], int | float), f"{at}.{bound}", "must be a number or null")
         _need(s["n"] is None or _count(s["n"]), f"{at}.n", "must be a count or null")
+    coverage = entry.get("coverage")
+    _need(coverage is None or (isinstance(coverage, dict) and _count(coverage.get("n")) and _count(coverage.get("of"))
+                               and coverage["n"] <= coverage["of"]), f"{where}.coverage",
+          "must be {n, of} counts with n ≤ of (instances scored of those asked for)")
     status = entry.get("status", "complete")
     _need(status in STATUSES, f"{where}.status", f"must be one of {', '.join(STATUSES)}, got {status!r}")
     _need(not entry["n_failed"] or status == "incomplete", f"{where}.status",

@@ -20,6 +20,7 @@ from . import __version__
 from .code_version import code_version
 from .errors import NyccBenchError
 from .predictions import FAILED, OK, UNPARSED, attach_messages, meta_path, read_meta, read_predictions
+from .run_folder import identity_difference
 from .scorers import gold, item_correct
 from .secrets import scrub_data
 from .systems import Output, System, make_system
@@ -46,7 +47,7 @@ def run_meta(task: Task, system: System, dataset: str, split: str, fold: int, op
             "fold": fold, "options": options, "prompt_version": task.prompt_version,
             "code_version": code_version(task), "decoding": system.decoding(task),
             "effective": system.effective(task), "system": system.describe(), "dataset": str(dataset),
-            "nycc_bench": __version__}
+            "nycc_bench": __version__, "reply_cap_chars": REPLY_CAP_CHARS}
 
 
 # `--system-option` keys that are a task's options: `description=gpt4o|hessel` picks the description the
@@ -80,15 +81,32 @@ RESUME_KEYS = ("task", "config", "split", "options", "prompt_version", "code_ver
 
 
 def _check_resume(old: dict | None, meta: dict, out: Path) -> None:
-    """Refuse to mix predictions of two different runs in one file."""
+    """Refuse to mix predictions of two different runs in one file: another task setting, prompt, code version,
+    dataset, or another system, endpoint or served checkpoint (`run_folder.identity_difference`)."""
     if old is None:
         return
+    fix = f"pass a new --out, or --overwrite {meta['task']} (evaluate) to replace them (`run`: delete the file)"
     for key in RESUME_KEYS:
         if old.get(key) != meta[key]:
             raise NyccBenchError(f"out: {out} holds predictions of another run ({key} {old.get(key)!r}, now "
-                                 f"{meta[key]!r}); pass another --out or delete the file")
-    if old["system"]["spec"] != meta["system"]["spec"]:
-        raise NyccBenchError(f"out: {out} holds predictions of system {old['system']['spec']!r}; pass another --out")
+                                 f"{meta[key]!r}); {fix}")
+    if difference := identity_difference(old["system"], meta["system"]):
+        raise NyccBenchError(f"out: {out} holds predictions of another system ({difference}); {fix}")
+
+
+REPLY_CAP_CHARS = 32_000
+"""A reply longer than this (characters; about 8,000 tokens, far beyond any task's answer) is cut to it, counted as
+unparsed and never read: a runaway or hostile endpoint cannot fill the predictions, or pass as an answer."""
+
+
+def _too_long(raw: str | list | None) -> bool:
+    """Whether a reply (or any of several outputs) is over the cap."""
+    return any(isinstance(r, str) and len(r) > REPLY_CAP_CHARS for r in (raw if isinstance(raw, list) else [raw]))
+
+
+def _cut(raw: str | list | None) -> str | list | None:
+    """A reply (or each of several outputs) cut to the cap."""
+    return [_cut(r) for r in raw] if isinstance(raw, list) else raw[:REPLY_CAP_CHARS] if isinstance(raw, str) else raw
 
 
 def records(task: Task, batch: list[Instance], outputs: list[Output], spec: str, options: dict[str, Any],
@@ -108,10 +126,15 @@ def records(task: Task, batch: list[Instance], outputs: list[Output], spec: str,
                       "answer_source": "system", **base}
         else:
             texts.append(k)
-    readings = read_replies(task, [(batch[k], outputs[k].raw if isinstance(outputs[k].raw, str | list) else None)
-                                   for k in texts], options, cache_dir)
+    raws = {k: outputs[k].raw if isinstance(outputs[k].raw, str | list) else None for k in texts}
+    cut = {k for k, raw in raws.items() if _too_long(raw)}
+    readings = read_replies(task, [(batch[k], None if k in cut else raws[k]) for k in texts], options, cache_dir)
     for k, reading in zip(texts, readings, strict=True):
-        out[k] = {"instance_id": batch[k].instance_id, "raw": outputs[k].raw, **base, **reading.fields()}
+        if k in cut:  # read as no reply (unparsed); the record keeps its first REPLY_CAP_CHARS characters
+            out[k] = {"instance_id": batch[k].instance_id, "raw": _cut(raws[k]), **base, **reading.fields(),
+                      "status": UNPARSED, "reply_cut_at": REPLY_CAP_CHARS}
+        else:
+            out[k] = {"instance_id": batch[k].instance_id, "raw": outputs[k].raw, **base, **reading.fields()}
     for k, inst in enumerate(batch):  # the gold reference and the verdict, so no reader has to re-score
         out[k]["gold"] = gold(task, inst)
         out[k]["correct"] = item_correct(task, out[k], out[k]["gold"])
@@ -128,6 +151,8 @@ def run_task(task_name: str, system_spec: str, out: str | Path, dataset: str = D
     system_options, task_options = split_options(task, system_options, task_options)
     options = task.run_options(task.option_values(task_options))
     system = system or make_system(system_spec, dataset, base_url=base_url, **(system_options or {}))
+    if identify := getattr(system, "identify", None):  # what the endpoint serves: recorded and compared on resume
+        identify()
     task, options = for_system_kind(task, system, options)
     instances = subset(build_instances(task, dataset, split, fold, options), limit)
     out = Path(out)

@@ -19,6 +19,7 @@ from .code_version import code_version
 from .errors import NyccBenchError
 from .judging import JudgeSpec
 from .predictions import FAILED, UNPARSED, read_meta, read_predictions
+from .run_folder import same_dataset
 from .tasks import Task, config_name, get_task
 from .tasks.instances import DEFAULT_DATASET, Instance, build, subset
 from .tasks.kinds import ITEM_JUDGMENTS, SCORERS
@@ -72,14 +73,6 @@ def check_one_run(records: dict[str, dict[str, Any]], path: Path) -> dict[str, d
     return records
 
 
-def _same_dataset(a: str, b: str) -> bool:
-    """Whether two dataset names mean the same thing (folders compared by their resolved path)."""
-    pa, pb = Path(a), Path(b)
-    if pa.exists() and pb.exists():
-        return pa.resolve() == pb.resolve()
-    return a == b
-
-
 def check_meta(meta: Mapping[str, Any] | None, task: Task, config: str, split: str, dataset: str,
                path: str | Path) -> None:
     """Refuse predictions whose sidecar names another task, config (fold), split or dataset."""
@@ -93,7 +86,7 @@ def check_meta(meta: Mapping[str, Any] | None, task: Task, config: str, split: s
                                  if key != "config" else
                                  f"predictions: {path} was made for config {meta.get(key)!r}, not {value!r}; "
                                  "check --fold")
-    if not _same_dataset(str(meta.get("dataset")), dataset):
+    if not same_dataset(str(meta.get("dataset")), dataset):
         raise NyccBenchError(f"predictions: {path} was made on dataset {meta.get('dataset')!r}, not {dataset!r}; "
                              "pass the same --dataset")
     if meta.get("prompt_version") != task.prompt_version:
@@ -167,11 +160,12 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     records: list[dict] = []
     fold_ids: list[int] = []
     unprompted: list[Any] = []
+    absent: list[Any] = []
     total = 0
     for path, fold, meta in zip(prediction_files, folds, metas, strict=True):
         check_meta(meta, task, config_name(task, fold), split, dataset, path)
         made = build(task, dataset, split, fold, values)
-        every, unprompted = made.instances, [*unprompted, *made.skipped]
+        every, unprompted, absent = made.instances, [*unprompted, *made.skipped], [*absent, *made.absent]
         built = subset(every, limit)
         total += len(every)
         records += _join(task, built, load_predictions(path), str(path), limited=limit is not None)
@@ -192,6 +186,8 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     subset_note = {"n": len(records), "of": total} if limit is not None and len(records) < total else None
     config = task_config(task, values, decoding, folds, split, judge, system=system_effective, subset=subset_note,
                          judge_used=details.get("judge") if isinstance(details.get("judge"), Mapping) else None)
+    if cap := next((m.get("reply_cap_chars") for m in metas if m and m.get("reply_cap_chars")), None):
+        config["effective"]["reply_cap_chars"] = cap  # longer replies were cut and counted as unparsed
     config["deviations"] += details.pop("deviations", None) or []  # what the scorer could not do as the paper did
     if "novelty" in task.checks:
         details["novelty"] = novelty_summary(prediction_files, dataset, config["deviations"])
@@ -199,12 +195,20 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
         more = f" and {len(unprompted) - 10} more" if len(unprompted) > 10 else ""
         config["deviations"].append(f"{len(unprompted)} dataset rows cannot be prompted (no description) and are "
                                     f"not evaluated: {', '.join(map(str, unprompted[:10]))}{more}.")
+    if absent:
+        more = f" and {len(absent) - 10} more" if len(absent) > 10 else ""
+        config["deviations"].append(f"{len(absent)} dataset rows hold no description of any kind (not items of this "
+                                    f"dataset, outside its coverage): {', '.join(map(str, absent[:10]))}{more}.")
     sources = [i.reference["description_source"] for i in instances if "description_source" in i.reference]
     if sources:  # which descriptions the prompts were actually built from
         config["effective"]["descriptions"] = {s: sources.count(s) for s in sorted(set(sources))}
     if values.get("description") == "gpt4o" and (other := [s for s in sources if s != "gpt4o"]):
         config["deviations"].append(f"{len(other)} of {len(sources)} contests were prompted with another "
                                     "description (the dataset has no GPT-4o description for them).")
+    asked = len(records) if limit is not None else total + len(unprompted)  # a --limit: the subset asked for
+    coverage = {"n": len(records), "of": asked,
+                **({"why": f"{len(unprompted)} dataset rows cannot be prompted"} if unprompted and limit is None
+                   else {})}
     data: dict[str, set] = {}  # what the dataset rows say of their own provenance (`reference["data"]`)
     for inst in instances:
         for key, value in (inst.reference.get("data") or {}).items():
@@ -213,15 +217,15 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
         config["effective"]["data"] = {k: next(iter(v)) if len(v) == 1 else sorted(v, key=str) for k, v in data.items()}
         config["deviations"] += [d for d in task.computed_deviations({"data": config["effective"]["data"]})
                                  if d not in config["deviations"]]
-    judged = [i.reference["judge_description_source"] for i in instances if "judge_description_source" in i.reference]
-    if judged and judge is not None and judge.is_llm:  # which descriptions the judge saw (upstream: Hessel's)
-        config["effective"]["judge_descriptions"] = {s or "none": judged.count(s) for s in sorted(set(judged), key=str)}
-        if other := [s for s in judged if s != "hessel"]:
+    seen = [i.reference["judge_description_source"] for i in instances if "judge_description_source" in i.reference]
+    if seen and judge is not None and judge.is_llm:  # which descriptions the judge saw (upstream: Hessel's)
+        config["effective"]["judge_descriptions"] = {s or "none": seen.count(s) for s in sorted(set(seen), key=str)}
+        if other := [s for s in seen if s != "hessel"]:
             said = ", ".join(f"{other.count(s)} {s or 'no'}" for s in sorted(set(other), key=str))
             config["deviations"].append(f"The judge saw another description than Hessel's annotation for {len(other)} "
-                                        f"of {len(judged)} contests ({said}); upstream's judge saw Hessel's.")
+                                        f"of {len(seen)} contests ({said}); upstream's judge saw Hessel's.")
     return {
-        "task": task.name, "config": config,
+        "task": task.name, "config": config, "coverage": coverage,
         "scores": extract_scores(task, details), "n": len(records),
         "n_unparsed": sum(r["status"] == UNPARSED for r in records), "n_failed": n_failed,
         "n_error": _count_errors(details), "details": details,
@@ -293,7 +297,7 @@ def task_config(task: Task, values: Mapping[str, Any], decoding: Mapping[str, An
         settings = judge.settings(protocol, rule=values.get("rule"), n_shots=(judge_used or {}).get("n_shots"))
         judge_record["protocol"], judge_record["settings"] = protocol, settings
         effective["judge"] = {"name": judge.name, "protocol": protocol, "sent": settings["sampling_sent"],
-                              "endpoint": redact_url(judge.base_url) if judge.base_url else None,
+                              "endpoint": judge.endpoint(),
                               "n_shots": settings["n_shots"], "shots_source": (judge_used or {}).get("shots_source"),
                               "parse_retries": settings["parse_retries"], "retries": engine.retries,
                               "timeout_s": engine.timeout_s, "rule": settings["rule"]}
@@ -306,6 +310,8 @@ def task_config(task: Task, values: Mapping[str, Any], decoding: Mapping[str, An
         default = task.decoding.get("max_new_tokens" if key == "max_tokens" else key)
         if key not in covered and default is not None and value != default:
             deviations.append(f"Decoding {key}={value!r} instead of the task's {default!r}.")
+    if split != task.split:
+        deviations.append(f"Evaluated on the {split} split; the task (and the paper) report {task.split}.")
     if subset:
         deviations.append(f"subset: {subset['n']} of {subset['of']} instances (--limit).")
     return {**{k: described[k] for k in ("name", "version", "family", "paper", "follows", "task_file", "kind",

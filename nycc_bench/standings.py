@@ -1,8 +1,8 @@
 """Results → ranked tables (the leaderboard's tabs and the report's summary): one wide frame of every run and
 metric, then per-tab filtered views.
 
-Each metric is one column: its value (a percentage for rates) shown as `value ± half-interval` and sorted by the
-value; the details switch adds the 95% interval and the item count to the same cell. Ranks:
+Each metric is one column: its value (a percentage for rates) shown with its 95% interval's own bounds,
+`37.5 [12.5, 75.0]`, and sorted by the value; the details switch adds the item count to the same cell. Ranks:
 
 - a family tab ranks on its first metric, Chatbot Arena style: 1 + the number of runs whose 95% interval lies
   wholly above this run's, so runs that cannot be told apart share a rank (a score without an interval counts
@@ -16,12 +16,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import pandas as pd
 
 from .results import run_id
 from .tasks.humorbench import hard_rule
 from .tasks.scores import METRICS, Metric, family_metrics
+from .wholeness import shows_numbers
 
 POOLED = (hard_rule.METRIC,)  # columns computed over the store's runs, not read from one record
 
@@ -113,14 +115,21 @@ def params_text(params: int | float | None) -> str:
 
 
 def failed_task(entry: dict[str, Any]) -> bool:
-    """Whether a task entry is incomplete (marked so, or items failed): its numbers are not shown or ranked."""
-    return entry.get("status") == "incomplete" or bool(entry.get("n_failed"))
+    """Whether a task entry is not whole (`wholeness.status_of`, as `evaluate` recorded it): its numbers are not
+    shown or ranked."""
+    return bool(entry) and not shows_numbers(entry)
 
 
 def model_link(name: str, url: str | None) -> str:
     """The model cell: a markdown link for Hub models, with markdown's special characters escaped."""
     text = "".join("\\" + c if c in "\\`*_{}[]()<>#+!|~" else c for c in name)
     return f"[{text}]({url})" if url and url.startswith("https://huggingface.co/") else text
+
+
+def where_judged(judge: dict[str, Any]) -> str:
+    """` at <endpoint>` for a judge that is not OpenAI's own endpoint (a local "gpt-4-turbo" says so), else ""."""
+    endpoint = judge.get("endpoint") or judge.get("base_url")
+    return f" at {endpoint}" if endpoint and urlsplit(str(endpoint)).hostname != "api.openai.com" else ""
 
 
 def task_judges(result: dict[str, Any]) -> dict[str, str]:
@@ -133,6 +142,7 @@ def task_judges(result: dict[str, Any]) -> dict[str, str]:
     for task, spec in per_task.items():
         if isinstance(spec, dict):
             label = OFFLINE_JUDGES.get(str(spec.get("backend")), str(spec.get("model") or spec.get("name") or "?"))
+            label += where_judged(spec)
         else:
             label = str(spec)
         if task is None:
@@ -155,16 +165,22 @@ def _cell_state(metric: Metric, result: dict[str, Any]) -> str:
     return NOT_RUN
 
 
+def record_key(result: dict[str, Any], index: int) -> str:
+    """A row's key: the leaderboard run id, else the record's place in the list (records written by `evaluate`
+    carry no run id, and each must still be its own row)."""
+    return run_id(result) or f"record-{index}"
+
+
 def build_frame(results: list[dict[str, Any]]) -> pd.DataFrame:
     """One row per run: model facts and, per metric, value / low / high / n (display scale) and its state."""
     rows = []
-    for result in hard_rule.with_hard_rule(results):
+    for index, result in enumerate(hard_rule.with_hard_rule(results)):
         model = result.get("model", {})
         params = model.get("parameters")
         tasks = result.get("tasks", {})
         judges = {task: judge for task, judge in task_judges(result).items() if task in tasks}
         row: dict[str, Any] = {
-            "run_id": run_id(result), "name": model.get("name") or model.get("spec") or "?",
+            "run_id": record_key(result, index), "name": model.get("name") or model.get("spec") or "?",
             "Type": TYPES.get(model.get("type", "open"), "Open weights"),
             "Params": params / 1e9 if params else None, "size": size_bucket(params),
             "Data": "sample" if result.get("dataset", {}).get("sample") else "benchmark",
@@ -272,18 +288,15 @@ def filter_rows(frame: pd.DataFrame, filters: Filters) -> pd.DataFrame:
 
 
 def score_text(value: Any, low: Any, high: Any, n: Any, details: bool, state: str = "", places: int = 1) -> str:
-    """`62.5 ± 7.3`, with details `62.5 ± 7.3 [55.1, 69.8] n=528`; the reason there is none otherwise."""
+    """`37.5 [12.5, 75.0]`: the value and its interval's own bounds (a bootstrap interval is rarely symmetric,
+    so never a ±), with details ` n=528` added; the reason there is none otherwise."""
     if value is None or pd.isna(value):
         return state or NOT_RUN
     text = fmt(float(value), places)
-    interval = pd.notna(low) and pd.notna(high)
-    if interval and float(high) > float(low):
-        text += f" ± {fmt((float(high) - float(low)) / 2, places)}"
-    if details:
-        if interval:
-            text += f" [{fmt(float(low), places)}, {fmt(float(high), places)}]"
-        if pd.notna(n):
-            text += f" n={int(n)}"
+    if pd.notna(low) and pd.notna(high) and float(high) > float(low):
+        text += f" [{fmt(float(low), places)}, {fmt(float(high), places)}]"
+    if details and pd.notna(n):
+        text += f" n={int(n)}"
     return text
 
 

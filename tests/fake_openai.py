@@ -11,7 +11,9 @@
 Replies can be delayed, fail with any status and headers (429 + ``retry-after``, 500…), omit log-probabilities
 (``top_logprobs=None``) or carry any text; for fault injection a reply can also replace the whole body with raw
 bytes (invalid JSON, ``choices: [null]``…), promise more bytes than it sends and hang up (a truncated body), or
-drip its body out over some seconds. The ``Authorization`` header is kept only as a SHA-256 digest.
+drip its body out over some seconds. The ``Authorization`` header is kept only as a SHA-256 digest. With
+``models=[{"id": ..., "root": ...}]`` it answers ``GET /v1/models`` (counted in ``model_requests``), and with
+``system_fingerprint`` it reports one in every completion: two servers can serve "different checkpoints".
 """
 
 from __future__ import annotations
@@ -77,9 +79,13 @@ def last_user_text(body: Mapping[str, Any]) -> str:
 class FakeChatServer:
     """``POST /v1/chat/completions`` answered by ``responder``; everything else is 404."""
 
-    def __init__(self, responder: Responder | None = None, delay_s: float = 0.0) -> None:
+    def __init__(self, responder: Responder | None = None, delay_s: float = 0.0,
+                 models: Sequence[Mapping[str, Any]] | None = None, system_fingerprint: str | None = None) -> None:
         self.responder: Responder = responder or (lambda body, attempt: Reply())
         self.delay_s = delay_s
+        self.models = list(models) if models is not None else None  # GET /v1/models entries (None: no such route)
+        self.system_fingerprint = system_fingerprint  # sent in every completion when set
+        self.model_requests = 0  # GET /v1/models requests received
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
         self._attempts: dict[str, int] = {}
@@ -117,6 +123,14 @@ class FakeChatServer:
 
             def log_message(self, format: str, *args: Any) -> None:  # silence the default stderr log
                 return None
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models") and owner.models is not None:
+                    with owner._lock:
+                        owner.model_requests += 1
+                    self._send(200, {"object": "list", "data": owner.models}, {})
+                else:
+                    self._send(404, {"error": {"message": f"no route {self.path}"}}, {})
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
@@ -207,11 +221,11 @@ class FakeChatServer:
             error = {"error": {"message": reply.error_message, "type": "scripted", "code": str(reply.status)}}
             handler._send(reply.status, error, reply.headers)
             return
-        payload = reply.body if reply.body is not None else _completion_payload(body, reply)
+        payload = reply.body if reply.body is not None else _completion_payload(body, reply, self.system_fingerprint)
         handler._send(200, payload, reply.headers, reply)
 
 
-def _completion_payload(body: Mapping[str, Any], reply: Reply) -> dict[str, Any]:
+def _completion_payload(body: Mapping[str, Any], reply: Reply, fingerprint: str | None = None) -> dict[str, Any]:
     logprobs = None
     if body.get("logprobs") and reply.top_logprobs is not None:
         k = int(body.get("top_logprobs") or 0)
@@ -233,6 +247,7 @@ def _completion_payload(body: Mapping[str, Any], reply: Reply) -> dict[str, Any]
         "object": "chat.completion",
         "created": int(time.time()),
         "model": body.get("model", "fake"),
+        **({"system_fingerprint": fingerprint} if fingerprint else {}),
         "choices": [
             {
                 "index": 0,

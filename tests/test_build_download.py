@@ -366,6 +366,8 @@ def test_sources_listed_without_fetching(corpus: list[str]) -> None:
     offline = format_sources(planned_sources())
     assert "nextml/caption-contest-data @ 2fac6c38cff48620911bd340f663060d79c95e1f" in offline
     assert "yguooo/newyorker_caption_ranking @ 6cd125f293b7ab0700d64dc00cab870ecc07421e" in offline
+    assert "jmhessel/newyorker_caption_contest @ d81cbab7d0392708d5371d3a4960e69261824db4" in offline  # not main
+    assert all(source.revision and len(source.revision) == 40 for source in HUB_SOURCES)
     assert "ReubenNarad/Humor-Bench @ 6e87dbf1d552ce9440a04dd8c6bae21b0383bc9c" in offline  # the paper's hard list
     assert "zip http://127.0.0.1" in offline and "/gcs/matching_test_set_public.zip @ URL only" in offline
     assert not corpus

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fake_openai import FakeChatServer, Reply
+from fake_openai import FakeChatServer, Reply, last_user_text
 
 from nycc_bench.publish.cli import main as publish
 
@@ -18,7 +18,12 @@ PASSWORD = "PWs3cretPW"
 
 
 def test_a_password_in_endpoint_urls_is_written_nowhere(tmp_path: Path, sample_dataset: str) -> None:
-    with FakeChatServer(lambda body, attempt: Reply(text="A")) as server:
+    def reply(body: dict, attempt: int) -> Reply:  # readable answers and verdicts: the record is whole, its card made
+        if "anticipated answer point" in last_user_text(body).lower():
+            return Reply(text="<reasoning>Yes.</reasoning>\n<judgement>PASS</judgement>", top_logprobs=None)
+        return Reply(text="Answer: A")
+
+    with FakeChatServer(reply) as server:
         plain = server.base_url
         url = plain.replace("http://", f"http://user:{PASSWORD}@")
         env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-test",

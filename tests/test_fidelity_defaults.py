@@ -73,9 +73,13 @@ def test_zhang_api_generation_is_sent_as_caption_gen_and_recorded(server, sample
     assert config["effective"]["options"]["prompt"] == "caption_gen"
     assert config["effective"]["descriptions"] == {"hessel": 3}
     # no setting differs from upstream's (the sample's other contests lack Hessel's description, which this prompt
-    # needs: they are named as not evaluated)
+    # needs: they are named as not evaluated; those without any description are not items of the sample at all)
     assert config["deviations"][0] == "No judge: the judged scores are absent."
-    assert config["deviations"][1].startswith("88 dataset rows cannot be prompted") and len(config["deviations"]) == 2
+    assert config["deviations"][1].startswith("1 dataset rows cannot be prompted") and len(config["deviations"]) == 3
+    assert config["deviations"][2].startswith("87 dataset rows hold no description of any kind")
+    entry = run.record["tasks"]["caption_generation"]
+    assert entry["coverage"] == {"n": 3, "of": 4, "why": "1 dataset rows cannot be prompted"}
+    assert entry["status"] == "incomplete" and "3 of 4 (75%) instances scored" in entry["status_reason"]
     greedy = evaluate("openai:m", ["caption_generation"], dataset=sample_dataset, out=tmp_path / "greedy",
                       base_url=server.base_url, progress=False, cache_dir=str(tmp_path / "c"), temperature=0.0)
     assert greedy.record["tasks"]["caption_generation"]["config"]["deviations"][0] == \

@@ -161,7 +161,7 @@ def check_headline_cells(page: Any, key: str, family: str | None) -> None:
         assert re.fullmatch(r"\d+", row[0]), (key, name, row)  # its rank
         for m in ran:
             cell = row[heads.index(m.label)]
-            assert re.match(r"^\d+(\.\d+)?( ± \d+(\.\d+)?)?$", cell), (key, name, m.label, cell)
+            assert re.match(r"^\d+(\.\d+)?( \[\d+(\.\d+)?, \d+(\.\d+)?\])?$", cell), (key, name, m.label, cell)
         for m in metrics:
             if m.task in (record.get("skipped") or {}):
                 assert row[heads.index(m.label)] in ("n/a", "no judge"), (key, name, m.label)

@@ -115,7 +115,7 @@ def test_fixed_precision_and_parameter_counts() -> None:
     assert [params_text(p) for p in (44_000, 1_500_000, 7_000_000_000, 123_456, None)] == \
         ["44K", "1.5M", "7B", "123K", ""]
     ead = tab_table(build_frame([run("e", **full(0.5, 0.5, 0.5, 0.9, 0.5))]), None, Filters())
-    assert ead.texts.loc[0, "Average EAD"] == "0.900" and ead.texts.loc[0, "Matching"] == "50.0 ± 20.0"
+    assert ead.texts.loc[0, "Average EAD"] == "0.900" and ead.texts.loc[0, "Matching"] == "50.0 [30.0, 70.0]"
 
 
 def test_about_text_matches_the_rows_records() -> None:

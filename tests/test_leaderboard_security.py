@@ -33,12 +33,12 @@ def free_port() -> int:
 
 
 def responder(body: dict[str, Any], attempt: int) -> Reply:
-    """`fake-500` fails every call, `fake-silent` never answers in time, anything else answers "A"."""
+    """`fake-500` fails every call, `fake-silent` never answers in time, anything else answers "Answer: A"."""
     if body["model"] == "fake-500":
         return Reply(status=500, error_message="upstream exploded", headers={"retry-after": "0"})
     if body["model"] == "fake-silent":
         return Reply(delay_s=120)
-    return Reply(text="A")
+    return Reply(text="Answer: A")  # a readable answer: a run of unreadable ones is never published
 
 
 def decoy_folder(root: Path) -> Path:

@@ -81,16 +81,17 @@ def test_one_column_per_metric_sorted_by_value_with_details_in_the_cell() -> Non
     assert list(table.texts["Model"]) == ["[org/alpha](https://huggingface.co/org/alpha)",
                                           "[org/beta](https://huggingface.co/org/beta)",
                                           "[base/random](https://huggingface.co/base/random)"]
-    assert list(table.values["Matching"]) == [62.0, 40.0, 20.0] and table.texts.loc[0, "Matching"] == "62.0 ± 7.5"
+    assert list(table.values["Matching"]) == [62.0, 40.0, 20.0]
+    assert table.texts.loc[0, "Matching"] == "62.0 [55.0, 70.0]"
     assert list(table.values.columns[:6]) == ["Rank", "Model", "Type", "Params", "Data", "Judge"]
     assert not [c for c in table.values.columns if "CI" in c or c.endswith(" n")]
     assert list(table.texts["Rank"]) == ["1", "2", "3"] and table.run_ids == ("a", "b", "c")
     assert table.texts.loc[0, "Ranking"] == "not run"
     detailed = tab_table(frame, "hessel2023", Filters(details=True))
-    assert detailed.texts.loc[0, "Matching"] == "62.0 ± 7.5 [55.0, 70.0] n=528"
+    assert detailed.texts.loc[0, "Matching"] == "62.0 [55.0, 70.0] n=528"
     value = detailed.component_value()
     assert value["data"][0][value["headers"].index("Matching")] == 62.0  # sorting uses the number
-    assert value["metadata"]["display_value"][0][value["headers"].index("Matching")].startswith("62.0 ±")
+    assert value["metadata"]["display_value"][0][value["headers"].index("Matching")].startswith("62.0 [55.0, 70.0]")
     assert datatypes(list(table.values.columns))[:3] == ["number", "markdown", "str"]
     only = tab_table(frame, "hessel2023", Filters(search="ALPHA; rand"))
     assert len(only) == 2
@@ -118,7 +119,7 @@ def test_overview_ranks_by_mean_rank_and_cells_say_why_they_are_empty() -> None:
     assert row["Win rate vs top 10"] == "n/a" and row["Element accuracy"] == "no judge"
     first = dict(zip(overview.texts.columns, overview.texts.iloc[0], strict=True))
     assert first["Judge"] == "offline reward model" and first["Average EAD"] == "0.900"
-    assert first["Win rate vs top 10"] == "50.0 ± 20.0"
+    assert first["Win rate vs top 10"] == "50.0 [30.0, 70.0]"
 
 
 def test_exports_hold_every_run_and_metric(tmp_path: Any) -> None:

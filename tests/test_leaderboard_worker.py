@@ -38,6 +38,7 @@ def test_a_job_runs_to_finished_with_scores_predictions_and_commands(tmp_path: P
     assert tasks["matching"]["config"]["dataset"]["folds"] == [0, 1]
     assert {"crowd_accuracy", "ny_accuracy"} <= set(tasks["ranking"]["scores"])
     assert "average_ead" in tasks["caption_generation"]["scores"]
+    assert tasks["caption_generation"]["status"] == "no judge"  # published: its judged cells say "no judge"
     assert "humorbench" not in tasks and "needs a judge" in result["skipped"]["humorbench"]
     for entry in tasks.values():
         lines = store.resolve(entry["predictions"][0]).read_text().splitlines()
@@ -56,25 +57,23 @@ def test_a_task_the_system_cannot_answer_is_skipped_with_its_reason(tmp_path: Pa
     assert result["tasks"]["matching"]["scores"]["accuracy"]["value"] is not None
 
 
-def test_a_record_with_a_failure_is_never_published() -> None:
+def test_a_record_that_is_not_whole_is_never_published() -> None:
+    """The worker reads the status `evaluate` recorded (`wholeness`), and decides nothing of its own."""
     from nycc_bench.leaderboard.worker import unpublishable
 
-    def entry(n_failed: int = 0, value: float | None = 0.5) -> dict:
-        return {"n": 8, "n_failed": n_failed, "scores": {"accuracy": {"value": value}}, "predictions": []}
+    def entry(status: str = "complete", reason: str | None = None) -> dict:
+        return {"n": 8, "n_failed": 0, "scores": {"accuracy": {"value": 0.5}}, "predictions": [], "status": status,
+                **({"status_reason": reason} if reason else {})}
 
-    def resolve(path: str) -> Path:
-        return Path("/nonexistent") / path
-
-    assert unpublishable({"tasks": {"matching": entry()}, "errors": {}}, resolve) is None
-    assert unpublishable({"tasks": {"matching": entry(3)}}, resolve) == "matching: 3 of 8 items failed"
-    assert unpublishable({"tasks": {"humorbench": entry(value=None)}}, resolve) == "humorbench: no scores"
-    assert unpublishable({"tasks": {"humorbench": {**entry(), "n_error": 5}}}, resolve) == \
-        "humorbench: 5 judge verdicts failed"
-    assert unpublishable({"tasks": {"matching": {**entry(), "status": "incomplete"}}}, resolve) == \
-        "matching: incomplete"
-    assert unpublishable({"tasks": {"matching": entry()}, "errors": {"ranking": "RuntimeError: boom"}},
-                         resolve) == "ranking: RuntimeError: boom"
-    assert unpublishable({"tasks": {}, "skipped": {"humorbench": "needs a judge"}}, resolve) == \
+    assert unpublishable({"tasks": {"matching": entry()}, "errors": {}}) is None
+    assert unpublishable({"tasks": {"caption_generation": entry("no judge", "add --judge x")}}) is None
+    assert unpublishable({"tasks": {"matching": entry("incomplete", "3 of 8 items failed")}}) == \
+        "matching: 3 of 8 items failed"
+    assert unpublishable({"tasks": {"matching": {**entry(), "status": None, "n_failed": 2}}}) == \
+        "matching: 2 of 8 items failed"  # a record from before `status`: failed items still count
+    assert unpublishable({"tasks": {"matching": entry()}, "errors": {"ranking": "RuntimeError: boom"}}) == \
+        "ranking: RuntimeError: boom"
+    assert unpublishable({"tasks": {}, "skipped": {"humorbench": "needs a judge"}}) == \
         "no task was scored (humorbench: needs a judge)"
 
 

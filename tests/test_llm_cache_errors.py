@@ -65,6 +65,6 @@ def test_a_full_disk_is_one_line_and_nothing_is_written_half(tmp_path: Path) -> 
 
 def test_a_damaged_row_names_the_file(tmp_path: Path) -> None:
     with LLMCache(tmp_path) as cache:
-        cache._db.execute("INSERT INTO completions VALUES ('k', '{not json', 'm', 'v', 0)")
+        cache._db.execute("INSERT INTO completions VALUES ('k', '{not json', 'm', 'v', 0, NULL)")
         with pytest.raises(CacheError, match=rf"{tmp_path / CACHE_FILE} is damaged .*delete"):
             cache.get("k")

@@ -218,7 +218,7 @@ def test_bad_input(dataset: str, tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["score", "--task", "matching", "--dataset", dataset, "--predictions", out]) == 2
     assert re.search(r"no prediction for 2 of 4 matching instances", capsys.readouterr().err)
     assert main(["run", "--task", "matching", "--system", "length", "--dataset", dataset, "--out", out]) == 2
-    assert "holds predictions of system 'random'" in capsys.readouterr().err
+    assert "holds predictions of another system (system 'random', now 'length')" in capsys.readouterr().err
     run_task("humorbench", "random", tmp_path / "h.jsonl", dataset=dataset, progress=False)
     argv = ["score", "--task", "humorbench", "--dataset", dataset, "--predictions", str(tmp_path / "h.jsonl")]
     assert main(argv) == 2
@@ -272,20 +272,20 @@ def test_a_failing_server_leaves_failed_items_that_the_next_run_completes(datase
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-0123456789")
     out = tmp_path / "matching.jsonl"
     options = {"cache_dir": str(tmp_path / "cache"), "retries": 0}
-    with FakeChatServer(lambda body, attempt: Reply(status=503)) as down:
-        summary = run_task("matching", "openai:fake-model", out, dataset=dataset, base_url=down.base_url,
+    with FakeChatServer(lambda body, attempt: Reply(status=503)) as server:
+        summary = run_task("matching", "openai:fake-model", out, dataset=dataset, base_url=server.base_url,
                            progress=False, system_options=options)
-    assert summary.failed == summary.total == 4 and summary.answered == 0
-    records = read_predictions(out)
-    assert {r["status"] for r in records.values()} == {"failed"}
-    assert all(r["prediction"] is None for r in records.values())
-    assert all("503" in r["error"] for r in records.values())
-    scored = score("matching", [out], dataset=dataset)
-    assert scored["n_failed"] == 4 and scored["scores"]["accuracy"]["value"] == 0.0  # in the denominator, as wrong
-    with FakeChatServer(lambda body, attempt: Reply(text="Answer: A")) as up:
-        summary = run_task("matching", "openai:fake-model", out, dataset=dataset, base_url=up.base_url,
+        assert summary.failed == summary.total == 4 and summary.answered == 0
+        records = read_predictions(out)
+        assert {r["status"] for r in records.values()} == {"failed"}
+        assert all(r["prediction"] is None for r in records.values())
+        assert all("503" in r["error"] for r in records.values())
+        scored = score("matching", [out], dataset=dataset)
+        assert scored["n_failed"] == 4 and scored["scores"]["accuracy"]["value"] == 0.0  # in the denominator
+        server.responder = lambda body, attempt: Reply(text="Answer: A")  # the same endpoint, working again
+        summary = run_task("matching", "openai:fake-model", out, dataset=dataset, base_url=server.base_url,
                            progress=False, system_options=options)
-        assert up.count() == 4
+        assert server.count() == 8
     assert (summary.answered, summary.failed) == (4, 0)
     assert {r["status"] for r in read_predictions(out).values()} == {"ok"}
     assert score("matching", [out], dataset=dataset)["n_failed"] == 0

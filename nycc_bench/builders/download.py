@@ -16,6 +16,7 @@ from tqdm.auto import tqdm
 from ..errors import NyccBenchError
 from .sources import (
     CATEGORY_FILES,
+    HESSEL_HF_REVISION,
     HUMORBENCH_COMMIT,
     HUMORBENCH_REPO,
     PAPER_CATEGORIES_COMMIT,
@@ -27,8 +28,7 @@ from .sources import (
     ZHANG_HF_REPO,
     ZHANG_HF_REVISION,
 )
-
-HESSEL_REPO = "jmhessel/newyorker_caption_contest"
+from .sources import HESSEL_HF_REPO as HESSEL_REPO
 
 
 class DownloadError(NyccBenchError):
@@ -59,7 +59,7 @@ class HubSource:
 
 
 HUB_SOURCES = (
-    HubSource(HESSEL_REPO, None, ("*/*.parquet",)),
+    HubSource(HESSEL_REPO, HESSEL_HF_REVISION, ("*/*.parquet",)),
     # Zhang et al.'s GPT-4o descriptions and cartoons (CC BY-NC 4.0). `ranking/` repeats the nextml summaries
     # and is not fetched; `cartoons/*` is fetched whole so an unexpected layout fails loudly at discovery.
     HubSource(ZHANG_HF_REPO, ZHANG_HF_REVISION, ("gpt4o_description/*.jsonl", "cartoons/*")),

@@ -13,8 +13,8 @@ from ..tasks.scores import FAMILIES, TASK_FAMILY, family_metrics, family_tasks_t
 TITLE = "NYCC humor leaderboard"
 
 INTRODUCTION = """\
-How well do models understand and write New Yorker cartoon captions? Every score is shown as
-`value ± half its 95% bootstrap interval` (switch on *Details* for the interval and the number of items).
+How well do models understand and write New Yorker cartoon captions? Every score is shown with
+its 95% bootstrap interval's own bounds, `37.5 [12.5, 75.0]` (switch on *Details* for the number of items).
 On a family tab, runs that cannot be told apart share a rank (Chatbot Arena style: rank = 1 + the number of runs
 whose interval lies wholly above); the overview's rule is stated above its table. Every row can be reproduced
 with the `nycc-bench` command shown in its detail, and its per-item predictions can be downloaded.
@@ -23,12 +23,13 @@ with the `nycc-bench` command shown in its detail, and its per-item predictions 
 OVERVIEW_SUMMARY = "The headline score of every family."
 
 CELLS_HELP = """\
-Cells: `62.5 ± 7.3` is the score and half the width of its 95% interval (no ± where no interval is computed,
-e.g. Average EAD and BLEU); an empty cell says why: *not run* (the run did not include that task), *n/a*
-(the system cannot answer it, e.g. a text-only baseline on a from-pixels task), *no judge* (the task ran but
-needs a judge the operator has not configured), *incomplete* (items failed or the task stopped; its number is
-not shown or ranked). Rates are percentages with one decimal, BLEU-4 one decimal, Average EAD three. Click a
-column header to sort by its value.
+Cells: `37.5 [12.5, 75.0]` is the score and its 95% interval's low and high ends (a bootstrap interval is
+rarely symmetric, so it is never shown as ±; no interval where none is computed, e.g. Average EAD and BLEU); an
+empty cell says why: *not run* (the run did not include that task), *n/a* (the system cannot answer it, e.g. a
+text-only baseline on a from-pixels task), *no judge* (the task ran but needs a judge the operator has not
+configured), *incomplete* (not a whole result: items failed, too few instances scored, mostly unparsed answers
+or judge errors beyond the task's share; its number is not shown or ranked). Rates are percentages with one
+decimal, BLEU-4 one decimal, Average EAD three. Click a column header to sort by its value.
 """
 
 OFFLINE_NOTE = (

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..tasks.scores import METRICS
+from ..wholeness import COMPLETE, status_of
 from .store import run_id
 
 e = html.escape
@@ -34,7 +35,8 @@ def detail_html(result: dict[str, Any]) -> str:
     facts = [("System", model.get("spec")), ("Source", model.get("source")), ("Revision", model.get("revision")),
              ("Commit", model.get("commit") or model.get("fingerprint")),
              ("Parameters", f"{model['parameters']:,}" if model.get("parameters") else None),
-             ("License", model.get("license")),
+             ("License", model.get("license")), ("Endpoint", model.get("endpoint")),
+             ("Served", ", ".join(f"{k}={v}" for k, v in (model.get("served") or {}).items()) or None),
              ("Settings", ", ".join(f"{k}={v}" for k, v in (result.get("extra") or {}).get("options", {}).items())
               or None),
              ("Dataset", result.get("dataset", {}).get("name")),
@@ -53,6 +55,9 @@ def detail_html(result: dict[str, Any]) -> str:
                  if m.task == task and m.extract(scores)[0] is not None]
         if lines:
             out.append("<ul>" + "".join(lines) + "</ul>")
+        status = status_of(entry)
+        if status.status != COMPLETE:
+            out.append(f"<p class='nycc-warn'>{e(status.status)}: {e(str(status.reason))}</p>")
         counts = ", ".join(f"{k} {entry[k]}" for k in ("n_unparsed", "n_failed", "n_error") if entry.get(k))
         if counts:
             out.append(f"<p class='nycc-warn'>{e(counts)}</p>")

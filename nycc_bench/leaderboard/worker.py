@@ -8,8 +8,10 @@ no job outlives its server. The heartbeat comes from progress: the
 child reports every batch of items answered and the worker passes it on, so a job that hangs stops beating
 and a dead worker's job is put back to PENDING by `Store.recover` (its written predictions are resumed).
 
-A job is published only when it is whole: a task that errored, an item that failed, a task with no scores or
-a record marked incomplete ends the job FAILED with the reason, and nothing of it reaches the table (the
+A job is published only when it is whole, by the one rule `evaluate` recorded (`nycc_bench.wholeness`): a task
+that errored or an entry recorded `incomplete` (failed items, too few instances scored, mostly unparsed
+answers, judge errors beyond the task's share, a missing score) ends the job FAILED with the recorded reason,
+and nothing of it reaches the table (the
 duplicate rule ignores FAILED jobs, so the same model can be submitted again). On ZeroGPU Spaces the job runs
 in this process inside `spaces.GPU`, whose own duration limit applies.
 """
@@ -28,10 +30,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..predictions import first_error
 from ..run_lock import RunFolderBusy, run_lock
 from ..secrets import scrub, scrub_logs
 from ..urls import redact_urls_in
+from ..wholeness import record_problems
 from .settings import Settings
 from .store import FAILED, FINISHED, Job, Store
 
@@ -121,26 +123,10 @@ def evaluate_job(job: Job, out: Path, settings: Settings, progress: Callable[[st
 _evaluate_on_gpu = on_gpu(evaluate_job)  # ZeroGPU wants its functions wrapped at import time
 
 
-def unpublishable(result: dict[str, Any], resolve: Callable[[str], Path]) -> str | None:
-    """Why a record must not be published (a task errored, incomplete, with failed items or judge verdicts, or
-    without a score; nothing scored at all), or None when it is whole."""
-    reasons = [f"{task}: {error}" for task, error in (result.get("errors") or {}).items()]
-    for task, entry in (result.get("tasks") or {}).items():
-        n, failed = entry.get("n") or 0, entry.get("n_failed") or 0
-        if failed:
-            error = first_error([resolve(p) for p in entry.get("predictions", [])])
-            reasons.append(f"{task}: {failed} of {n} items failed"
-                           + (f": {error}" if error else ""))
-        elif errored := entry.get("n_error") or 0:  # the judge failed on some items (down, unusable replies)
-            reasons.append(f"{task}: {errored} judge verdicts failed")
-        elif entry.get("status") == "incomplete":
-            reasons.append(f"{task}: incomplete")
-        elif not any(s.get("value") is not None for s in (entry.get("scores") or {}).values()):
-            reasons.append(f"{task}: no scores")
-    if not reasons and not result.get("tasks"):
-        skipped = "; ".join(f"{t}: {why}" for t, why in (result.get("skipped") or {}).items())
-        reasons.append("no task was scored" + (f" ({skipped})" if skipped else ""))
-    return redact_urls_in("; ".join(reasons))[:1000] or None
+def unpublishable(result: dict[str, Any]) -> str | None:
+    """Why a record must not be published (`wholeness.record_problems`: a task errored, an entry not whole,
+    nothing scored), or None when it is whole."""
+    return record_problems(result, redact_urls_in)
 
 
 def _kill_group(*_: Any) -> None:
@@ -245,7 +231,7 @@ def run_worker_once(store: Store, settings: Settings) -> Job | None:
             result = run_in_child(job, store, settings)
         try:
             with run_lock(store.predictions_dir(job.id)):  # nobody writes the job's folder while it is published
-                if reason := unpublishable(result, store.resolve):
+                if reason := unpublishable(result):
                     raise JobFailed(reason)
                 store.save_result(result)
         except RunFolderBusy as err:

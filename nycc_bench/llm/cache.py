@@ -1,14 +1,15 @@
 """Persistent SQLite cache of successful completions, shared safely by threads, engines and processes.
 
-**What the key is.** SHA-256 of the backend's identity (backend, model, endpoint, extra request fields — or a
-local model's fingerprint), the prompt version and the request (messages, sampling, max tokens, logprob
-settings, sample index). Never the API key. The endpoint enters in a normalised form (:func:`endpoint_identity`):
-a server on this machine or the local network (loopback, private or link-local address, ``localhost``, a
-``.local`` or single-label host name such as a Docker service) is just ``"local"``, so the same vLLM/Ollama
-restarted on another port, or reached as ``localhost`` instead of ``127.0.0.1``, is not paid again: there the
-model name is the identity. A public host stays in the key by name only (no scheme, port, path or query):
-``api.openai.com`` and another provider serving a model under the same name give different answers and must
-not share rows.
+**What the key is.** SHA-256 of the backend's identity (backend, model, the full endpoint — scheme, host, port
+and path, see :func:`endpoint_identity` — and extra request fields, or a local model's fingerprint), the identity
+of the model the server says it serves (``served``: its ``/v1/models`` entry's id, root, created and fingerprint
+fields, see :func:`served_identity`), the prompt version and the request (messages, sampling, max tokens, logprob
+settings, sample index). Never the API key, user or password. Two servers serving different checkpoints under one
+model name therefore never share an answer. Where the server reports a ``system_fingerprint`` in its replies, the
+last one each endpoint answered with is kept too, and a cached answer made under another is asked again (known
+from the first fresh call after the change: a run answered wholly from the cache cannot see it). The served
+identity last seen for an endpoint is kept in the ``endpoints`` table, so a dry run finds the cached answers
+without calling.
 
 **Two runs, one folder.** Before calling, a run *claims* the key in the ``claims`` table (owner = host, pid and
 a per-run token; expiry refreshed by the owner while it works). Another run — another process or another
@@ -26,7 +27,6 @@ from __future__ import annotations
 import errno
 import functools
 import hashlib
-import ipaddress
 import json
 import os
 import socket
@@ -45,31 +45,54 @@ from .errors import CacheError
 T = TypeVar("T")
 
 CACHE_FILE = "judge_cache.sqlite3"
-KEY_SCHEMA = 2  # bump when the key's composition changes, so old rows are never misread (2: normalised endpoint)
+KEY_SCHEMA = 3  # bump when the key's composition changes, so old rows are never misread (3: endpoint, served)
 BUSY_TIMEOUT_S = 60.0
-LOCAL_SUFFIXES = (".localhost", ".local", ".internal", ".lan")
 CLAIM_TTL_S = 60.0
 """A claim not refreshed for this long is abandoned; owners refresh theirs every third of it."""
 
 
 def endpoint_identity(base_url: str) -> str:
-    """The endpoint's part of the cache key: ``"local"`` for a server on this machine or network, else the host.
+    """The endpoint's part of the cache key: scheme, host (lower case), port (the scheme's default written out) and
+    path, without user, password, query or fragment. Two servers on one host are two endpoints.
 
-    >>> endpoint_identity("http://127.0.0.1:8011/v1"), endpoint_identity("http://localhost:9000/v1/")
-    ('local', 'local')
-    >>> endpoint_identity("http://vllm:8000/v1"), endpoint_identity("http://10.1.2.3/v1")
-    ('local', 'local')
-    >>> endpoint_identity("https://API.openai.com/v1"), endpoint_identity("https://api.together.xyz:443/v1")
-    ('api.openai.com', 'api.together.xyz')
+    >>> endpoint_identity("http://127.0.0.1:8011/v1"), endpoint_identity("http://User:pw@LOCALHOST:9000/v1/?k=1")
+    ('http://127.0.0.1:8011/v1', 'http://localhost:9000/v1')
+    >>> endpoint_identity("https://API.openai.com/v1"), endpoint_identity("api.together.xyz/v1")
+    ('https://api.openai.com:443/v1', 'https://api.together.xyz:443/v1')
     """
-    host = (urlsplit(base_url if "//" in base_url else f"//{base_url}").hostname or "").lower().rstrip(".")
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        local = not host or host == "localhost" or host.endswith(LOCAL_SUFFIXES) or "." not in host
-        return "local" if local else host
-    local = address.is_loopback or address.is_private or address.is_link_local or address.is_unspecified
-    return "local" if local else host
+    parts = urlsplit(base_url if "//" in base_url else f"https://{base_url}")
+    scheme = (parts.scheme or "https").lower()
+    host = (parts.hostname or "").lower().rstrip(".")
+    if ":" in host:  # an IPv6 literal
+        host = f"[{host}]"
+    port = parts.port or {"http": 80, "https": 443}.get(scheme)
+    return f"{scheme}://{host}" + (f":{port}" if port else "") + parts.path.rstrip("/")
+
+
+SERVED_FIELDS = ("id", "root", "parent", "created", "owned_by")
+"""The `/v1/models` entry fields that name what is served (with any field whose name holds one of FINGERPRINTS)."""
+FINGERPRINTS = ("fingerprint", "revision", "digest", "sha", "checkpoint", "version")
+VOLATILE_CREATED_S = 600.0
+"""A `created` this close to now is the listing's own timestamp (vLLM writes the time of the request), not the
+model's, and is left out of the identity."""
+
+
+def served_identity(entry: Mapping[str, Any], now: float | None = None) -> dict[str, Any]:
+    """What identifies the served model in its `/v1/models` entry: id, root, parent, owner, a stable `created`, and
+    every fingerprint, revision or digest field the server reports.
+
+    >>> served_identity({"id": "m", "created": 1700000000, "object": "model", "root": "/ckpt/a"}, now=1800000000)
+    {'id': 'm', 'root': '/ckpt/a', 'created': 1700000000}
+    """
+    now = time.time() if now is None else now
+    out = {k: entry[k] for k in SERVED_FIELDS if entry.get(k) is not None and not isinstance(entry[k], dict | list)}
+    created = out.get("created")
+    if not isinstance(created, int | float) or abs(now - float(created)) < VOLATILE_CREATED_S:
+        out.pop("created", None)
+    for key, value in sorted(entry.items()):
+        if any(word in key.lower() for word in FINGERPRINTS) and isinstance(value, str | int | float):
+            out[key] = value
+    return out
 
 
 def cache_key(identity: Mapping[str, Any], prompt_version: str, request: ChatRequest) -> str:
@@ -85,6 +108,10 @@ def cache_key(identity: Mapping[str, Any], prompt_version: str, request: ChatReq
     }
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _canonical(data: Mapping[str, Any]) -> str:
+    return json.dumps(dict(data), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def new_owner() -> str:
@@ -159,6 +186,12 @@ class LLMCache:
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL)"
         )
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS endpoints (backend TEXT PRIMARY KEY, served TEXT, seen REAL NOT NULL)"
+        )
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(completions)")}
+        if "identity" not in columns:  # a cache written before rows named their endpoint (read by `cache info`)
+            self._db.execute("ALTER TABLE completions ADD COLUMN identity TEXT")
 
     @_guarded
     def get(self, key: str) -> Completion | None:
@@ -168,13 +201,17 @@ class LLMCache:
         return None if row is None else Completion.from_dict(json.loads(row[0]))
 
     @_guarded
-    def put(self, key: str, completion: Completion, model: str, prompt_version: str, owner: str | None = None) -> None:
-        """Store one completion and drop ``owner``'s claim on it, in one committed transaction."""
+    def put(self, key: str, completion: Completion, model: str, prompt_version: str, owner: str | None = None,
+            identity: Mapping[str, Any] | None = None) -> None:
+        """Store one completion (with the backend identity it was asked of, for `cache info`) and drop ``owner``'s
+        claim on it, in one committed transaction."""
         blob = json.dumps(completion.to_dict(), ensure_ascii=False)
+        shown = json.dumps(dict(identity), sort_keys=True) if identity is not None else None
         with self._lock, self._transaction():
             self._db.execute(
-                "INSERT OR REPLACE INTO completions VALUES (?, ?, ?, ?, ?)",
-                (key, blob, model, prompt_version, time.time()),
+                "INSERT OR REPLACE INTO completions (key, completion, model, prompt_version, created, identity) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (key, blob, model, prompt_version, time.time(), shown),
             )
             if owner is not None:
                 self._db.execute("DELETE FROM claims WHERE key = ? AND owner = ?", (key, owner))
@@ -218,6 +255,55 @@ class LLMCache:
                 rows = self._db.execute(f"SELECT key FROM completions WHERE key IN ({marks})", chunk)
                 found.update(row[0] for row in rows)
         return found
+
+    @_guarded
+    def remember_served(self, backend: Mapping[str, Any], served: Mapping[str, Any] | None) -> None:
+        """Keep what an endpoint last said it serves (a dry run keys its look-ups by it without calling)."""
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO endpoints VALUES (?, ?, ?)",
+                             (_canonical(backend), json.dumps(dict(served or {}), sort_keys=True), time.time()))
+
+    @_guarded
+    def served(self, backend: Mapping[str, Any]) -> dict[str, Any] | None:
+        """What an endpoint last said it serves; None when it was never asked."""
+        with self._lock:
+            row = self._db.execute("SELECT served FROM endpoints WHERE backend = ?", (_canonical(backend),)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    @_guarded
+    def remember_fingerprint(self, backend: Mapping[str, Any], fingerprint: str) -> None:
+        """Keep the `system_fingerprint` an endpoint last answered with (cached answers with another are re-asked)."""
+        self.remember_served({**backend, "kept": "system_fingerprint"}, {"system_fingerprint": fingerprint})
+
+    @_guarded
+    def fingerprint(self, backend: Mapping[str, Any]) -> str | None:
+        """The `system_fingerprint` an endpoint last answered with; None when it never reported one."""
+        return (self.served({**backend, "kept": "system_fingerprint"}) or {}).get("system_fingerprint")
+
+    @_guarded
+    def info(self) -> dict[str, Any]:
+        """The cache file, its size, and its answers by backend identity (model, endpoint, served model)."""
+        with self._lock:
+            rows = self._db.execute("SELECT identity, model, COUNT(*), MIN(created), MAX(created) FROM completions "
+                                    "GROUP BY identity, model ORDER BY COUNT(*) DESC").fetchall()
+        size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
+        groups = [{"identity": json.loads(identity) if identity else {"model": model, "endpoint": "unknown (older "
+                                                                               "rows)"},
+                   "answers": count, "first": first, "last": last} for identity, model, count, first, last in rows]
+        return {"path": str(self.path), "bytes": size, "answers": sum(g["answers"] for g in groups), "groups": groups}
+
+    @_guarded
+    def clear(self, model: str | None = None) -> int:
+        """Delete every stored answer (or those of one model name); returns how many were deleted."""
+        with self._lock, self._transaction():
+            where, args = ("WHERE model = ?", (model,)) if model else ("", ())
+            deleted = self._db.execute(f"DELETE FROM completions {where}", args).rowcount
+            if not model:
+                self._db.execute("DELETE FROM endpoints")
+        if not model:
+            with self._lock:
+                self._db.execute("VACUUM")  # give the space back
+        return int(deleted)
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)

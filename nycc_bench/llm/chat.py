@@ -63,6 +63,7 @@ class Completion:
     completion_tokens: int = 0
     finish_reason: str | None = None
     replaced: int = 0  # characters that could not be encoded (invalid UTF-8, lone surrogates), now U+FFFD
+    system_fingerprint: str | None = None  # the served configuration, where the server reports one
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form stored in the cache."""
@@ -74,6 +75,7 @@ class Completion:
             "completion_tokens": self.completion_tokens,
             "finish_reason": self.finish_reason,
             "replaced": self.replaced,
+            "system_fingerprint": self.system_fingerprint,
         }
 
     @classmethod
@@ -88,6 +90,7 @@ class Completion:
             completion_tokens=int(data.get("completion_tokens") or 0),
             finish_reason=data.get("finish_reason"),
             replaced=int(data.get("replaced") or 0),
+            system_fingerprint=data.get("system_fingerprint"),
         )
 
 

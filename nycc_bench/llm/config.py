@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,15 @@ DEFAULT_PRICES: dict[str, tuple[float, float]] = {
 }
 BATCH_DISCOUNT = 0.5
 """The OpenAI Batch API bills half the synchronous price (input and output)."""
+
+
+NO_CACHE_ENV = "NYCC_BENCH_NO_CACHE"
+"""Set (to anything but empty or 0) by `--no-cache`: no LLM call reads the cache in this process or its children."""
+
+
+def no_cache_reads() -> bool:
+    """Whether `--no-cache` (NYCC_BENCH_NO_CACHE) is in force."""
+    return os.environ.get(NO_CACHE_ENV, "") not in ("", "0")
 
 
 def default_cache_dir() -> Path:
@@ -70,6 +80,7 @@ class LLMConfig:
     prompt_version: str | None = None
     cache_dir: str | None = None
     use_cache: bool = True
+    read_cache: bool = field(default_factory=lambda: not no_cache_reads())  # False: ask again, still store
     max_concurrency: int = 16
     retries: int = 6
     parse_retries: int = 2

@@ -58,7 +58,7 @@ from .cache import LLMCache, cache_key, new_owner
 from .chat import UNSET_MAX_TOKENS, ChatRequest, Completion
 from .config import LLMConfig
 from .errors import FatalJudgeError, MalformedReply, RequestFailed, TransientError, Unreachable
-from .pricing import cost_usd, estimate_prompt_tokens
+from .pricing import PRICE_UNKNOWN, cost_usd, estimate_prompt_tokens
 from .sync import run_sync
 
 log = logging.getLogger("nycc_bench.judge")
@@ -129,7 +129,7 @@ class RunStats:
         ``n_requests`` every HTTP attempt including those that failed in transit, ``n_shared`` answers
         another run sharing the cache paid for while this one waited.
         """
-        cost = "unknown (model not in price table)" if self.cost_usd is None else f"${self.cost_usd:.4f}"
+        cost = f"{PRICE_UNKNOWN} (model not in price table)" if self.cost_usd is None else f"${self.cost_usd:.4f}"
         shared = f" ({self.n_shared} from a concurrent run)" if self.n_shared else ""
         replaced = (f"; {self.n_replaced} characters that could not be encoded (invalid UTF-8, lone surrogates) "
                     "replaced by U+FFFD" if self.n_replaced else "")
@@ -162,7 +162,7 @@ class Estimate:
 
     def __str__(self) -> str:
         if self.cost_usd is None:
-            cost = f"unknown: no price for {self.model!r} in the price table"
+            cost = f"{PRICE_UNKNOWN} (no price for {self.model!r} in the price table)"
         else:
             cost = f"≈ ${self.cost_usd:.4f} (at most ${self.max_cost_usd:.4f} if every reply hits max_tokens)"
             cost += ", at the Batch API's rate" if self.batch else ""
@@ -187,6 +187,8 @@ class LLMEngine:
         self.stats = RunStats()
         self.last_stats: RunStats | None = None
         self._cache: LLMCache | None = None
+        self._identity: dict[str, Any] | None = None  # the backend's, with the served model's once known
+        self._fingerprints: set[str] = set()  # `system_fingerprint`s the endpoint reported in this engine's calls
 
     def __repr__(self) -> str:
         return f"LLMEngine(backend={self.backend!r})"
@@ -198,9 +200,35 @@ class LLMEngine:
             self._cache = LLMCache(self.config.resolved_cache_dir())
         return self._cache
 
+    def identity(self) -> dict[str, Any]:
+        """The backend identity a key is made of: backend, model, full endpoint, extra body, and the model the
+        endpoint says it serves (asked once per engine by :meth:`arun`; before that, what it said last time, as
+        the cache recorded it, so a dry run looks up the same keys without a call)."""
+        if self._identity is None:
+            base = self.backend.identity()
+            served = self.cache.served(base) if self.config.use_cache and hasattr(self.backend, "served_model") \
+                else None
+            self._identity = {**base, **({"served": served} if served else {})}
+            if self.config.use_cache and (last := self.cache.fingerprint(base)):
+                self._fingerprints.add(last)
+        return self._identity
+
+    async def _ask_served(self) -> None:
+        """Ask the endpoint what it serves (`/v1/models`; nothing for a local model) and key by it from now on."""
+        ask = getattr(self.backend, "served_model", None)
+        if ask is None:
+            return
+        base = self.backend.identity()
+        served = await ask()
+        if self.config.use_cache:
+            self.cache.remember_served(base, served)
+            if last := self.cache.fingerprint(base):
+                self._fingerprints.add(last)
+        self._identity = {**base, **({"served": served} if served else {})}
+
     def key(self, job: Job) -> str:
         """The cache key of a job."""
-        return cache_key(self.backend.identity(), job.prompt_version, job.request)
+        return cache_key(self.identity(), job.prompt_version, job.request)
 
     def close(self) -> None:
         """Close the cache."""
@@ -214,7 +242,7 @@ class LLMEngine:
         first: dict[str, Job] = {}
         for job in jobs:
             first.setdefault(self.key(job), job)
-        cached = self.cache.cached_keys(first) if self.config.use_cache else set()
+        cached = self.cache.cached_keys(first) if self.config.use_cache and self.config.read_cache else set()
         todo = [job for key, job in first.items() if key not in cached]
         prompt = sum(estimate_prompt_tokens(job.request) for job in todo)
         expected = sum(
@@ -251,6 +279,8 @@ class LLMEngine:
         if self.config.batch:  # through the OpenAI Batch API, joined back through the same cache
             return await self._arun_batch(jobs, desc)
         start = time.perf_counter()
+        if jobs:
+            await self._ask_served()
         groups: dict[str, list[int]] = {}
         for index, job in enumerate(jobs):
             groups.setdefault(self.key(job), []).append(index)
@@ -363,8 +393,14 @@ class LLMEngine:
             self.cache.refresh_claims(owner)
 
     def _cached(self, key: str, job: Job) -> Completion | None:
-        """The cached completion of ``key`` if there is one the job's parser accepts."""
+        """The cached completion of ``key`` if there is one the job's parser accepts, unless reading the cache is off
+        (``read_cache``) or the endpoint has reported another ``system_fingerprint`` in this engine's calls."""
+        if not self.config.read_cache:
+            return None
         cached = self.cache.get(key)
+        if cached is not None and cached.system_fingerprint and self._fingerprints \
+                and cached.system_fingerprint not in self._fingerprints:
+            return None  # answered under another configuration of the served model (`system_fingerprint`): ask again
         return cached if cached is not None and accepted(_safe_parse(job, cached)) else None
 
     async def _resolve(self, key: str, job: Job, run: _Run) -> Outcome:
@@ -390,7 +426,8 @@ class LLMEngine:
                 return Outcome(cached)
             outcome = await self._ask(job, run)
             if outcome.error is None and outcome.completion is not None:
-                self.cache.put(key, outcome.completion, self.config.model, job.prompt_version, owner)
+                self.cache.put(key, outcome.completion, self.config.model, job.prompt_version, owner,
+                               identity=self.identity())
             return outcome
         finally:
             self.cache.release(key, owner)
@@ -446,6 +483,10 @@ class LLMEngine:
         stats.n_calls += 1
         stats.prompt_tokens += completion.prompt_tokens
         stats.completion_tokens += completion.completion_tokens
+        if completion.system_fingerprint and completion.system_fingerprint not in self._fingerprints:
+            self._fingerprints = {completion.system_fingerprint}  # the endpoint's configuration now
+            if self.config.use_cache:
+                self.cache.remember_fingerprint(self.backend.identity(), completion.system_fingerprint)
         if completion.replaced:
             stats.n_replaced += completion.replaced
             log.warning("a reply held %d characters that cannot be encoded; replaced by U+FFFD", completion.replaced)

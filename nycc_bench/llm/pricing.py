@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from .chat import ChatRequest
 
+PRICE_TABLE_SOURCE = "OpenAI API list prices, https://openai.com/api/pricing/ (config.DEFAULT_PRICES)"
+PRICE_TABLE_DATE = "2025-06-10"
+"""Where the default price table comes from and when it was last checked against that page: a dry run prints both."""
+PRICE_UNKNOWN = "price unknown"
+"""What a cost reads as for a model the price table does not hold: never $0."""
+
 CHARS_PER_TOKEN = 4.0
 """English text averages about 4 characters per token with OpenAI tokenizers: good enough for a budget."""
 TOKENS_PER_MESSAGE = 4

@@ -22,9 +22,11 @@ from huggingface_hub.utils import HFValidationError, validate_repo_id
 from .. import __version__
 from ..citations import FAMILIES
 from ..results import read_results_dir
+from ..standings import where_judged
 from ..systems.registry import entry_of
 from ..tasks import Task, config_name, get_task
 from ..tasks.scores import METRICS
+from ..wholeness import NO_JUDGE, SHOWN, status_of
 from . import NAMESPACE, PROJECT_URL, dataset_id
 
 TEMPLATE = Path(__file__).resolve().parent / "card_template.md"
@@ -108,8 +110,11 @@ def task_results(data: dict[str, Any]) -> list[dict[str, Any]]:
                     "configs": [config_name(task, f) for f in folds], "n": entry["n"],
                     "n_unparsed": entry["n_unparsed"], "n_failed": entry["n_failed"],
                     "metric": config.get("scorer", {}).get("metric", task.metric),
-                    "prompt_version": config.get("prompt_version"), "judge": config.get("judge", {}).get("name"),
-                    "deviations": config.get("deviations", []), "status": entry.get("status", "complete")})
+                    "prompt_version": config.get("prompt_version"),
+                    "judge": (f"{config['judge']['name']}{where_judged(config['judge'])}"
+                              if (config.get("judge") or {}).get("name") else None),
+                    "deviations": config.get("deviations", []), "status": status_of(entry).status,
+                    "status_reason": status_of(entry).reason})
     return out
 
 
@@ -138,6 +143,8 @@ def eval_results(data: dict[str, Any], dataset: str) -> list[EvalResult]:
         source = {"name": "nycc-bench embedded sample (invented data)", "url": f"{PROJECT_URL}/tree/main/sample_data"}
     out = []
     for result in task_results(data):
+        if result["status"] not in SHOWN:  # a number that is not whole never enters the model-index
+            continue
         task = get_task(result["task"])
         folds = result["folds"]
         for row in score_rows(result):
@@ -170,10 +177,13 @@ def _table(data: dict[str, Any]) -> str:
             unparsed = f" ({result['n_unparsed']} unparsed)" if result["n_unparsed"] else ""
             unparsed += f" ({result['n_failed']} failed)" if result["n_failed"] else ""
             value = _fmt(row.value)
-            if result["status"] == "incomplete":
-                value = f"{value} — incomplete ({result['n_failed']} failed)"
+            if result["status"] not in SHOWN:
+                value = f"{value} — {result['status']} ({result['status_reason']})"
             lines.append(f"| {task_title(task)} | {configs} ({result['split']}) | {row.label} (`{row.metric_type}`) "
                          f"| {value} | {ci} | {row.n if row.n is not None else result['n']}{unparsed} |")
+        if result["status"] == NO_JUDGE:
+            lines.append(f"| {task_title(task)} | {configs} ({result['split']}) | judged scores | no judge "
+                         f"({result['status_reason']}) | – | – |")
     return "\n".join(lines)
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import io
-import os
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -74,6 +73,8 @@ class OpenAISystem(System):
         self.spec, self.model, self.base_url, self.cache_dir = f"openai:{model}", model, base_url, cache_dir
         self.batch = bool(batch)
         self.batch_dir: str | None = None  # where pending batch ids are kept; `evaluate` sets the run folder
+        self.served: dict[str, Any] | None = None  # what the endpoint says it serves (`identify`)
+        self._identified = False
         self.options = {"max_concurrency": max_concurrency, "cache_dir": cache_dir, "progress": False,
                         **({"timeout_s": float(timeout_s)} if timeout_s else {}),
                         **({"retries": int(retries)} if retries is not None else {}),
@@ -98,9 +99,9 @@ class OpenAISystem(System):
                            temperature=decoding.get("temperature"), max_tokens=decoding.get("max_new_tokens"),
                            extra_body=extra, **self.options, **({"batch_dir": self.batch_dir} if self.batch else {}))
 
-    def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
+    def jobs(self, task: Task, instances: list[Instance]) -> tuple[LLMConfig, list[Any]]:
+        """The engine's config and one job per instance: what `generate` sends, and what a dry run estimates."""
         from ..judge import build_generation_jobs
-        from ..llm import run_jobs
         from ..tasks.instances import stable_seed
 
         config = self.config(task)
@@ -109,18 +110,34 @@ class OpenAISystem(System):
         salt = (lambda i: stable_seed(i.instance_id) % 2**31) if config.temperature else (lambda i: 0)
         # sampled: one cache entry per instance, so equal prompts are separate calls (HumorBench's rows);
         # temperature None is not sent (the provider's default, as Zhang's caption_gen.py), never the engine's 1.0
-        jobs = [replace(job, request=replace(job.request, max_tokens=limit, temperature=config.temperature,
-                                             sample_index=salt(i)))
-                for job, i in zip(jobs, instances, strict=True)]
+        return config, [replace(job, request=replace(job.request, max_tokens=limit, temperature=config.temperature,
+                                                     sample_index=salt(i)))
+                        for job, i in zip(jobs, instances, strict=True)]
+
+    def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
+        from ..llm import run_jobs
+
+        config, jobs = self.jobs(task, instances)
         records = run_jobs(jobs, config, desc="generate")
         return [Output(raw=r["text"]) if not r.get("error") and r.get("text") is not None
                 else Output(raw=None, error=str(r.get("error") or "no reply")) for r in records]
 
+    def identify(self) -> dict[str, Any] | None:
+        """Ask the endpoint once what it serves under the model name (`/models`: id, root, created, fingerprint
+        fields); recorded in `describe()`, compared when a run folder is resumed. None when it does not say."""
+        if not self._identified:
+            from ..llm import LLMConfig, run_sync
+            from ..llm.backends.openai_backend import OpenAIBackend
+
+            backend = OpenAIBackend(LLMConfig(backend="openai", model=self.model, base_url=self.base_url))
+            self.served, self._identified = run_sync(backend.served_model), True
+        return self.served
+
     def endpoint(self) -> str:
         """The endpoint called, without user, password or token (`scheme://host:port/path`)."""
-        from ..llm.backends.openai_backend import OPENAI_BASE_URL
+        from ..llm.backends.openai_backend import resolve_base_url
 
-        return str(redact_url(self.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL))
+        return str(redact_url(resolve_base_url(self.base_url)))
 
     def effective(self, task: Task) -> dict[str, Any]:
         config = self.config(task)
@@ -135,4 +152,5 @@ class OpenAISystem(System):
 
     def describe(self) -> dict[str, Any]:
         return {"spec": self.spec, "model": self.model, "base_url": redact_url(self.base_url),
-                "endpoint": self.endpoint(), "source": "api", "revision": None}
+                "endpoint": self.endpoint(), "source": "api", "revision": None,
+                **({"served": self.served} if self.served else {})}

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import NyccBenchError, refuse_unknown_keys
+from ..wholeness import Completeness
 from .display import Display, read_display
 from .families import families
 from .path import inside
@@ -195,6 +196,7 @@ class Task:
     outputs: Outputs = Outputs()
     built_in: bool = True  # False: read from a folder of the include path (`source` is relative to that folder)
     by_system_kind: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # kind -> decoding, options
+    completeness: Completeness = field(default_factory=Completeness)  # the shares of a whole run (`wholeness`)
 
     @property
     def has_folds(self) -> bool:
@@ -283,7 +285,7 @@ class Task:
             "options": {n: {"default": o.default, "values": list(o.values), "type": o.type, "stage": o.stage,
                             "help": o.help} for n, o in self.options.items()},
             "scores": [s.key for s in self.scores], "higher_is_better": self.higher_is_better,
-            "checks": list(self.checks),
+            "checks": list(self.checks), "completeness": self.completeness.to_dict(),
             "deviations": list(self.deviations),
         }
 
@@ -306,8 +308,9 @@ REQUIRED = ("name", "family", "version", "summary", "paper", "follows", "dataset
 SCHEMA: dict[str, tuple[str, ...]] = {
     "": ("base", "name", "order", "family", "version", "summary", "paper", "follows", "dataset", "kind", "letters",
          "from_pixels", "instances", "parser", "prompts", "scorer", "judge", "decoding", "options", "scores",
-         "deviations", "checks", "higher_is_better", "display", "outputs", "by_system_kind"),
+         "deviations", "checks", "higher_is_better", "display", "outputs", "by_system_kind", "completeness"),
     "outputs": ("count", "format"),
+    "completeness": ("min_coverage", "max_unparsed", "max_judge_errors"),
     "dataset": ("config", "split", "folds"),
     "scorer": ("name", "metric", "arguments", "options"),
     "judge": ("required", "protocol", "judged_metric"),
@@ -326,7 +329,7 @@ SCHEMA: dict[str, tuple[str, ...]] = {
 def check_schema(raw: Mapping[str, Any], where: str) -> None:
     """Refuse any key a task file cannot have (a typo such as `optons:` would otherwise be dropped silently)."""
     refuse_unknown_keys(raw, SCHEMA[""], where, "")
-    for section in ("dataset", "scorer", "judge", "decoding", "display", "outputs"):
+    for section in ("dataset", "scorer", "judge", "decoding", "display", "outputs", "completeness"):
         if section in raw:
             refuse_unknown_keys(raw[section], SCHEMA[section], where, section)
     for kind, entry in (raw.get("by_system_kind") or {}).items():
@@ -445,4 +448,5 @@ def build_task(raw: Mapping[str, Any], root: Path, source: str, *, prompt_roots:
         display=read_display(raw.get("display"), where),
         outputs=_outputs(raw.get("outputs"), where), built_in=built_in,
         by_system_kind={k: dict(v) for k, v in (raw.get("by_system_kind") or {}).items()},
+        completeness=Completeness.read(raw.get("completeness"), where),
     )

@@ -53,10 +53,13 @@ class Instance:
 
 @dataclass
 class Built:
-    """A builder's result: the instances, and the ids of rows that cannot be prompted (recorded as a deviation)."""
+    """A builder's result: the instances, the ids of rows that cannot be prompted in this setting (a deviation, and
+    against the task's coverage), and of rows that hold nothing to prompt from in any setting (`absent`: not items
+    of this dataset, such as the sample's contests without any description; recorded, outside the coverage)."""
 
     instances: list[Instance]
     skipped: list[Any] = field(default_factory=list)
+    absent: list[Any] = field(default_factory=list)
 
 
 def stable_seed(*parts: object) -> int:

@@ -31,7 +31,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ...urls import redact_url, redact_urls_in
-from ..cache import endpoint_identity
+from ..cache import endpoint_identity, served_identity
 from ..chat import ChatRequest, Completion
 from ..config import LLMConfig
 from ..credentials import KEY_ENV_VARS, LOCAL_PLACEHOLDER_KEY, redact, resolve_api_key
@@ -43,9 +43,16 @@ KEYED_HOSTS = frozenset({"api.openai.com"})
 """Hosts that refuse every request without a key; local servers accept any token, so only these are checked."""
 UNREACHABLE_ATTEMPTS = 2
 """Connection failures before any reply after which the endpoint is declared unreachable."""
+MODELS_TIMEOUT_S = 5.0
+"""How long the one `/models` question (what is served under the model name) may take."""
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 SERVER_MESSAGE_CHARS = 200
 """How much of a server's error message goes into an error (on one line, key-redacted)."""
+
+
+def resolve_base_url(base_url: str | None) -> str:
+    """The endpoint a call goes to: the one given, else OPENAI_BASE_URL, else OpenAI's."""
+    return (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL).rstrip("/")
 
 
 class OpenAIBackend:
@@ -60,7 +67,7 @@ class OpenAIBackend:
 
     def __init__(self, config: LLMConfig) -> None:
         self._config = config
-        self._base_url = (config.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL).rstrip("/")
+        self._base_url = resolve_base_url(config.base_url)
 
     def identity(self) -> dict[str, Any]:
         return {
@@ -69,6 +76,24 @@ class OpenAIBackend:
             "endpoint": endpoint_identity(self._base_url),
             "extra_body": dict(self._config.extra_body),
         }
+
+    async def served_model(self) -> dict[str, Any] | None:
+        """What the endpoint says it serves under this model name (its ``/models`` entry: id, root, created,
+        fingerprint fields; see :func:`~nycc_bench.llm.cache.served_identity`), None when it does not say (no such
+        route, an error, no entry of that name). One quick GET, never retried; never fails the run."""
+        import httpx
+
+        secret = resolve_api_key(self._config.api_key_env)
+        headers = {"Authorization": f"Bearer {secret}"} if secret else {}
+        try:
+            async with httpx.AsyncClient(timeout=MODELS_TIMEOUT_S) as client:
+                reply = await client.get(f"{self._base_url}/models", headers=headers)
+            listing = reply.json() if reply.status_code == 200 else None
+        except (httpx.HTTPError, ValueError):
+            return None
+        entries = listing.get("data") if isinstance(listing, dict) else None
+        entry = next((e for e in entries or [] if isinstance(e, dict) and e.get("id") == self._config.model), None)
+        return served_identity(entry) if entry is not None else None
 
     @asynccontextmanager
     async def session(self) -> AsyncIterator[_OpenAISession]:

@@ -88,6 +88,7 @@ def parse_chat_reply(
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
         finish_reason=finish if isinstance(finish, str) else None,
+        system_fingerprint=fingerprint if isinstance(fingerprint := payload.get("system_fingerprint"), str) else None,
     )
 
 

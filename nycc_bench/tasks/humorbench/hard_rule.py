@@ -16,6 +16,7 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from ...results import run_id
+from ...wholeness import shows_numbers
 from ..scores import Metric
 
 TASK = "humorbench"
@@ -42,7 +43,7 @@ def element_verdicts(result: dict[str, Any]) -> dict[str, str] | None:
     """The `humorbench` task's verdict per element of one run; None when it has none (not run, not judged,
     incomplete, or recorded before verdicts were kept)."""
     entry = (result.get("tasks") or {}).get(TASK) or {}
-    if entry.get("status") == "incomplete" or entry.get("n_failed"):
+    if not entry or not shows_numbers(entry):  # the one rule of a whole result (`nycc_bench.wholeness`)
         return None
     verdicts = (entry.get("details") or {}).get("element_verdicts")
     return dict(verdicts) if isinstance(verdicts, dict) and verdicts else None

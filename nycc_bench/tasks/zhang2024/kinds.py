@@ -102,7 +102,7 @@ def build_zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], An
     out (`Built.skipped`: they still count as lost when scored, see the scorer). The option `prompt` picks App.
     B.3's chat prompt (`paper`), the API script's (`caption_gen`) or the Hugging Face runs' plain text
     (`save_results`)."""
-    out, skipped = [], []
+    out, skipped, absent = [], [], []
     prompt = options.get("prompt") or "paper"
     images = source_images(rows)  # Best Pick sends the cartoon's stored bytes, as upstream
     for row, image in zip(rows, images, strict=True):
@@ -112,8 +112,9 @@ def build_zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], An
             user, source = _save_results_user(task, row, options.get("description") or "gpt4o", f"{prompt}_user")
         else:
             user, source = _generation_user(task, row, options.get("description") or "gpt4o")
-        if user is None:
-            skipped.append(row["contest_number"])
+        if user is None:  # no description of this setting's kind; none of any kind: not an item of this dataset
+            described = any(row.get(k) for k in ("gpt4o_canny", "image_description", "description"))
+            (skipped if described else absent).append(row["contest_number"])
             continue
         described, described_by = judge_description(row)
         out.append(Instance(
@@ -126,7 +127,7 @@ def build_zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], An
                        "judge_description": described, "judge_description_source": described_by,
                        "judge_image": image},  # Best Pick's vision form; never shown to the system
         ))
-    return Built(out, skipped)
+    return Built(out, skipped, absent)
 
 
 def zhang_judge_shots(dataset: str, contests: Sequence[int], images: bool = False) -> tuple[dict[int, list], dict]:
