@@ -11,7 +11,7 @@ from ...errors import NyccBenchError
 from ...scorers import metric_arguments
 from ..definition import Task
 from ..instances import row_description, source_images
-from ..kinds import Built, Instance, register_builder, register_parser, register_scorer, render
+from ..kinds import ITEM_JUDGMENTS, Built, Instance, register_builder, register_parser, register_scorer, render
 from ..parsing import marked_letter
 
 
@@ -233,6 +233,7 @@ def score_explanation(task: Task, instances: Sequence[Instance], preds: Sequence
     from ...judging import explanation_judgments
     from ...metrics import compute_metric
 
+    given = list(instances)  # the judged verdicts come back per given instance, skipped folds included
     skipped = sorted({f for f, p in zip(fold_ids, preds, strict=True) if not p}) \
         if options.get("empty", "skip_fold") == "skip_fold" else []
     deviations = []
@@ -251,6 +252,12 @@ def score_explanation(task: Task, instances: Sequence[Instance], preds: Sequence
         records = explanation_judgments(judge, [i.reference["description"] for i in instances],
                                         [i.choices[0] for i in instances], args["predictions"], args["references"])
         scores["judge"] = {"judge": judge.name, **explanation_win_rate(records)}
+        per_item: dict[int, list[dict[str, Any]]] = {}  # each order's verdict, for the run viewer
+        for record in records:
+            per_item.setdefault(id(instances[int(record["index"])]), []).append(
+                {"model_position": record.get("model_position"), "verdict": record.get("verdict"),
+                 "model_won": record.get("verdict") == record.get("model_position")})
+        scores[ITEM_JUDGMENTS] = [per_item.get(id(i), []) for i in given]
     scores["skipped_folds"] = skipped
     if deviations:
         scores["deviations"] = deviations
