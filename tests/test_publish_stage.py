@@ -253,6 +253,11 @@ def test_dataset_and_model_cards_that_do_not_validate_are_refused(staged: dict[s
         validate_model_card(model, f"nycc-bench/{DATASET_NAME}")
     with pytest.raises(CardError, match="does not list the dataset other/newyorker-caption-contest"):
         validate_model_card(staged["nycc-bench/baseline-random"], "other/newyorker-caption-contest")
+    # Zhang's pooled held-out split is written as `datasets` reads it; a part that is no split is refused
+    assert "split: test+validation" in text
+    (model / "README.md").write_text(text.replace("split: test+validation", "split: test+holdout", 1))
+    with pytest.raises(CardError, match=r"split 'test\+holdout' is not one of"):
+        validate_model_card(model, f"nycc-bench/{DATASET_NAME}")
 
 
 def test_sample_and_third_party_repos_are_skipped_unless_asked(sources: Sources, tmp_path: Path) -> None:
