@@ -125,8 +125,9 @@ def test_registration_errors_are_one_line(own_registry: dict) -> None:
         make_system("echo", "unused")
     with pytest.raises(NyccBenchError, match="cannot read 'length:7'"):
         make_system("length:7", "unused")
-    with pytest.raises(NyccBenchError, match=r"system-option: openai takes no option 'batch_size'; it takes: "
-                                             r"max_concurrency, cache_dir, timeout_s, retries, temperature"):
+    with pytest.raises(NyccBenchError, match=r"system-option: openai takes no option 'batch_size' \(did you mean "
+                                             r"'batch'\?\); it takes: max_concurrency, cache_dir, timeout_s, retries, "
+                                             r"batch, batch_wait_s, temperature"):
         make_system("openai:gpt-4o", "unused", batch_size=2)
     assert make_system("random:7", "unused").spec == "random:7"
 
