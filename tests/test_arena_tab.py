@@ -56,7 +56,7 @@ def test_votes_are_mirrored_to_the_hub_and_restored_on_an_empty_disk(tmp_path: P
     tab.mirror.interval_s = 0.0  # the next push is due at once
     tab.arena.on_vote.append(tab.mirror.schedule)  # the hook a vote triggers
     assert "recorded" in vote_once(tab, "right")
-    tab.mirror._timer.join(30)
+    tab.mirror.wait(30)
     assert tab.mirror.error is None and not store.unmirrored()
     assert len(list((tmp_path / "hub/org/results/arena/votes").glob("*.jsonl"))) == 2
 

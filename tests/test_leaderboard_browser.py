@@ -71,9 +71,16 @@ def probe_result(store: Any) -> None:
     """A run whose model name and generated caption carry markup, for contest 543 (the sample's held-out one)."""
     folder = store.predictions_dir("probe")
     folder.mkdir(parents=True)
-    record = {"instance_id": "543", "status": "ok", "prediction": [EVIL, "A second caption."], "raw": EVIL}
-    (folder / "caption_generation.jsonl").write_text(json.dumps(record) + "\n")
     base = next(r for r in seeded() if "caption_generation" in r["tasks"])
+    # the base run's predictions (the board checks a record's counts against them), contest 543's made hostile
+    (source,) = base["tasks"]["caption_generation"]["predictions"]
+    lines = []
+    for line in (SEED_DIR / source).read_text().splitlines():
+        record = json.loads(line)
+        if record["instance_id"] == "543":
+            record.update(prediction=[EVIL, "A second caption."], raw=EVIL)
+        lines.append(json.dumps(record))
+    (folder / "caption_generation.jsonl").write_text("\n".join(lines) + "\n")
     result = copy.deepcopy(base)
     result["model"].update(name=PROBE, spec="hf:probe", type="open", parameters=5_000_000)
     result["extra"] = {"run_id": "probe", "options": {}}

@@ -61,8 +61,11 @@ def test_a_submitted_local_model_runs_every_task_to_a_scored_leaderboard_row(
     # task is never published (no made-up score, no partial row); the rest is resubmitted and its answers reused
     unscored = {"caption_generation"} if done.status == "FAILED" else set()
     if unscored:
-        assert "caption_generation: " in (done.reason or "") and "no contest has a parseable caption list" in \
-            (done.reason or ""), done.reason
+        reason = done.reason or ""
+        # unscorable (no caption list parses) or, since the 91-contest pooling, incomplete: on the sample one
+        # held-out contest cannot be prompted in the hf setting, below the task's min_coverage
+        assert "caption_generation: " in reason and ("no contest has a parseable caption list" in reason
+                                                     or "below the task's min_coverage" in reason), reason
         assert store.results() == []
         kept = [t for t in TEXT_TASKS if t not in unscored]
         again = submit(store, settings, str(model), "", kept, "alice")  # the failed job does not block it

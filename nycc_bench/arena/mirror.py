@@ -46,6 +46,7 @@ class VoteMirror:
         self.error: str | None = None
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
+        self._started: threading.Timer | None = None  # the last timer started, kept after it fires (for `wait`)
         self._last = 0.0
 
     def restore(self, snapshot_root: Path) -> int:
@@ -79,6 +80,11 @@ class VoteMirror:
             if self._timer is not None:
                 return
             delay = max(0.0, self._last + self.interval_s - time.time())
-            self._timer = threading.Timer(delay, self.push)
+            self._timer = self._started = threading.Timer(delay, self.push)
             self._timer.daemon = True
             self._timer.start()
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Until the last scheduled push has run (a timer that already fired returns at once)."""
+        if self._started is not None:
+            self._started.join(timeout)
