@@ -8,6 +8,8 @@ SCREENS_CSS = """
 [id^=table-] td, [id^=table-] th {padding-left: 3px !important; padding-right: 3px !important;}
 [id^=table-] th {font-size: 0.92em;}
 [id^=table-] td span, [id^=table-] td div {white-space: nowrap;}
+/* past Rank and Model, a score's interval may take a second line ("37.5" over "[12.5, 75.0]"): wide tables fit */
+[id^=table-] td:nth-child(n+3) span, [id^=table-] td:nth-child(n+3) div {white-space: normal;}
 .nycc-facts, .nycc-outputs {display: block; max-width: 100%; overflow-x: auto;}
 .nycc-facts td, .nycc-outputs td {overflow-wrap: anywhere;}
 .nycc-command {overflow-wrap: anywhere;}
