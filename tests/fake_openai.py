@@ -86,6 +86,7 @@ class FakeChatServer:
         self.models = list(models) if models is not None else None  # GET /v1/models entries (None: no such route)
         self.system_fingerprint = system_fingerprint  # sent in every completion when set
         self.model_requests = 0  # GET /v1/models requests received
+        self.connections = 0  # TCP connections accepted (counted in the accepting thread, in arrival order)
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
         self._attempts: dict[str, int] = {}
@@ -107,6 +108,20 @@ class FakeChatServer:
         """Number of requests received (with that reply status)."""
         with self._lock:
             return sum(1 for r in self._requests if status is None or r.status == status)
+
+    def connections_so_far(self) -> int:
+        """Connections accepted before this call's own probe connection: exact, as the listen queue is FIFO.
+
+        Every connection a client opened before the call (even one whose client has died since) is counted,
+        so a later rise of :attr:`connections` means someone connected after the call.
+        """
+        assert self._server is not None
+        with socket.create_connection(("127.0.0.1", self._server.server_address[1])) as probe:
+            probe.sendall(b"GET /probe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            while probe.recv(4096):
+                pass
+        with self._lock:
+            return self.connections
 
     def reset(self) -> None:
         """Forget recorded requests and attempt counters."""
@@ -178,6 +193,11 @@ class FakeChatServer:
 
             def handle_error(self, request: Any, client_address: Any) -> None:  # a client that hung up
                 return None
+
+            def process_request(self, request: Any, client_address: Any) -> None:
+                with owner._lock:
+                    owner.connections += 1
+                super().process_request(request, client_address)
 
         self._server = Server(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05})
