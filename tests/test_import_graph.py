@@ -109,6 +109,21 @@ def test_only_the_faces_import_the_leaderboard() -> None:
     page (built from the leaderboard's run detail, issue 35) do."""
     faces = {"nycc_bench.cli", "nycc_bench.demo", "nycc_bench.viewer.page"}
     found = sorted(f"{module} → {target}" for module, targets in import_graph().items()
-                   if not module.startswith("nycc_bench.leaderboard") and module not in faces
+                   if not module.startswith(("nycc_bench.leaderboard", "nycc_bench.commands."))
+                   and module not in faces
                    for target in targets if target.startswith("nycc_bench.leaderboard"))
     assert not found, found
+
+
+def test_the_cli_is_the_top() -> None:
+    """`cli.py` assembles the command modules (`commands/`, one per command) and nothing imports either: the
+    command line is the top of the graph, so no library module depends on how a command parses its options."""
+    graph = import_graph()
+    commands = {m for m in graph if m.startswith("nycc_bench.commands")}
+    assert len(commands) > 10, sorted(commands)
+    found = sorted(f"{module} → {target}" for module, targets in graph.items()
+                   if module != "nycc_bench.cli" and not module.startswith("nycc_bench.commands")
+                   for target in targets & (commands | {"nycc_bench.cli"}))
+    assert not found, found
+    assert {t for t in graph["nycc_bench.cli"] if t.startswith("nycc_bench.commands.")} >= \
+        commands - {"nycc_bench.commands", "nycc_bench.commands.options"}

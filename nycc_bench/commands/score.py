@@ -1,0 +1,47 @@
+"""`nycc-bench score`: score one task's predictions (the last printed line is its result entry as JSON)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from .options import dataset_default, include_path, judge_options, judge_spec, parse_task_options
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """The `score` command and its options."""
+    s = sub.add_parser("score", help="score one task's predictions (JSON on the last line)")
+    s.add_argument("--task", required=True, help="a task name (`nycc-bench tasks`)")
+    s.add_argument("--predictions", required=True, nargs="+", metavar="FILE",
+                   help="runner JSONL or Hessel-style JSON ({instance_id: letter}); one file per --fold")
+    s.add_argument("--fold", type=int, nargs="+", help="the fold of each predictions file (averaged as Hessel does)")
+    s.add_argument("--dataset", default=dataset_default(), help="dataset folder or Hub repo")
+    s.add_argument("--split", help="split (default: the task's, test)")
+    s.add_argument("--protocol", choices=["overall", "best_pick"], help="Zhang group comparison protocol")
+    s.add_argument("--task-option", action="append", metavar="TASK.KEY=VALUE", help="a task's scoring option")
+    s.add_argument("--last-k-tokens", type=int, help="HumorBench: grade only the last k tokens of an explanation")
+    s.add_argument("--out", help="also write the result JSON here (folders are created)")
+    judge_options(s)
+    include_path(s)
+    s.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Score predictions; the last printed line is the task's result entry as one JSON object."""
+    from ..score import score
+
+    options = parse_task_options(args.task_option).get(args.task, {})
+    if args.protocol:
+        options["protocol"] = args.protocol
+    result = score(args.task, args.predictions, dataset=args.dataset, split=args.split, folds=args.fold,
+                   judge=judge_spec(args), task_options=options, last_k_tokens=args.last_k_tokens)
+    text = json.dumps(result, ensure_ascii=False, default=str)
+    if args.out:
+        from ..run_lock import file_lock
+        from ..secrets import scrub_data
+
+        with file_lock(args.out) as out:
+            out.write_text(json.dumps(scrub_data(result), indent=2, ensure_ascii=False, default=str) + "\n",
+                           encoding="utf-8")
+    print(text)
+    return 0
