@@ -21,7 +21,8 @@ from typing import Any
 from .errors import DryRun, NyccBenchError
 from .judging import JudgeSpec
 from .llm.pricing import PRICE_TABLE_DATE, PRICE_TABLE_SOURCE, PRICE_UNKNOWN
-from .run_folder import JudgeArg, available_folds, identity_difference, judges_for, predictions_path
+from .run_folder import available_folds, identity_difference, predictions_path
+from .task_judge import JudgeArg, judges_for
 from .tasks import Task, config_name, get_task, resolve_tasks
 from .tasks.instances import DEFAULT_DATASET, LEADERBOARD_SPLIT, Instance, build_instances, subset
 from .tasks.path import IncludePath

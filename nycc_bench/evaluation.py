@@ -23,15 +23,13 @@ from typing import Any
 
 from . import __version__
 from .errors import BatchPending, JudgeRequired, NyccBenchError
-from .judging import JudgeSpec
+from .judging import JudgeSpec, ResolvedJudge
 from .predictions import write_judged
 from .provenance import dataset_record, environment, git_commit, model_record
 from .results import SCHEMA, read_results, validate_results, write_results
 from .run_folder import (
-    JudgeArg,
     available_folds,
     check_previous,
-    judges_for,
     merged,
     predictions_path,
     previous_record,
@@ -43,6 +41,7 @@ from .run_folder import (
 from .run_lock import locks_out
 from .submission import write_from_predictions
 from .systems import System, SystemCannotAnswer, make_system
+from .task_judge import JudgeArg, judge_words, judges_for, resolve_task_judge
 from .tasks import config_name, get_task, resolve_tasks
 from .tasks.check import check_task
 from .tasks.instances import DEFAULT_DATASET, LEADERBOARD_SPLIT
@@ -127,20 +126,15 @@ def load_results(path: str | Path) -> RunResult:
     return RunResult(read_results(path), path / "results.json" if path.is_dir() else path)
 
 
-def _command(system: str, tasks: Sequence[str], dataset: str, judge: Any, folds: Sequence[int] | None,
-             split: str | None, limit: int | None, options: Mapping[str, Any], out: Path,
+def _command(system: str, tasks: Sequence[str], dataset: str, judges: Mapping[str, ResolvedJudge | None],
+             folds: Sequence[int] | None, split: str | None, limit: int | None, options: Mapping[str, Any], out: Path,
              base_url: str | None = None, include_path: Sequence[Path] = ()) -> str:
-    """The `nycc-bench evaluate` line that reproduces this run (endpoints without credentials)."""
+    """The `nycc-bench evaluate` line that reproduces this run, each task's judge named (endpoints without
+    credentials)."""
     words = ["nycc-bench", "evaluate", "--system", system, "--tasks", ",".join(tasks), "--dataset", dataset]
     if base_url:
         words += ["--base-url", str(redact_url(base_url))]
-    if isinstance(judge, Mapping):
-        judge = next((j for j in judge.values() if j is not None), None)  # the CLI takes one judge
-    if judge is not None:
-        judge = JudgeSpec.parse(judge) if isinstance(judge, str) else judge
-        url = redact_url(judge.base_url)  # never a password in a command that is recorded and shown
-        words += ["--judge", judge.name] + (["--judge-base-url", url] if url else []) + \
-            (["--judge-batch"] if judge.batch else [])
+    words += judge_words(judges, tasks)
     if folds is not None:
         words += ["--folds", ",".join(map(str, folds))]
     if split:
@@ -220,11 +214,21 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
     for name in names:
         check_task(get_task(name))
     out = Path(out)
-    judges = {n: keep_batches_in(j, out) for n, j in judges_for(judge, names).items()}
     from .runner import TASK_OPTION_ALIASES, split_options
 
     # system options that are task options (`description=`) leave before the system is built
     aliased = {k: system_options.pop(k) for k in TASK_OPTION_ALIASES if k in system_options}
+    chosen = {n: split_options(get_task(n), aliased, (task_options or {}).get(n))[1] for n in names}
+    # each task's judge resolved once, before anything runs: a judge that cannot play a task fails here
+    judges: dict[str, ResolvedJudge | None] = {}
+    unresolved: dict[str, str] = {}
+    for name, given in judges_for(judge, names).items():
+        try:
+            judges[name] = resolve_task_judge(get_task(name), keep_batches_in(given, out), chosen[name])
+        except NyccBenchError as err:
+            if raise_errors:
+                raise
+            judges[name], unresolved[name] = None, f"{type(err).__name__}: {err}"[:500]
     if isinstance(system, System):
         sys_obj, spec = system, system.spec
     else:
@@ -250,10 +254,12 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
         if on_task is not None:
             on_task(name, index, len(names))
         answered: list[int] = []
+        if name in unresolved:  # its judge cannot play it (the leaderboard worker: the other tasks still run)
+            errors[name] = unresolved[name]
+            continue
         try:
-            options = split_options(get_task(name), aliased, (task_options or {}).get(name))[1]
             entry = _evaluate_task(name, sys_obj, spec, dataset, judges[name], folds, split, out, limit, progress,
-                                   options, run_task, score, answered)
+                                   chosen[name], run_task, score, answered)
             old = (previous or {}).get("tasks", {}).get(name)
             if (old and judges[name] is None and was_judged(old) and (isinstance(entry, str) or not was_judged(entry))
                     and not sum(answered) and name not in overwrite):  # same predictions: keep their judged scores
@@ -294,7 +300,7 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
         "dataset": dataset_record(dataset, configs), "environment": environment(),
         "judge": (next(iter(judge_names.values())) if len(distinct) == 1 else judge_names) if judge_names else None,
         "tasks": entries, "skipped": skipped, "errors": errors,
-        "commands": [_command(spec, names, dataset, judge, folds, split, limit, {**system_options, **aliased}, out,
+        "commands": [_command(spec, names, dataset, judges, folds, split, limit, {**system_options, **aliased}, out,
                               base_url, task_path())],
         "notes": notes,
         **({"extra": dict(extra)} if extra else {}),
@@ -304,7 +310,7 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
     return result
 
 
-def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: JudgeSpec | None,
+def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: ResolvedJudge | None,
                    folds: Sequence[int] | None, split: str | None, out: Path, limit: int | None, progress: bool,
                    options: dict[str, Any], run_task: Callable[..., Any], score: Callable[..., dict],
                    answered: list[int] | None = None) -> dict[str, Any] | str:

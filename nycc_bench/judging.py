@@ -16,7 +16,7 @@ object's jobs, the dry run estimating those same jobs.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cache
 from typing import Any
 
@@ -91,10 +91,6 @@ class JudgeSpec:
         return {"judge_model": self.model, "judge_backend": self.backend, "judge_base_url": self.base_url,
                 "cache_dir": self.cache_dir, "max_concurrency": self.max_concurrency}
 
-    def win_rate_kwargs(self) -> dict[str, Any]:
-        """The group win rate's settings a named judge fixes (its recalibration threshold), else none."""
-        return {} if self.threshold is None else {"threshold": self.threshold}
-
     def describe(self) -> dict[str, Any]:
         """How results record the judge (never a key); a named one with its configuration's resolved settings."""
         record = {"name": self.name, "backend": self.backend, "model": self.model,
@@ -122,21 +118,6 @@ class JudgeSpec:
     def threshold(self) -> float | None:
         """The named judge's recalibration threshold (None: the paper's)."""
         return None if self.named is None else self.named.threshold
-
-    def check_protocol(self, protocol: str) -> None:
-        """A named judge is made for one protocol: running it on another is one line naming the fix."""
-        if self.named is not None and self.named.protocol != protocol:
-            fitting = [n for n in judge_names() if load_judge(n).protocol == protocol]
-            raise NyccBenchError(f"judge: {self.name} is a {self.named.protocol} judge, not {protocol}; pass "
-                                 f"{' or '.join(fitting) or 'backend:model'}, or run the task's "
-                                 f"{self.named.protocol} protocol (its `protocol` option)")
-
-    def settings(self, protocol: str, **options: Any) -> dict[str, Any]:
-        """``protocol_settings`` of this judge on ``protocol`` (a named judge's parser and threshold unless given)."""
-        if self.named is not None:
-            for key, value in (("rule", self.named.parser), ("threshold", self.named.threshold)):
-                options[key] = value if options.get(key) is None else options[key]
-        return protocol_settings(protocol, protocol_config(self, protocol), **options)
 
     def config(self) -> LLMConfig:
         """The LLM judge engine's config for this spec."""
@@ -166,17 +147,89 @@ def protocol_config(judge: JudgeSpec, protocol: str | None) -> LLMConfig:
     return config
 
 
-def run_judge(protocol: str, judge: JudgeSpec, **inputs: Any) -> list[dict[str, Any]]:
-    """Run ``protocol`` (a registered name) with an LLM judge on ``inputs`` (the protocol's job builder's): a named
-    judge's parser and settings applied, a dry run stopping with the estimate of the same jobs."""
+@dataclass(frozen=True)
+class ResolvedJudge:
+    """One task's judge, resolved once before anything runs: the spec, the protocol it plays there, the engine
+    config (the paper's re-asks filled in), how replies are read (the task's `rule` option, else a named judge's
+    parser), the recalibration threshold and the task options the judge chose (a named judge's protocol on a
+    task that offers it). Scorers, the record and the per-item verdicts read it; nothing parses or fills again."""
+
+    spec: JudgeSpec
+    protocol: str | None  # the protocol it plays (None: the task has no judge protocol, or the judge is offline)
+    config: LLMConfig | None  # the LLM engine's config (None: an offline judge)
+    rule: str | None  # how replies are read (None: the protocol's upstream rule)
+    threshold: float | None  # Overall's recalibration threshold (None: the paper's)
+    task_options: Mapping[str, Any] = field(default_factory=dict)  # options the judge set on the task
+
+    @classmethod
+    def resolve(cls, spec: JudgeSpec, protocol: str | None, rule: str | None = None,
+                task_options: Mapping[str, Any] | None = None) -> ResolvedJudge:
+        """``spec`` playing ``protocol``; a named judge made for another protocol is one line naming the fix."""
+        named = spec.named
+        if named is not None and protocol is not None and named.protocol != protocol:
+            fitting = [n for n in judge_names() if load_judge(n).protocol == protocol]
+            raise NyccBenchError(f"judge: {spec.name} is a {named.protocol} judge, not {protocol}; pass "
+                                 f"{' or '.join(fitting) or 'backend:model'}, or run the task's "
+                                 f"{named.protocol} protocol (its `protocol` option)")
+        if rule is None and named is not None:
+            rule = named.parser
+        config = protocol_config(spec, protocol) if spec.is_llm else None
+        return cls(spec, protocol if spec.is_llm else None, config, rule, spec.threshold, dict(task_options or {}))
+
+    @property
+    def name(self) -> str:
+        """How results, cards and recorded commands name this judge."""
+        return self.spec.name
+
+    @property
+    def backend(self) -> str:
+        """The spec's backend (openai, transformers, reward, embedding)."""
+        return self.spec.backend
+
+    @property
+    def model(self) -> str:
+        """The spec's model (a name, a path or a folder)."""
+        return self.spec.model
+
+    @property
+    def is_llm(self) -> bool:
+        """Whether the judge is an LLM, not an offline model."""
+        return self.spec.is_llm
+
+    def describe(self) -> dict[str, Any]:
+        """How results record the judge (never a key)."""
+        return self.spec.describe()
+
+    def endpoint(self) -> str | None:
+        """The endpoint an OpenAI-compatible judge calls, without credentials; None for a local model."""
+        return self.spec.endpoint()
+
+    def win_rate_kwargs(self) -> dict[str, Any]:
+        """The group win rate's settings this judge fixes (a named judge's threshold), else none."""
+        return {} if self.threshold is None else {"threshold": self.threshold}
+
+    def settings(self, **options: Any) -> dict[str, Any]:
+        """``protocol_settings`` of this judge on its protocol, with its rule and threshold unless given."""
+        if self.protocol is None or self.config is None:
+            raise ValueError(f"judge: {self.name} plays no LLM protocol here")
+        return protocol_settings(self.protocol, self.config, **{"rule": self.rule, "threshold": self.threshold,
+                                                                 **options})
+
+
+def run_judge(protocol: str, judge: JudgeSpec | ResolvedJudge, **inputs: Any) -> list[dict[str, Any]]:
+    """Run ``protocol`` (a registered name) with an LLM judge on ``inputs`` (the protocol's job builder's); a spec
+    is resolved for it here (a task's run passes the judge it resolved once), a dry run stops with the estimate
+    of the same jobs."""
     proto = get_protocol(protocol)
-    judge.check_protocol(proto.name)
-    if judge.named is not None and inputs.get("rule") is None and proto.takes_rule:
-        inputs["rule"] = judge.named.parser
-    config = protocol_config(judge, proto.name)
-    if judge.dry_run:
-        raise DryRun(estimate_jobs(proto.jobs(config, **inputs), config, echo=False))
-    return proto.run(config, **inputs)
+    resolved = judge if isinstance(judge, ResolvedJudge) else \
+        ResolvedJudge.resolve(judge, proto.name, rule=inputs.get("rule"))
+    if resolved.protocol != proto.name or resolved.config is None:
+        raise ValueError(f"judge: {resolved.name} was resolved for {resolved.protocol}, not {proto.name}")
+    if proto.takes_rule and resolved.rule is not None:
+        inputs["rule"] = resolved.rule
+    if resolved.spec.dry_run:
+        raise DryRun(estimate_jobs(proto.jobs(resolved.config, **inputs), resolved.config, echo=False))
+    return proto.run(resolved.config, **inputs)
 
 
 def judge_from_kwargs(judge_model: str | None, judge_backend: str | None = None, judge_base_url: str | None = None,
@@ -206,7 +259,7 @@ def _grader(path: str) -> Any:
     return EmbeddingGrader.load(path)
 
 
-def group_judgments(judge: JudgeSpec, model_groups: Sequence[Sequence[str]],
+def group_judgments(judge: JudgeSpec | ResolvedJudge, model_groups: Sequence[Sequence[str]],
                     human_groups: Mapping[str, Sequence[Sequence[str]]], contest_numbers: Sequence[int],
                     descriptions: Sequence[Description] | None, protocol: str = "overall",
                     shots: Sequence[RankingExample] | Mapping[int, Sequence[RankingExample]] | None = None,
@@ -227,7 +280,7 @@ def group_judgments(judge: JudgeSpec, model_groups: Sequence[Sequence[str]],
                      rule=rule)
 
 
-def element_judgments(judge: JudgeSpec, descriptions: Sequence[str], captions: Sequence[str],
+def element_judgments(judge: JudgeSpec | ResolvedJudge, descriptions: Sequence[str], captions: Sequence[str],
                       elements: Sequence[str], explanations: Sequence[str],
                       last_k_tokens: int | None = None, tokenizer: Any = None) -> list[dict[str, Any]]:
     """HumorBench: one PASS/FAIL/ERROR record per (explanation, element) row (`last_k_tokens` by `tokenizer`,
@@ -243,7 +296,7 @@ def element_judgments(judge: JudgeSpec, descriptions: Sequence[str], captions: S
                      explanations=explanations, last_k_tokens=last_k_tokens, tokenizer=tokenizer)
 
 
-def explanation_judgments(judge: JudgeSpec, descriptions: Sequence[str], captions: Sequence[str],
+def explanation_judgments(judge: JudgeSpec | ResolvedJudge, descriptions: Sequence[str], captions: Sequence[str],
                           model_explanations: Sequence[str], human_explanations: Sequence[str]) -> list[dict]:
     """Hessel's pairwise human evaluation played by an LLM judge: model vs human explanation, both orders."""
     if judge.backend not in ("openai", "transformers"):

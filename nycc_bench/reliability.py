@@ -35,7 +35,7 @@ import pyarrow.compute as pc
 from .errors import DryRun, NyccBenchError
 from .judge.protocols.group_comparison import PROTOCOLS, count_nonletter
 from .judge.protocols.zhang_format import Description
-from .judging import JudgeSpec, group_judgments, run_judge
+from .judging import JudgeSpec, ResolvedJudge, group_judgments, run_judge
 from .llm.engine import Estimate
 from .scoring.win_rate import THRESHOLD, win_rate
 from .systems.api import image_url
@@ -211,14 +211,14 @@ def reliability(judge: JudgeSpec, dataset: str = DEFAULT_DATASET, protocol: str 
             raise NyccBenchError(f"n_shots: 0 (zero-shot) or 5 (upstream's draw, ranking/rank.py L122), got {n_shots}")
         # the shots scoring gives the judge too: upstream's pandas draw per contest, zero-shot (recorded) without data
         shots, shot_record = zhang_judge_shots(dataset, numbers, images=vision) if n_shots else ({}, None)
+        resolved = ResolvedJudge.resolve(judge, protocol, rule=rule)  # once: the run and the record read it
         try:
-            records = run_judge(protocol, judge, model_groups=top, human_groups=low, contest_numbers=numbers,
+            records = run_judge(protocol, resolved, model_groups=top, human_groups=low, contest_numbers=numbers,
                                 descriptions=descriptions, shots=shots or None, images=images, n_shots=n_shots,
                                 seed=seed, rule=rule)
         except DryRun as stop:
             raise ReliabilityDryRun(stop.estimate, protocol, numbers) from None
-        settings = judge.settings(protocol, rule=rule, vision=vision, threshold=threshold,
-                                  n_shots=(shot_record or {}).get("n_shots", 0))
+        settings = resolved.settings(vision=vision, threshold=threshold, n_shots=(shot_record or {}).get("n_shots", 0))
         settings = {**settings, "shots": shot_record,
                     "shots_source": shot_record["pool"] if shot_record and shot_record["n_shots"] else None}
     else:

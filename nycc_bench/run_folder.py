@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from .errors import NyccBenchError
-from .judging import JudgeSpec
 from .tasks import config_name, get_task
 
 log = logging.getLogger("nycc_bench")
@@ -43,19 +42,6 @@ def available_folds(task_name: str, dataset: str, wanted: Sequence[int] | None) 
         present = [f for f in task.folds if (root / "data" / config_name(task, f)).is_dir()]
         return present or [0]
     return list(task.folds)
-
-
-JudgeArg = str | JudgeSpec | None
-
-
-def judges_for(judge: JudgeArg | Mapping[str, JudgeArg], names: Sequence[str]) -> dict[str, JudgeSpec | None]:
-    """The judge of each task: one for all, or a mapping task -> judge (absent: none)."""
-    def spec(j: JudgeArg) -> JudgeSpec | None:
-        return JudgeSpec.parse(j) if isinstance(j, str) else j
-
-    if isinstance(judge, Mapping):
-        return {n: spec(judge.get(n)) for n in names}
-    return dict.fromkeys(names, spec(judge))
 
 
 def identity_difference(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:

@@ -17,9 +17,10 @@ from typing import Any
 
 from .code_version import code_version
 from .errors import NyccBenchError
-from .judging import JudgeSpec
+from .judging import JudgeSpec, ResolvedJudge
 from .predictions import FAILED, UNPARSED, read_meta, read_predictions
 from .run_folder import same_dataset
+from .task_judge import resolve_task_judge
 from .tasks import Task, config_name, get_task
 from .tasks.instances import DEFAULT_DATASET, Instance, build, subset
 from .tasks.kinds import ITEM_JUDGMENTS, SCORERS
@@ -119,21 +120,10 @@ def _count_errors(details: Any) -> int:
     return 0
 
 
-def judge_protocol_option(task: Task, judge: JudgeSpec | None, chosen: Mapping[str, Any]) -> dict[str, Any]:
-    """The chosen options, with the task's `protocol` option set to a named judge's protocol when the user left it
-    unset and the task offers it (`--judge zhang_best_pick_gpt4o` plays Best Pick); a protocol the user set wins,
-    and a judge that cannot play it then says so in one line."""
-    out = dict(chosen)
-    option = task.options.get("protocol")
-    named = judge.named if judge is not None else None
-    if named is not None and option is not None and "protocol" not in out and named.protocol in option.values:
-        out["protocol"] = named.protocol
-    return out
-
-
 @with_include_path
 def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str = DEFAULT_DATASET,
-          split: str | None = None, folds: Sequence[int] | None = None, judge: JudgeSpec | None = None,
+          split: str | None = None, folds: Sequence[int] | None = None,
+          judge: JudgeSpec | ResolvedJudge | None = None,
           task_options: Mapping[str, Any] | None = None, last_k_tokens: int | None = None,
           limit: int | None = None, *, include_path: IncludePath = None, keep_judged: bool = False
           ) -> dict[str, Any]:
@@ -151,7 +141,9 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
         task_options = {**(task_options or {}), "last_k_tokens": last_k_tokens}
     metas = [read_meta(p) for p in prediction_files]
     run_options = next((m["options"] for m in metas if m and "options" in m), None)
-    values = task.option_values(judge_protocol_option(task, judge, {**(run_options or {}), **(task_options or {})}))
+    chosen = {**(run_options or {}), **(task_options or {})}
+    judge = resolve_task_judge(task, judge, chosen)  # as given when `evaluate` resolved it already
+    values = task.option_values({**(judge.task_options if judge is not None else {}), **chosen})
     if run_options is not None and (clash := {k: v for k, v in task.run_options(values).items()
                                                if run_options.get(k, v) != v}):
         raise NyccBenchError(f"task-option: the predictions were made with {run_options}; {clash} changes the "
@@ -270,7 +262,7 @@ def novelty_summary(files: Sequence[str | Path], dataset: str, deviations: list[
 
 
 def task_config(task: Task, values: Mapping[str, Any], decoding: Mapping[str, Any] | None, folds: Sequence[int],
-                split: str, judge: JudgeSpec | None, *, system: Mapping[str, Any] | None = None,
+                split: str, judge: ResolvedJudge | None, *, system: Mapping[str, Any] | None = None,
                 subset: Mapping[str, int] | None = None, judge_used: Mapping[str, Any] | None = None
                 ) -> dict[str, Any]:
     """Everything that affects a task's number: its definition, the options, decoding, folds, judge, what was
@@ -290,11 +282,9 @@ def task_config(task: Task, values: Mapping[str, Any], decoding: Mapping[str, An
     elif judge is not None and not judge.is_llm:
         judge_deviations.append(f"Judged by the offline judge {judge.name}, not the paper's LLM judge.")
         effective["judge"] = {"name": judge.name, "backend": judge.backend}
-    elif judge is not None and protocol:
-        from .judging import protocol_config
-
-        engine = protocol_config(judge, protocol)
-        settings = judge.settings(protocol, rule=values.get("rule"), n_shots=(judge_used or {}).get("n_shots"))
+    elif judge is not None and judge.protocol:
+        protocol, engine = judge.protocol, judge.config
+        settings = judge.settings(n_shots=(judge_used or {}).get("n_shots"))
         judge_record["protocol"], judge_record["settings"] = protocol, settings
         effective["judge"] = {"name": judge.name, "protocol": protocol, "sent": settings["sampling_sent"],
                               "endpoint": judge.endpoint(),

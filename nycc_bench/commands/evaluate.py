@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--overwrite", metavar="TASK[,TASK]",
                    help="replace these tasks' predictions and results in --out (needed when they were made by "
                         "another system, endpoint, checkpoint or code version)")
-    judge_options(e)
+    judge_options(e, per_task=True)
     include_path(e)
     from ..publish.push_cli import add_push_parser, add_push_to_hub
 

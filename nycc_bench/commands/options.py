@@ -4,7 +4,9 @@ values: one home, so every command spells and parses them the same way."""
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -60,24 +62,67 @@ def parse_folds(text: str | None) -> list[int] | None:
 
 
 def judge_spec(args: argparse.Namespace, dry_run: bool | None = None) -> Any:
-    """The --judge options as a spec; keys are never options, they come from the environment."""
-    if not getattr(args, "judge", None):
+    """The --judge options as a spec; keys are never options, they come from the environment. A repeatable
+    `--judge` (evaluate) gives a mapping task -> spec when any value is `TASK=SPEC` (a plain SPEC is every other
+    task's judge)."""
+    given = getattr(args, "judge", None)
+    if not given:
         return None
     from ..judging import JudgeSpec
 
-    return JudgeSpec.parse(args.judge, base_url=args.judge_base_url, cache_dir=args.cache_dir,
-                           max_concurrency=args.max_concurrency,
-                           dry_run=getattr(args, "dry_run", False) if dry_run is None else dry_run,
-                           timeout_s=args.judge_timeout, batch=args.judge_batch, batch_wait_s=args.batch_wait)
+    def parse(spec: str) -> Any:
+        return JudgeSpec.parse(spec, base_url=args.judge_base_url, cache_dir=args.cache_dir,
+                               max_concurrency=args.max_concurrency,
+                               dry_run=getattr(args, "dry_run", False) if dry_run is None else dry_run,
+                               timeout_s=args.judge_timeout, batch=args.judge_batch, batch_wait_s=args.batch_wait)
+
+    if isinstance(given, str):
+        return parse(given)
+    plain = [value for value in given if task_of(value) is None]
+    if len(plain) > 1:
+        raise NyccBenchError(f"judge: {len(plain)} judges for every task ({', '.join(plain)}); give one --judge SPEC "
+                             "and the others as --judge TASK=SPEC")
+    per_task: dict[str, str] = {}
+    for value in given:
+        if (task := task_of(value)) is not None:
+            if task in per_task:
+                raise NyccBenchError(f"judge: two judges for {task} ({per_task[task]}, {value.partition('=')[2]}); "
+                                     f"give one --judge {task}=SPEC")
+            per_task[task] = value.partition("=")[2]
+    default = parse(plain[0]) if plain else None
+    if not per_task:
+        return default
+    from ..tasks import resolve_tasks
+
+    names = resolve_tasks(args.tasks)
+    if unknown := [t for t in per_task if t not in names]:
+        near = difflib.get_close_matches(unknown[0], names, n=1)
+        raise NyccBenchError(f"judge: {unknown[0]!r} is not a task run ({', '.join(names)}); --judge TASK=SPEC names "
+                             + (f"one of them: did you mean {near[0]}={per_task[unknown[0]]}?" if near else
+                                "one of them, or add the task to --tasks"))
+    return {name: parse(per_task[name]) if name in per_task else default for name in names}
 
 
-def judge_options(p: argparse.ArgumentParser, required: bool = False) -> None:
-    """The options every judged command shares."""
+def task_of(value: str) -> str | None:
+    """The task of a `--judge TASK=SPEC` value, or None for a plain SPEC (a configuration name, a .yaml path or
+    backend:model, none of which holds `=` before a `:` or `/`)."""
+    task, sep, spec = value.partition("=")
+    if not sep:
+        return None
+    if not task or not spec or not re.fullmatch(r"[A-Za-z0-9_.-]+", task):
+        raise NyccBenchError(f"judge: expected SPEC or TASK=SPEC (e.g. humorbench=embedding:DIR), got {value!r}")
+    return task
+
+
+def judge_options(p: argparse.ArgumentParser, required: bool = False, per_task: bool = False) -> None:
+    """The options every judged command shares (`per_task`: `--judge` repeats, `TASK=SPEC` for one task)."""
     shipped = sorted(path.stem for path in (Path(__file__).parents[1] / "judges").glob("*.yaml"))  # no import
-    p.add_argument("--judge", required=required, metavar="SPEC",
+    p.add_argument("--judge", required=required, metavar="SPEC", action="append" if per_task else "store",
                    help=f"a judge configuration ({', '.join(shipped)}; a NYCC_BENCH_JUDGE_PATH folder's, "
                         "or a .yaml path), openai:MODEL, transformers:PATH, reward:PATH (offline humor reward "
-                        "model) or embedding:PATH (offline HumorBench grader); API keys come from OPENAI_API_KEY")
+                        "model) or embedding:PATH (offline HumorBench grader); API keys come from OPENAI_API_KEY"
+                        + ("; repeatable: TASK=SPEC gives one task its own judge (e.g. humorbench=embedding:DIR), "
+                           "a plain SPEC judges the other tasks" if per_task else ""))
     p.add_argument("--judge-base-url", help="OpenAI-compatible endpoint of the judge")
     p.add_argument("--cache-dir", help="judge cache folder (default ~/.cache/nycc_bench/judge)")
     p.add_argument("--max-concurrency", type=int, default=16, help="parallel judge calls")
