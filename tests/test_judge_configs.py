@@ -17,7 +17,14 @@ from nycc_bench.judge import get_protocol, protocol_names
 from nycc_bench.judge.named import CONFIGS_DIR, judge_names, load_judge
 from nycc_bench.judge.parsers import PARSERS
 from nycc_bench.judge.prompts import read_prompt
-from nycc_bench.judging import JudgeSpec, group_judgments, judge_from_kwargs, protocol_config, run_judge
+from nycc_bench.judging import (
+    JudgeSpec,
+    ResolvedJudge,
+    group_judgments,
+    judge_from_kwargs,
+    protocol_config,
+    run_judge,
+)
 from nycc_bench.llm import LLMConfig
 from nycc_bench.llm.chat import Completion
 
@@ -46,7 +53,7 @@ def test_every_configuration_loads_with_an_existing_protocol_and_parser(name: st
     assert dict(named.parser_args).keys() <= set(protocol.parser_args)
     spec = JudgeSpec.parse(name)
     assert (spec.backend, spec.model, spec.name) == (named.backend, named.model, name)
-    settings = spec.settings(named.protocol)
+    settings = ResolvedJudge.resolve(spec, named.protocol).settings()
     assert settings["deviations"] == [], settings["deviations"]  # each shipped judge is the paper's own setting
     assert settings["model"] == named.model and settings["prompt_version"] == named.prompt
     record = spec.describe()
@@ -103,8 +110,10 @@ def test_the_configurations_parser_arguments_and_threshold_reach_the_run(tmp_pat
     spec = JudgeSpec.parse(str(path), base_url="http://127.0.0.1:9/v1")
     config = protocol_config(spec, "overall")
     assert (config.top_logprobs, config.parse_retries, config.prompt_version) == (5, 1, "zhang2024-overall-v2")
-    assert spec.win_rate_kwargs() == {"threshold": 2.5}
-    deviations = " ".join(spec.settings("overall")["deviations"])
+    resolved = ResolvedJudge.resolve(spec, "overall")
+    assert resolved.config == config and resolved.rule == "letters_topk"
+    assert resolved.win_rate_kwargs() == {"threshold": 2.5}
+    deviations = " ".join(resolved.settings()["deviations"])
     assert "'letters_topk' rule" in deviations and "threshold is 2.5" in deviations
     assert "top_logprobs is 5" in deviations
     assert judge_from_kwargs(**spec.metric_kwargs()) == spec  # the judged metrics load the same judge by name
@@ -141,7 +150,8 @@ def test_contributing_worked_example_runs_by_name(tmp_path: Path, monkeypatch: p
     assert (record["name"], record["config"], record["model"]) == ("overall_mini", "overall_mini", "gpt-4o-mini")
     assert record["config_settings"]["threshold"] == 3.003349167
     assert record["config_settings"]["parser"] == "zhang_top2"
-    assert spec.settings("overall")["deviations"] == ["The judge is gpt-4o-mini; the paper's is gpt-4-turbo."]
+    assert ResolvedJudge.resolve(spec, "overall").settings()["deviations"] == [
+        "The judge is gpt-4o-mini; the paper's is gpt-4-turbo."]
 
 
 @pytest.mark.parametrize("name", protocol_names())
