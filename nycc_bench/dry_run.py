@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from .errors import DryRun, NyccBenchError
-from .judging import JudgeSpec
+from .judging import ResolvedJudge
 from .llm.pricing import PRICE_TABLE_DATE, PRICE_TABLE_SOURCE, PRICE_UNKNOWN
 from .run_folder import available_folds, identity_difference, predictions_path
-from .task_judge import JudgeArg, judges_for
+from .task_judge import JudgeArg, judges_for, resolve_task_judge
 from .tasks import Task, config_name, get_task, resolve_tasks
 from .tasks.instances import DEFAULT_DATASET, LEADERBOARD_SPLIT, Instance, build_instances, subset
 from .tasks.path import IncludePath
@@ -146,8 +146,11 @@ def plan_run(system: Any, tasks: str | Sequence[str] = "all", dataset: str = DEF
     from .systems import System, make_system
 
     names = resolve_tasks(tasks if isinstance(tasks, str) else list(tasks))
-    judges = judges_for(judge, names)
     aliased = {k: system_options.pop(k) for k in TASK_OPTION_ALIASES if k in system_options}
+    chosen = {n: split_options(get_task(n), aliased, (task_options or {}).get(n))[1] for n in names}
+    # each task's judge resolved once, as `evaluate` resolves it, in dry-run mode: its calls are counted, not made
+    judges = {n: resolve_task_judge(get_task(n), replace(j, dry_run=True) if j is not None else None, chosen[n])
+              for n, j in judges_for(judge, names).items()}
     spec = system.spec if isinstance(system, System) else str(system)
     api = hasattr(system, "jobs") if isinstance(system, System) else spec.partition(":")[0] == "openai"
     sys_obj = system if isinstance(system, System) else (
@@ -156,7 +159,7 @@ def plan_run(system: Any, tasks: str | Sequence[str] = "all", dataset: str = DEF
     plans = []
     for name in names:
         task = get_task(name)
-        options = task.run_options(task.option_values(split_options(task, aliased, (task_options or {}).get(name))[1]))
+        options = task.run_options(task.option_values(chosen[name]))
         task, options = for_system_kind(task, sys_obj, options)  # type: ignore[arg-type]
         run_split = split or task.split
         run_folds = [0] if split == LEADERBOARD_SPLIT else available_folds(name, dataset, folds)
@@ -191,7 +194,7 @@ def plan_run(system: Any, tasks: str | Sequence[str] = "all", dataset: str = DEF
     return Plan(plans)
 
 
-def _judge_stage(task: Task, judge: JudgeSpec | None, per_fold: list[tuple[int, list[Instance], dict[str, Any]]],
+def _judge_stage(task: Task, judge: ResolvedJudge | None, per_fold: list[tuple[int, list[Instance], dict[str, Any]]],
                  dataset: str, split: str, options: Mapping[str, Any], limit: int | None,
                  task_options: Mapping[str, Mapping[str, Any]] | None, name: str) -> Stage | None:
     """The judge's calls for the whole task (placeholders for the items not answered yet), found by scoring a
@@ -225,7 +228,7 @@ def _judge_stage(task: Task, judge: JudgeSpec | None, per_fold: list[tuple[int, 
             files.append(path)
             fold_ids.append(fold)
         try:
-            score(name, files, dataset=dataset, split=split, folds=fold_ids, judge=replace(judge, dry_run=True),
+            score(name, files, dataset=dataset, split=split, folds=fold_ids, judge=judge,
                   task_options=(task_options or {}).get(name), limit=limit)
         except DryRun as stop:
             estimate = stop.estimate

@@ -50,7 +50,10 @@ def resolve_task_judge(task: Task, judge: JudgeSpec | ResolvedJudge | None,
         sets["protocol"] = judge.named.protocol
     values = task.option_values({**chosen, **sets})
     protocol = values.get("protocol") or task.judge.get("protocol")
-    return ResolvedJudge.resolve(judge, protocol, rule=values.get("rule"), task_options=sets)
+    try:
+        return ResolvedJudge.resolve(judge, protocol, rule=values.get("rule"), task_options=sets)
+    except NyccBenchError as err:  # the run's other tasks may keep this judge: this one can have its own
+        raise NyccBenchError(f"{err}; or give {task.name} its own judge: --judge {task.name}=SPEC") from None
 
 
 def judge_words(judges: Mapping[str, JudgeSpec | ResolvedJudge | None], names: Sequence[str]) -> list[str]:

@@ -5,6 +5,7 @@ before anything runs, and the run reads the resolved judge without parsing or fi
 from __future__ import annotations
 
 import itertools
+import json
 import shlex
 from pathlib import Path
 
@@ -174,3 +175,18 @@ def test_evaluate_resolves_each_judge_once_and_refuses_a_misfit_before_running(
         evaluate("random", [PLAIN, GROUPS], dataset=sample_dataset, judge="humorbench_gpt4o",
                  out=tmp_path / "misfit", progress=False)
     assert not (tmp_path / "misfit" / "predictions").exists()  # refused before the first task ran
+
+
+def test_the_dry_run_plans_each_tasks_own_judge(sample_dataset: str, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["evaluate", "--system", "openai:gpt-4o", "--tasks", f"{GROUPS},{ELEMENTS}", "--dataset", sample_dataset,
+            "--out", str(tmp_path / "run"), "--limit", "2", "--dry-run"]
+    assert main([*argv, "--judge", f"{GROUPS}=zhang_overall_gpt4turbo", "--judge", "humorbench_gpt4o"]) == 0
+    plan = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["dry_run"]
+    assert {t["task"]: t["stages"][-1]["who"] for t in plan["tasks"]} == {GROUPS: "zhang_overall_gpt4turbo",
+                                                                          ELEMENTS: "humorbench_gpt4o"}
+    assert all(t["stages"][-1]["calls"] for t in plan["tasks"]) and not (tmp_path / "run").exists()
+    assert main([*argv, "--judge", "zhang_overall_gpt4turbo"]) == 2  # one judge cannot play both: refused at once
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert err.endswith(f"or give {ELEMENTS} its own judge: --judge {ELEMENTS}=SPEC"), err
