@@ -210,7 +210,7 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
     names = resolve_tasks(tasks if isinstance(tasks, str) else list(tasks))
     if unknown := sorted(set(task_options or {}) - set(names)):
         raise NyccBenchError(f"task-option: {unknown[0]!r} is not among the tasks run ({', '.join(names)}); "
-                             "name a task you run, e.g. humorbench.unit=caption")
+                             f"name a task you run: --task-option {names[0]}.KEY=VALUE")
     for name in names:
         check_task(get_task(name))
     out = Path(out)
