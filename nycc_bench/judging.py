@@ -196,6 +196,11 @@ class ResolvedJudge:
         """Whether the judge is an LLM, not an offline model."""
         return self.spec.is_llm
 
+    @property
+    def prompt(self) -> str | None:
+        """The prompt version it sends (None: the protocol's current one, or an offline judge)."""
+        return self.config.prompt_version if self.config is not None else None
+
     def describe(self) -> dict[str, Any]:
         """How results record the judge (never a key)."""
         return self.spec.describe()

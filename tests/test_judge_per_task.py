@@ -190,3 +190,14 @@ def test_the_dry_run_plans_each_tasks_own_judge(sample_dataset: str, tmp_path: P
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert err.endswith(f"or give {ELEMENTS} its own judge: --judge {ELEMENTS}=SPEC"), err
+
+
+def test_without_raising_a_misfit_judge_is_that_tasks_error_and_the_others_run(sample_dataset: str,
+                                                                               tmp_path: Path) -> None:
+    """The leaderboard worker's run (`raise_errors=False`): the task the judge cannot play is recorded as an
+    error naming the fix, before it runs; the other tasks are scored."""
+    run = evaluate("random", [PLAIN, ELEMENTS], dataset=sample_dataset, judge="zhang_overall_gpt4turbo", limit=2,
+                   out=tmp_path / "run", progress=False, raise_errors=False)
+    assert list(run.record["tasks"]) == [PLAIN] and list(run.record["errors"]) == [ELEMENTS]
+    assert f"--judge {ELEMENTS}=SPEC" in run.record["errors"][ELEMENTS]
+    assert not list((tmp_path / "run" / "predictions").glob(f"{ELEMENTS}*"))
