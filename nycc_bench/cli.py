@@ -40,6 +40,10 @@ def _outside_tasks(args: argparse.Namespace) -> Iterator[None]:
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand, each added by its own module, in the order `--help` lists them."""
+    from functools import partial
+
+    from .arena.cli import add_arena_parsers
+    from .cache_command import add_parser as add_cache_parser
     from .cli_parser import ForgivingParser
     from .commands import (
         build,
@@ -58,34 +62,20 @@ def parser() -> argparse.ArgumentParser:
         tasks,
     )
     from .commands.options import judge_options
+    from .lmeval.cli import add_lmeval_parsers
+    from .novelty.cli import add_novelty_parser
+    from .reproducing.command import add_reproduce_parser
+    from .show import add_show_parser
+    from .viewer.cli import add_view_parser
 
     p = ForgivingParser(prog="nycc-bench", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
-    for command in (build, sources, tasks, evaluate, submission, run, score, reliability, reward, leaderboard, cards,
-                    seed):
-        command.add_parser(sub)
-    from .novelty.cli import add_novelty_parser
-
-    add_novelty_parser(sub)
-    from .lmeval.cli import add_lmeval_parsers
-    from .show import add_show_parser
-
-    add_lmeval_parsers(sub)
-    add_show_parser(sub)
-    from .viewer.cli import add_view_parser
-
-    add_view_parser(sub)
-    from .arena.cli import add_arena_parsers
-
-    add_arena_parsers(sub, judge_options)
-    from .reproducing.command import add_reproduce_parser
-
-    add_reproduce_parser(sub)
-    demo.add_parser(sub)
-    publish.add_parser(sub)
-    from .cache_command import add_parser as add_cache_parser
-
-    add_cache_parser(sub)
+    for add in (build.add_parser, sources.add_parser, tasks.add_parser, evaluate.add_parser, submission.add_parser,
+                run.add_parser, score.add_parser, reliability.add_parser, reward.add_parser, leaderboard.add_parser,
+                cards.add_parser, seed.add_parser, add_novelty_parser, add_lmeval_parsers, add_show_parser,
+                add_view_parser, partial(add_arena_parsers, judge_options=judge_options), add_reproduce_parser,
+                demo.add_parser, publish.add_parser, add_cache_parser):
+        add(sub)
     return p
 
 
