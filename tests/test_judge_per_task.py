@@ -46,6 +46,7 @@ def test_task_equals_spec_gives_a_task_its_own_judge() -> None:
     only = _judges(f"{GROUPS}=reward:/r", f"{ELEMENTS}=embedding:/g")
     assert {t: j and j.name for t, j in only.items()} == {GROUPS: "reward:/r", ELEMENTS: "embedding:/g", PLAIN: None}
     assert _judges("reward:/r").name == "reward:/r"  # a plain --judge is still one spec for every task
+    assert _judges("reward:/runs/a=b").name == "reward:/runs/a=b"  # a path may hold `=`
     assert _judges() is None
 
 
@@ -56,6 +57,7 @@ def test_task_equals_spec_gives_a_task_its_own_judge() -> None:
     (["reward:/r", "embedding:/g"], "2 judges for every task (reward:/r, embedding:/g); give one --judge SPEC"),
     ([f"{GROUPS}=reward:/r", f"{GROUPS}=reward:/s"], f"two judges for {GROUPS} (reward:/r, reward:/s)"),
     (["=reward:/r"], "expected SPEC or TASK=SPEC"),
+    ([f"{GROUPS}="], "expected SPEC or TASK=SPEC"),
 ])
 def test_a_bad_judge_is_one_line_naming_the_fix(values: list[str], message: str, tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:

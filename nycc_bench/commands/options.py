@@ -104,12 +104,12 @@ def judge_spec(args: argparse.Namespace, dry_run: bool | None = None) -> Any:
 
 
 def task_of(value: str) -> str | None:
-    """The task of a `--judge TASK=SPEC` value, or None for a plain SPEC (a configuration name, a .yaml path or
-    backend:model, none of which holds `=` before a `:` or `/`)."""
+    """The task of a `--judge TASK=SPEC` value, or None for a plain SPEC (a configuration name, backend:model, or
+    a path, which may hold `=` after a `/` or `:`)."""
     task, sep, spec = value.partition("=")
-    if not sep:
+    if not sep or not re.fullmatch(r"[A-Za-z0-9_.-]*", task):
         return None
-    if not task or not spec or not re.fullmatch(r"[A-Za-z0-9_.-]+", task):
+    if not task or not spec:
         raise NyccBenchError(f"judge: expected SPEC or TASK=SPEC (e.g. humorbench=embedding:DIR), got {value!r}")
     return task
 
