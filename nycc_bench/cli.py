@@ -47,8 +47,8 @@ def _outside_tasks(args: argparse.Namespace) -> Iterator[None]:
 
 
 def _dataset_default() -> str:
-    """The dataset a command reads by default (`NYCC_DATASET`, else the Hub repo; see `tasks.instances`)."""
-    from .tasks.instances import DEFAULT_DATASET
+    """The dataset a command reads by default (`NYCC_DATASET`, else the Hub repo; see `kinds.instances`)."""
+    from .kinds.instances import DEFAULT_DATASET
 
     return DEFAULT_DATASET
 

@@ -22,7 +22,7 @@ from .standings import (
     tab_table,
     task_judges,
 )
-from .tasks.scores import FAMILIES, METRICS, Metric
+from .tasks.scores import Metric, family_list, metrics
 from .wholeness import COMPLETE, status_of
 
 STYLE = """
@@ -53,7 +53,7 @@ def score_lines(record: dict[str, Any]) -> list[str]:
     """One line per task of a record: its scores with intervals and counts, as the leaderboard shows them."""
     lines = []
     for task, entry in record["tasks"].items():
-        shown = [f"{m.label} {m.format(entry['scores'])}" for m in METRICS
+        shown = [f"{m.label} {m.format(entry['scores'])}" for m in metrics()
                  if m.task == task and m.extract(entry["scores"])[0] is not None]
         counts = "".join(f", {k.removeprefix('n_')} {entry[k]}" for k in ("n_unparsed", "n_failed", "n_error")
                          if entry[k])
@@ -152,8 +152,8 @@ def render_report(records: Sequence[dict[str, Any]], title: str = "nycc-bench re
         parts.append("<p class='note'>Sample data: invented items, a handful per task; the figures show the "
                      "pipeline, not any system's sense of humor.</p>")
     rows = _rows(records)
-    for family in FAMILIES:
-        columns = [m for m in METRICS if m.family == family.key]
+    for family in family_list():
+        columns = [m for m in metrics() if m.family == family.key]
         tasks = [t for t in dict.fromkeys(c.task for c in columns) if any(r["task"] == t for r in rows)]
         if not tasks:
             continue

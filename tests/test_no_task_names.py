@@ -32,7 +32,12 @@ OTHER_MEANINGS = {
     "reward/grader.py": {"explanation"},  # a labelled row's field (element, explanation, label)
     "reward/card.py": {"humorbench"},  # a Hub tag on the element grader's card
     "code_version.py": {"humorbench"},  # the module judge/protocols/humorbench.py, hashed into code_version
-    "scorers.py": {"explanation"},  # the `explanation` scorer's registered name (a task file's `scorer.name`)
+    "kinds/parsing.py": {"explanation"},  # a word in replies, cut off the captions it follows
+    # a family's module: its registered names (the `explanation` scorer, the `humorbench` builder and the
+    # `explanation` parser, named in task files' `scorer.name`, `instances:`, `parser:`) and Hessel's configs with a
+    # leaderboard set (`matching`, `ranking`)
+    "kinds/hessel2023.py": {"explanation", "matching", "ranking"},
+    "kinds/humorbench.py": {"explanation", "humorbench"},
     "reproducing/figures.py": {"humorbench"},  # a paper's id for `reproduce --only` (the family's key)
 }
 LOADERS = {"load_split", "load_dataset"}  # their second argument (or config=) is a dataset config

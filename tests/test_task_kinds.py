@@ -13,9 +13,8 @@ import pytest
 from nycc_bench import evaluate
 from nycc_bench.cli import main, parser
 from nycc_bench.errors import NyccBenchError
+from nycc_bench.kinds import Built, Instance, builders, parsers, scorers
 from nycc_bench.tasks import get_task, include_tasks, list_tasks
-from nycc_bench.tasks import kinds as kinds_module
-from nycc_bench.tasks.kinds import BUILDERS, PARSERS, SCORERS, Instance
 
 ROOT = Path(__file__).resolve().parents[1]
 _FILE = re.compile(r"^\*\*`mytasks/([^`]+)`\*\*\n```\w*\n(.*?)^```", re.MULTILINE | re.DOTALL)
@@ -80,7 +79,7 @@ def test_the_funnier_task_from_an_outside_folder(sample_dataset: str, tmp_path: 
     assert entry["status"] == "complete" and entry["n"] >= 1
     assert 0.0 <= entry["scores"]["accuracy"]["value"] <= 1.0
     assert entry["config"]["task_file"] == "pairwise/funnier.yaml"
-    assert "funnier" not in list_tasks() and "funnier_pairs" not in BUILDERS  # nothing leaks past the call
+    assert "funnier" not in list_tasks() and "funnier_pairs" not in builders()  # nothing leaks past the call
     predictions = str(tmp_path / "run" / entry["predictions"][0])
     assert main(["score", "--task", "funnier", "--predictions", predictions, "--dataset", sample_dataset,
                  "--include-path", str(folder)]) == 0
@@ -93,9 +92,9 @@ def test_a_task_path_folder_from_the_environment(tmp_path: Path, monkeypatch, ca
     folder = write_example(tmp_path / "mytasks", "pairwise/")
     monkeypatch.setenv("NYCC_BENCH_TASK_PATH", str(folder))
     assert "funnier" in list_tasks("pairwise") and get_task("funnier").family == "pairwise"
-    assert BUILDERS["funnier_pairs"].__name__ == "funnier_pairs"
+    assert builders()["funnier_pairs"].__name__ == "funnier_pairs"
     monkeypatch.delenv("NYCC_BENCH_TASK_PATH")
-    assert "funnier" not in list_tasks() and "funnier_pairs" not in BUILDERS
+    assert "funnier" not in list_tasks() and "funnier_pairs" not in builders()
 
 
 def test_outside_names_may_not_shadow_built_in_ones(tmp_path: Path, capsys) -> None:
@@ -107,23 +106,22 @@ def test_outside_names_may_not_shadow_built_in_ones(tmp_path: Path, capsys) -> N
     assert err.endswith("name 'matching' is already used by a built-in task; rename it") and "\n" not in err
     kinds = tmp_path / "kinds" / "mine"
     kinds.mkdir(parents=True)
-    (kinds / "kinds.py").write_text("from nycc_bench.tasks.kinds import register_parser\n\n\n"
+    (kinds / "kinds.py").write_text("from nycc_bench.kinds import register_parser\n\n\n"
                                     "@register_parser('choice')\ndef mine(raw, letters):\n    return raw\n")
     with (pytest.raises(NyccBenchError, match="registers the built-in parser 'choice'; choose another name"),
           include_tasks(tmp_path / "kinds")):
-        list_tasks()
-    assert PARSERS["choice"].__module__ == "nycc_bench.tasks.parsing"
+        parsers()  # read when asked: listing the tasks imports no kinds.py
+    assert parsers()["choice"].__module__ == "nycc_bench.kinds.parsing"
     with pytest.raises(NyccBenchError, match=r"include-path: .*nowhere is not a folder"), \
             include_tasks(tmp_path / "nowhere"):
         pass
 
 
-def test_each_family_registers_its_kinds_beside_its_yaml() -> None:
-    get_task("matching")  # loading the tasks imports the kinds
-    assert BUILDERS["hessel"].__module__ == "nycc_bench.tasks.hessel2023.kinds"
-    assert BUILDERS["zhang_generation"].__module__ == "nycc_bench.tasks.zhang2024.kinds"
-    assert PARSERS["explanation"].__module__ == SCORERS["elements"].__module__ == "nycc_bench.tasks.humorbench.kinds"
-    assert SCORERS["metric"].__module__ == "nycc_bench.scorers"
+def test_each_family_registers_its_kinds_in_its_module() -> None:
+    assert builders()["hessel"].__module__ == "nycc_bench.kinds.hessel2023"
+    assert builders()["zhang_generation"].__module__ == "nycc_bench.kinds.zhang2024"
+    assert parsers()["explanation"].__module__ == scorers()["elements"].__module__ == "nycc_bench.kinds.humorbench"
+    assert scorers()["metric"].__module__ == "nycc_bench.kinds.scorer"
     assert get_task("caption_generation").outputs.count == 10 and get_task("matching").outputs.count == 1
 
 
@@ -131,17 +129,17 @@ def test_the_caption_scorer_calls_the_task_files_metric() -> None:
     task = get_task("caption_generation")
     insts = [Instance(instance_id=str(c), user="", reference={"contest_number": c}) for c in (1, 2)]
     preds = [["a cat", "a dog at work"], ["the boss is a bear", "coffee again"]]
-    scores = SCORERS[task.scorer](task, insts, preds, [0, 0], None, {})
+    scores = scorers()[task.scorer](task, insts, preds, [0, 0], None, {})
     assert scores["n_missing"] == 0 and "average_ead" in scores
     with pytest.raises(NyccBenchError, match="no_such_argument"):
-        SCORERS[task.scorer](replace(task, metric_options={"no_such_argument": 1}), insts, preds, [0, 0], None, {})
+        scorers()[task.scorer](replace(task, metric_options={"no_such_argument": 1}), insts, preds, [0, 0], None, {})
 
 
 def test_a_builder_returns_its_skipped_rows(sample_dataset: str) -> None:
-    from nycc_bench.tasks.instances import build
+    from nycc_bench.kinds.instances import build
 
     built = build(get_task("caption_generation"), sample_dataset, options={"prompt": "caption_gen"})
-    assert isinstance(built, kinds_module.Built) and built.instances
+    assert isinstance(built, Built) and built.instances
     assert all(isinstance(i, Instance) for i in built.instances)
     assert not {i.instance_id for i in built.instances} & {str(c) for c in built.skipped}
 

@@ -28,13 +28,13 @@ completeness: {min_coverage: 0.9}
 """,
     "half/kinds.py": '''"""A builder that prompts every other row only: a run that covers half its task."""
 
-from nycc_bench.tasks.kinds import BUILDERS, Built, register_builder
+from nycc_bench.kinds import Built, builders, register_builder
 
 
 @register_builder("every_other")
 def every_other(task, rows, split_rows, options):
     """The Hessel builder's instances, every other one; the rest reported as rows that cannot be prompted."""
-    built = BUILDERS["hessel"](task, rows, split_rows, options)
+    built = builders()["hessel"](task, rows, split_rows, options)
     return Built(built.instances[::2], [i.instance_id for i in built.instances[1::2]])
 ''',
 }
