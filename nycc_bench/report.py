@@ -22,6 +22,8 @@ from .standings import (
     tab_table,
     task_judges,
 )
+from .tasks.path import IncludePath
+from .tasks.registry import with_include_path
 from .tasks.scores import Metric, family_list, metrics
 from .wholeness import COMPLETE, status_of
 
@@ -49,8 +51,10 @@ def status_prefix(entry: dict[str, Any]) -> str:
     return "" if status.status == COMPLETE else f"{status.status} ({status.reason}): "
 
 
-def score_lines(record: dict[str, Any]) -> list[str]:
-    """One line per task of a record: its scores with intervals and counts, as the leaderboard shows them."""
+@with_include_path
+def score_lines(record: dict[str, Any], *, include_path: IncludePath = None) -> list[str]:
+    """One line per task of a record: its scores with intervals and counts, as the leaderboard shows them;
+    `include_path`: the folders of its outside tasks (as given to `evaluate`), whose scores are then known."""
     lines = []
     for task, entry in record["tasks"].items():
         shown = [f"{m.label} {m.format(entry['scores'])}" for m in metrics()
@@ -144,8 +148,11 @@ def judges_table(records: Sequence[dict[str, Any]]) -> str:
             f"<p class='note'>{note.strip()}</p>")
 
 
-def render_report(records: Sequence[dict[str, Any]], title: str = "nycc-bench results") -> str:
-    """The report as HTML from results records: a summary table first; every text from results is escaped."""
+@with_include_path
+def render_report(records: Sequence[dict[str, Any]], title: str = "nycc-bench results", *,
+                  include_path: IncludePath = None) -> str:
+    """The report as HTML from results records: a summary table first; every text from results is escaped;
+    `include_path`: the folders of their outside tasks (as given to `evaluate`)."""
     parts = [f"<!doctype html><meta charset='utf-8'><title>{html.escape(title)}</title><style>{STYLE}</style>",
              f"<h1>{html.escape(title)}</h1>", summary_table(records), judges_table(records)]
     if any(r["dataset"].get("sample") for r in records):
@@ -183,8 +190,8 @@ def render_report(records: Sequence[dict[str, Any]], title: str = "nycc-bench re
     return "\n".join(parts)
 
 
-def write_report(records: Sequence[dict[str, Any]], path: Path) -> Path:
-    """Write the report and return its path."""
+def write_report(records: Sequence[dict[str, Any]], path: Path, *, include_path: IncludePath = None) -> Path:
+    """Write the report and return its path (`include_path` as for `render_report`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(scrub(render_report(records)), encoding="utf-8")
+    path.write_text(scrub(render_report(records, include_path=include_path)), encoding="utf-8")
     return path

@@ -155,7 +155,7 @@ def _close(a: Any, b: Any) -> bool:
 def check_predictions(data: Mapping[str, Any], run_dir: Path, where: str) -> None:
     """Each task's counts against its predictions files, where they sit beside the record: n records (the last
     of each instance), of which n_failed failed and n_unparsed unparsed; with a `--limit` subset, n at most."""
-    from .predictions import read_predictions
+    from .predictions import FAILED, UNPARSED, read_predictions
 
     for name, entry in data.get("tasks", {}).items():
         files = [run_dir / p for p in entry.get("predictions") or []]
@@ -166,7 +166,7 @@ def check_predictions(data: Mapping[str, Any], run_dir: Path, where: str) -> Non
             statuses = [r.get("status") for f in files for r in read_predictions(f).values()]
         except NyccBenchError as err:
             raise ResultsError(f"{at}.predictions: {err}") from None
-        counts = {"n": len(statuses), "n_failed": statuses.count("failed"), "n_unparsed": statuses.count("unparsed")}
+        counts = {"n": len(statuses), "n_failed": statuses.count(FAILED), "n_unparsed": statuses.count(UNPARSED)}
         if (entry.get("config") or {}).get("effective", {}).get("subset"):
             _need(entry["n"] <= counts["n"], f"{at}.n", f"is {entry['n']} but the predictions hold {counts['n']}")
             continue

@@ -88,6 +88,28 @@ def test_the_funnier_task_from_an_outside_folder(sample_dataset: str, tmp_path: 
     assert parser().parse_args(["leaderboard", "--include-path", str(folder)]).include_path == [str(folder)]
 
 
+
+def test_the_report_reads_the_score_registry_when_asked(sample_dataset: str, tmp_path: Path) -> None:
+    """The score columns are read from the task files of the include path in use when asked, not at import: after
+    `evaluate(include_path=...)` from Python, the report shows the outside task's score, not "—"."""
+    from nycc_bench.report import render_report, score_lines
+    from nycc_bench.standings import build_frame
+    from nycc_bench.tasks.scores import family_metrics, metrics
+
+    folder = write_example(tmp_path / "mytasks", "pairwise/")
+    run = evaluate(system="random", tasks="funnier", dataset=sample_dataset, out=tmp_path / "run", progress=False,
+                   include_path=folder, limit=3)
+    value = run.record["tasks"]["funnier"]["scores"]["accuracy"]["value"]
+    [line] = score_lines(run.record, include_path=folder)
+    assert f"Funnier of two {100 * value:.1f} [" in line and "—" not in line
+    assert "<th>Funnier of two</th>" in render_report([run.record], include_path=folder)
+    with include_tasks(folder):
+        assert [m.key for m in family_metrics("pairwise")] == ["funnier:accuracy"]
+        assert build_frame([run.record]).loc[0, "funnier:accuracy"] == round(100 * value, 1)
+    assert "funnier:accuracy" not in {m.key for m in metrics()}  # read again once the include path is gone
+    assert score_lines(run.record)[0].rstrip().endswith("—")
+
+
 def test_a_task_path_folder_from_the_environment(tmp_path: Path, monkeypatch, capsys) -> None:
     folder = write_example(tmp_path / "mytasks", "pairwise/")
     monkeypatch.setenv("NYCC_BENCH_TASK_PATH", str(folder))

@@ -169,8 +169,8 @@ def test_a_whole_run_and_a_run_without_its_judge_agree_too(
 def test_the_completeness_block_is_checked_and_recorded() -> None:
     from nycc_bench.errors import NyccBenchError
     from nycc_bench.tasks import get_task
+    from nycc_bench.tasks.completeness import Completeness
     from nycc_bench.tasks.definition import check_schema
-    from nycc_bench.wholeness import Completeness
 
     assert get_task("humorbench").completeness == Completeness(0.9, 0.5, 0.05)
     assert get_task("ranking").completeness == get_task("matching").completeness  # a variant inherits its base's

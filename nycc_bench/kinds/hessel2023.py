@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import NyccBenchError
 from ..images import source_images
 from ..tasks.definition import Task
-from .instances import row_description
+from .descriptions import row_description
 from .parsing import marked_letter
 from .registry import (
     ITEM_JUDGMENTS,

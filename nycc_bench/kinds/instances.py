@@ -70,13 +70,6 @@ def leaderboard_set(task: Task, fold: int = 0) -> tuple[str, str]:
     return config(task, fold), "test"
 
 
-def row_description(row: Mapping[str, Any]) -> str:
-    """The richest text description a row has (Hessel annotations, else the nextml sentence)."""
-    parts = [row.get("image_location"), row.get("image_description"), row.get("image_uncanny_description")]
-    text = " ".join(p for p in parts if p)
-    return text or row.get("description") or ""
-
-
 def build(task: Task, dataset: str = DEFAULT_DATASET, split: str | None = None, fold: int = 0,
           options: Mapping[str, Any] | None = None) -> Built:
     """Every instance of a task's split and fold, prompts included, with the task's options applied, and the rows

@@ -12,7 +12,8 @@ from ..errors import NyccBenchError
 from ..groups import HUMAN_GROUPS
 from ..images import image_url, source_images
 from ..tasks.definition import Task
-from .instances import load_split, row_description
+from .descriptions import row_description
+from .instances import load_split
 from .registry import (
     ITEM_JUDGMENTS,
     Built,

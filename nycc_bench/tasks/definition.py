@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import NyccBenchError, refuse_unknown_keys
-from ..wholeness import Completeness
+from .completeness import Completeness
 from .display import Display, read_display
 from .families import families
 from .path import inside
