@@ -184,3 +184,56 @@ def test_an_outside_family_file_gives_a_group_and_a_tab(tmp_path: Path, capsys) 
                                          encoding="utf-8")
     with pytest.raises(NyccBenchError, match="family 'zhang2024' is already defined"), include_tasks(clash):
         families()
+
+
+def test_an_outside_family_declares_its_hooks(sample_dataset: str, tmp_path: Path) -> None:
+    """A family's additions to the generic path are its hooks: an option alias, settings recorded in
+    `config.effective` with their deviation, a check of its task files; a built-in family's hooks are not
+    redeclared."""
+    folder = write_example(tmp_path / "mytasks", "pairwise/")
+    task_file = folder / "pairwise" / "funnier.yaml"
+    task_file.write_text(task_file.read_text() + "options: {order: {default: seeded, values: [seeded, best_first]}}\n")
+    kinds = folder / "pairwise" / "kinds.py"
+    kinds.write_text(kinds.read_text() + """
+
+from nycc_bench.errors import NyccBenchError
+from nycc_bench.kinds import register_hooks
+
+
+def _check(task):
+    if task.letters != "AB":
+        raise NyccBenchError(f"task file {task.source}: letters must be AB for a pair")
+
+
+register_hooks("pairwise", option_aliases=("order",), check=_check,
+               effective=lambda task, instances, options, judge: {"pairs": len(instances)},
+               deviations=lambda task, instances, options, judge, effective: [f"{effective['pairs']} pairs only."])
+""")
+    run = evaluate(system="random", tasks="funnier", dataset=sample_dataset, out=tmp_path / "run", progress=False,
+                   include_path=folder, limit=2, order="best_first")  # a system option that is the task's
+    config = run.record["tasks"]["funnier"]["config"]
+    assert config["effective"]["pairs"] == 2 and "2 pairs only." in config["deviations"]
+    assert config["options"]["order"] == "best_first"
+    task_file.write_text(task_file.read_text().replace("letters: AB", "letters: ABC"))
+    with pytest.raises(NyccBenchError, match="letters must be AB for a pair"):
+        evaluate(system="random", tasks="funnier", dataset=sample_dataset, out=tmp_path / "run2", progress=False,
+                 include_path=folder)
+    clash = tmp_path / "clash" / "mine"
+    clash.mkdir(parents=True)
+    (clash / "kinds.py").write_text("from nycc_bench.kinds import register_hooks\n\n"
+                                    "register_hooks('humorbench', option_aliases=('unit',))\n")
+    with pytest.raises(NyccBenchError, match="registers the built-in hooks 'humorbench'"), \
+            include_tasks(tmp_path / "clash"):
+        builders()
+
+
+def test_humorbench_checks_its_scorer_arguments() -> None:
+    """HumorBench's hook refuses, before anything runs, a task scored by `elements` that does not map an argument
+    the autograder reads."""
+    from nycc_bench.kinds.check import check_task
+
+    task = get_task("humorbench")
+    check_task(task)
+    lean = replace(task, arguments={k: v for k, v in task.arguments.items() if k != "captions"})
+    with pytest.raises(NyccBenchError, match=r"scorer\.arguments lacks captions; the elements scorer grades"):
+        check_task(lean)

@@ -105,7 +105,7 @@ def score_elements(task: Task, instances: Sequence[Instance], preds: Sequence[An
     k, tokenizer, truncation, deviations = _truncation(options, last_k_tokens, judge)
     args = {arg: column(name) for arg, name in task.arguments.items()}
     # graded here, then scored from the verdicts, so the record keeps each element's verdict (the leaderboard's
-    # "Hard, leaderboard rule" pools them over runs: leaderboard/hard_rule.py)
+    # "Hard, leaderboard rule", a pooled score of the task file, pools them over runs: standings.py)
     judged = element_judgments(judge, args["descriptions"], args["captions"], args["references"], args["predictions"],
                                k, tokenizer)
     verdicts = [r["verdict"] for r in judged]

@@ -50,7 +50,7 @@ ABOUT = """\
 
 {measured}
 
-{hard_rule}
+{pooled_columns}
 
 Rates are percentages; intervals are 95% percentile bootstrap intervals (over items, or over contests and
 captions where items are grouped). Judged scores appear only where a judge scored the run (the *Judge* column
@@ -120,7 +120,7 @@ def rows_facts(results: list[dict[str, Any]]) -> str:
 def about_markdown(results: list[dict[str, Any]]) -> str:
     """The About tab: how things are measured, what the rows hold (from their records), how submissions run."""
     return (ABOUT.replace("{measured}", measured_markdown()).replace("{rows}", rows_facts(results))
-            .replace("{hard_rule}", pooled_about()) + "\n\n" + citations_markdown())
+            .replace("{pooled_columns}", pooled_about()) + "\n\n" + citations_markdown())
 
 
 def measured_markdown() -> str:
