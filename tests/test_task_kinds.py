@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -214,10 +215,12 @@ register_hooks("pairwise", option_aliases=("order",), check=_check,
     config = run.record["tasks"]["funnier"]["config"]
     assert config["effective"]["pairs"] == 2 and "2 pairs only." in config["deviations"]
     assert config["options"]["order"] == "best_first"
-    task_file.write_text(task_file.read_text().replace("letters: AB", "letters: ABC"))
+    other = tmp_path / "other"  # task files are read once per include path: the edited copy is another one
+    shutil.copytree(folder, other)
+    (other / "pairwise" / "funnier.yaml").write_text(task_file.read_text().replace("letters: AB", "letters: ABC"))
     with pytest.raises(NyccBenchError, match="letters must be AB for a pair"):
         evaluate(system="random", tasks="funnier", dataset=sample_dataset, out=tmp_path / "run2", progress=False,
-                 include_path=folder)
+                 include_path=other)
     clash = tmp_path / "clash" / "mine"
     clash.mkdir(parents=True)
     (clash / "kinds.py").write_text("from nycc_bench.kinds import register_hooks\n\n"
