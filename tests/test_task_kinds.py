@@ -14,7 +14,7 @@ import pytest
 from nycc_bench import evaluate
 from nycc_bench.cli import main, parser
 from nycc_bench.errors import NyccBenchError
-from nycc_bench.kinds import Built, Instance, builders, parsers, scorers
+from nycc_bench.kinds import Built, Instance, builders, parsers, register_hooks, scorers
 from nycc_bench.tasks import get_task, include_tasks, list_tasks
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -228,6 +228,8 @@ register_hooks("pairwise", option_aliases=("order",), check=_check,
     with pytest.raises(NyccBenchError, match="registers the built-in hooks 'humorbench'"), \
             include_tasks(tmp_path / "clash"):
         builders()
+    with pytest.raises(NyccBenchError, match="declares an unknown hook 'efective'; did you mean 'effective'"):
+        register_hooks("pairwise", efective=len)
 
 
 def test_humorbench_checks_its_scorer_arguments() -> None:

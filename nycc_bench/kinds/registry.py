@@ -9,13 +9,14 @@ folder they came with (`kinds.loader`), so two include paths never see each othe
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib.util
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -189,8 +190,14 @@ def register_scorer(name: str) -> Callable[[F], F]:
 
 
 def register_hooks(family: str, **hooks: Any) -> Hooks:
-    """Declare what the family `family` (its key in a families file) adds to the generic path (see `Hooks`)."""
-    declared = Hooks(**hooks)
+    """Declare what the family `family` (its key in a families file) adds to the generic path (see `Hooks`); an
+    unknown hook is refused with the nearest one."""
+    known = [f.name for f in fields(Hooks)]
+    if unknown := sorted(set(hooks) - set(known)):
+        near = difflib.get_close_matches(unknown[0], known, n=1)
+        hint = f"did you mean {near[0]!r}?" if near else f"hooks are {', '.join(known)}"
+        raise NyccBenchError(f"hooks: family {family!r} declares an unknown hook {unknown[0]!r}; {hint}")
+    declared = Hooks(**{**hooks, "option_aliases": tuple(hooks.get("option_aliases") or ())})
     return _register("hooks", family)(declared)  # type: ignore[type-var]
 
 
