@@ -380,20 +380,20 @@ def _judge_text(judges: dict[str, str], metrics: list[Metric]) -> str:
 
 def tab_table(frame: pd.DataFrame, family: str | None, filters: Filters) -> Table:
     """The table one tab shows: ranked (see the module docstring), filtered, one column per metric."""
-    metrics = visible_metrics(family, filters)
+    shown = visible_metrics(family, filters)
     if family is None:
-        metrics = metrics[:MAX_OVERVIEW_METRICS]
-    judged = any(m.judged for m in metrics)
+        shown = shown[:MAX_OVERVIEW_METRICS]
+    judged = any(m.judged for m in shown)
     info = [c for c in INFO_COLUMNS if (c != "Judge" or judged)
             and (family is not None or filters.details or c not in OVERVIEW_DETAIL_COLUMNS)]
-    columns = ["Rank", *info, *(m.label for m in metrics)]
+    columns = ["Rank", *info, *(m.label for m in shown)]
     rows = filter_rows(frame, filters)
-    if rows.empty or not metrics:
+    if rows.empty or not shown:
         return Table(pd.DataFrame(columns=columns), pd.DataFrame(columns=columns))
-    rows = rows[rows[[m.key + "|ran" for m in metrics]].any(axis=1)].copy()
+    rows = rows[rows[[m.key + "|ran" for m in shown]].any(axis=1)].copy()
     if rows.empty:
         return Table(pd.DataFrame(columns=columns), pd.DataFrame(columns=columns))
-    first = metrics[0]
+    first = shown[0]
     if family:
         rows["Rank"] = arena_rank(rows[first.key], rows[first.key + "|low"], rows[first.key + "|high"],
                                   first.higher_is_better)
@@ -401,21 +401,21 @@ def tab_table(frame: pd.DataFrame, family: str | None, filters: Filters) -> Tabl
         rows = rows.sort_values(["Rank", *order, "name"], ascending=[True, *[False] * len(order), True],
                                 na_position="last")
     else:
-        rows["mean rank"] = mean_rank(rows, metrics)
+        rows["mean rank"] = mean_rank(rows, shown)
         rows["Rank"] = overall_rank(rows["mean rank"])
-        rows["coverage"] = rows[[m.key for m in metrics]].notna().sum(axis=1)
+        rows["coverage"] = rows[[m.key for m in shown]].notna().sum(axis=1)
         rows = rows.sort_values(["Rank", "coverage", "name"], ascending=[True, False, True], na_position="last")
-    rows["Judge"] = [_judge_text(j, metrics) for j in rows["judges"]]
+    rows["Judge"] = [_judge_text(j, shown) for j in rows["judges"]]
     values = rows[["Rank", *info]].copy()
     texts = values.astype(object).where(values.notna(), "").astype(str)
     texts["Rank"] = [str(int(r)) if pd.notna(r) else "—" for r in rows["Rank"]]
     texts["Params"] = [params_text(p * 1e9 if pd.notna(p) else None) for p in rows["Params"]]
-    for m in metrics:
+    for m in shown:
         values[m.label] = rows[m.key].astype(float)
         texts[m.label] = [score_text(v, lo, hi, n, filters.details, s, digits(m)) for v, lo, hi, n, s in zip(
             rows[m.key], rows[m.key + "|low"], rows[m.key + "|high"], rows[m.key + "|n"], rows[m.key + "|state"],
             strict=True)]
-    ranked = tuple(m.label for m in ranked_metrics(rows, metrics)) if family is None else ()
+    ranked = tuple(m.label for m in ranked_metrics(rows, shown)) if family is None else ()
     return Table(values.reset_index(drop=True), texts.reset_index(drop=True), tuple(rows["run_id"]), ranked)
 
 

@@ -236,12 +236,12 @@ def render_card(data: dict[str, Any], namespace: str = NAMESPACE, template: Path
     """The model card of one (validated) results file."""
     spec = data["model"]["spec"]
     dataset = dataset_id(namespace)
-    metrics = sorted({row.metric_type for r in task_results(data) for row in score_rows(r)})
+    types = sorted({row.metric_type for r in task_results(data) for row in score_rows(r)})
     ours = is_ours(spec)
     tags = ["nycc-bench", "humor", "new-yorker-caption-contest", "baseline" if ours else "evaluation-card"]
     card_data = ModelCardData(
         model_name=data["model"]["name"], eval_results=eval_results(data, dataset), base_model=base_model(spec),
-        datasets=[dataset], metrics=[f"{namespace}/{m}" for m in metrics], license="apache-2.0" if ours else None,
+        datasets=[dataset], metrics=[f"{namespace}/{m}" for m in types], license="apache-2.0" if ours else None,
         language=["en"], tags=tags + (["sample-data"] if data["dataset"]["sample"] else []))
     source = (data.get("extra") or {}).get("source")
     if data["dataset"]["sample"]:
