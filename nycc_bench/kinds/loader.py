@@ -1,5 +1,6 @@
-"""The loader of the kinds: the built-in modules (`BUILT_IN`) and each include-path folder's `<family>/kinds.py`,
-imported only when something runs or checks a task, never when task files are read (`nycc_bench.tasks`).
+"""The loader of the kinds: the built-in modules (`built_in_modules()`) and each include-path folder's
+`<family>/kinds.py`, imported only when something runs or checks a task, never when task files are read
+(`nycc_bench.tasks`).
 
 Every reader of a registry goes through these functions, so the registries it sees are those of the include path
 in use now (`--include-path`, `evaluate(include_path=...)`, `NYCC_BENCH_TASK_PATH`), read when asked.
