@@ -48,12 +48,13 @@ from typing import Any
 import torch
 
 from nycc_bench.builders import build_dataset
+from nycc_bench.kinds import Instance
+from nycc_bench.kinds.instances import build_instances
 from nycc_bench.paths import SAMPLE_DIR
 from nycc_bench.systems import make_system
 from nycc_bench.systems.hf import AUTO_MAX_BATCH, generation_config
 from nycc_bench.systems.hf_causal import COMPILE_AFTER_ROWS
 from nycc_bench.tasks import get_task
-from nycc_bench.tasks.instances import Instance, build_instances
 
 LLAMA_1B = dict(vocab_size=128256, hidden_size=2048, intermediate_size=8192, num_hidden_layers=16,
                 num_attention_heads=32, num_key_value_heads=8, head_dim=64, tie_word_embeddings=True,

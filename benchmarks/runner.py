@@ -21,10 +21,10 @@ from typing import Any
 import torch
 
 from nycc_bench.builders import build_dataset
+from nycc_bench.kinds.instances import build_instances
 from nycc_bench.paths import SAMPLE_DIR
 from nycc_bench.systems import make_system
 from nycc_bench.tasks import get_task
-from nycc_bench.tasks.instances import build_instances
 
 SHAPE = dict(vocab_size=32000, hidden_size=384, intermediate_size=1024, num_hidden_layers=6, num_attention_heads=6,
              num_key_value_heads=6, tie_word_embeddings=True, max_position_embeddings=2048)

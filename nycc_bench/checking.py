@@ -1,6 +1,6 @@
 """`nycc-bench tasks check`, end to end: a `random` run of a task on a dataset (the sample by default) whose
 instance ids are unique and every one of whose `scores:` paths resolves in the metric's output (judged scores
-with the offline judges, when given). The static half is `nycc_bench.tasks.check.check_task`."""
+with the offline judges, when given). The static half is `nycc_bench.kinds.check.check_task`."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from typing import Any
 
 from .errors import NyccBenchError
 from .evaluation import evaluate
+from .kinds.check import check_task
 from .tasks import get_task
-from .tasks.check import check_task
+from .tasks.definition import lookup
 
 
 def check_run(name: str, dataset: str, judges: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -31,8 +32,10 @@ def check_run(name: str, dataset: str, judges: Mapping[str, Any] | None = None) 
         raise NyccBenchError(f"task {name}: a random run produced no scores ({why})")
     wanted = [s for s in task.scores if not s.judged or judge is not None]
     # scores read from an extra check's output (`checks: [novelty]`) may be absent where the check cannot run
-    if missing := [s for s in wanted if s.key not in entry["scores"] and s.path.split(".")[0] not in task.checks]:
+    # a pooled score is computed over runs (`standings`): its path must hold this run's per-item verdicts
+    found = lambda s: isinstance(lookup(entry["details"], s.path), dict) if s.pooled else s.key in entry["scores"]  # noqa: E731
+    if missing := [s for s in wanted if not found(s) and s.path.split(".")[0] not in task.checks]:
         raise NyccBenchError(f"task file {task.source}: scores.path {missing[0].path!r} ({missing[0].key}) is not in "
                              f"the metric's output; it has {', '.join(sorted(entry['details']))}")
-    return {"task": name, "n": entry["n"], "scores": sorted(entry["scores"]),
+    return {"task": name, "n": entry["n"], "scores": sorted([*entry["scores"], *(s.key for s in wanted if s.pooled)]),
             "unchecked": [s.key for s in task.scores if s not in wanted]}

@@ -68,9 +68,9 @@ def _follow(fn: Any, seen: dict[str, str]) -> None:
 
 def _parts(task: Task) -> tuple[Any, Any, Any, str, str]:
     """The registered builder, parser and scorer of `task`, its judge protocol's name and its metric's name."""
-    from .tasks.kinds import BUILDERS, PARSERS, SCORERS
+    from .kinds import builders, parsers, scorers
 
-    return (BUILDERS[task.instances], PARSERS[task.parser], SCORERS[task.scorer], str(task.judge.get("protocol")),
+    return (builders()[task.instances], parsers()[task.parser], scorers()[task.scorer], str(task.judge.get("protocol")),
             str(task.metric))
 
 

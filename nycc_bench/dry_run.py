@@ -20,11 +20,12 @@ from typing import Any
 
 from .errors import DryRun, NyccBenchError
 from .judging import ResolvedJudge
+from .kinds import Instance
+from .kinds.instances import DEFAULT_DATASET, LEADERBOARD_SPLIT, build_instances, subset
 from .llm.pricing import PRICE_TABLE_DATE, PRICE_TABLE_SOURCE, PRICE_UNKNOWN
 from .run_folder import available_folds, identity_difference, predictions_path
 from .task_judge import JudgeArg, judges_for, resolve_task_judge
 from .tasks import Task, config_name, get_task, resolve_tasks
-from .tasks.instances import DEFAULT_DATASET, LEADERBOARD_SPLIT, Instance, build_instances, subset
 from .tasks.path import IncludePath
 from .tasks.registry import with_include_path
 
@@ -117,14 +118,14 @@ def _estimate_stage(stage: str, who: str, jobs: list[Any], config: Any, note: st
 
 def _placeholder(task: Task, inst: Instance) -> Any:
     """A stand-in prediction for an item not answered yet, read by the task's own parser."""
-    from .tasks.kinds import PARSERS
+    from .kinds import parsers
 
     if task.kind == "choice":
         return inst.letters[0] if inst.letters else "A"
     count = task.outputs.count
     words = " ".join(["word"] * max(1, PLACEHOLDER_WORDS // count))
     raw = "\n".join(f"{k}. {words}" for k in range(1, count + 1)) if task.outputs.format == "numbered" else words
-    return PARSERS[task.parser](raw, inst.letters)
+    return parsers()[task.parser](raw, inst.letters)
 
 
 class _Spec:
@@ -142,11 +143,11 @@ def plan_run(system: Any, tasks: str | Sequence[str] = "all", dataset: str = DEF
              include_path: IncludePath = None, **system_options: Any) -> Plan:
     """The plan of `evaluate` with the same arguments (see the module docstring): no call, nothing written."""
     from .predictions import FAILED, read_meta, read_predictions
-    from .runner import TASK_OPTION_ALIASES, for_system_kind, split_options
+    from .runner import for_system_kind, split_options, task_option_aliases
     from .systems import System, make_system
 
     names = resolve_tasks(tasks if isinstance(tasks, str) else list(tasks))
-    aliased = {k: system_options.pop(k) for k in TASK_OPTION_ALIASES if k in system_options}
+    aliased = {k: system_options.pop(k) for k in task_option_aliases(names) if k in system_options}
     chosen = {n: split_options(get_task(n), aliased, (task_options or {}).get(n))[1] for n in names}
     # each task's judge resolved once, as `evaluate` resolves it, in dry-run mode: its calls are counted, not made
     judges = {n: resolve_task_judge(get_task(n), replace(j, dry_run=True) if j is not None else None, chosen[n])

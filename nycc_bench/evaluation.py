@@ -24,6 +24,9 @@ from typing import Any
 from . import __version__
 from .errors import BatchPending, JudgeRequired, NyccBenchError
 from .judging import JudgeSpec, ResolvedJudge
+from .kinds.check import check_task
+from .kinds.instances import DEFAULT_DATASET, LEADERBOARD_SPLIT
+from .kinds.registry import exit_error
 from .predictions import write_judged
 from .provenance import dataset_record, environment, git_commit, model_record
 from .results import SCHEMA, read_results, validate_results, write_results
@@ -43,9 +46,6 @@ from .submission import write_from_predictions
 from .systems import System, SystemCannotAnswer, make_system
 from .task_judge import JudgeArg, judge_words, judges_for, resolve_task_judge
 from .tasks import config_name, get_task, resolve_tasks
-from .tasks.check import check_task
-from .tasks.instances import DEFAULT_DATASET, LEADERBOARD_SPLIT
-from .tasks.kinds import exit_error
 from .tasks.path import IncludePath, task_path
 from .tasks.registry import with_include_path
 from .urls import redact_url
@@ -214,10 +214,10 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
     for name in names:
         check_task(get_task(name))
     out = Path(out)
-    from .runner import TASK_OPTION_ALIASES, split_options
+    from .runner import split_options, task_option_aliases
 
-    # system options that are task options (`description=`) leave before the system is built
-    aliased = {k: system_options.pop(k) for k in TASK_OPTION_ALIASES if k in system_options}
+    # system options that are task options (a family's `Hooks.option_aliases`) leave before the system is built
+    aliased = {k: system_options.pop(k) for k in task_option_aliases(names) if k in system_options}
     chosen = {n: split_options(get_task(n), aliased, (task_options or {}).get(n))[1] for n in names}
     # each task's judge resolved once, before anything runs: a judge that cannot play a task fails here
     judges: dict[str, ResolvedJudge | None] = {}

@@ -17,7 +17,7 @@ Contests (the upstream list, ``cartoons_GroupComparison``, is not published), in
 
 Descriptions are Hessel's (canny, uncanny) pair where the contest has one, else the one-sentence
 description; images are sent as the dataset stores them (upstream's JPEG bytes). The judge's five examples per
-contest are the ones scoring gives it, drawn as upstream draws them (``scorers.zhang_judge_shots``:
+contest are the ones scoring gives it, drawn as upstream draws them (``kinds.zhang2024.zhang_judge_shots``:
 ``sample(n=600, random_state=42)`` over Hessel's ranking train, ``rank.py`` L122); zero-shot, with the reason
 recorded in ``settings.shots``, where the data lacks it.
 """
@@ -33,14 +33,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import DryRun, NyccBenchError
+from .images import image_url, source_images
 from .judge.protocols.group_comparison import PROTOCOLS, count_nonletter
 from .judge.protocols.zhang_format import Description
 from .judging import JudgeSpec, ResolvedJudge, group_judgments, run_judge
+from .kinds.instances import DEFAULT_DATASET, load_split
+from .kinds.zhang2024 import zhang_judge_shots
 from .llm.engine import Estimate
 from .scoring.win_rate import THRESHOLD, win_rate
-from .systems.api import image_url
-from .tasks.instances import DEFAULT_DATASET, load_split, source_images
-from .tasks.zhang2024.kinds import zhang_judge_shots
 
 LOW_GROUP = "human_1000"
 TRAIN_RANGE = (530, 890)  # Zhang 2024, App. C.3: the contests their train and test splits are drawn from

@@ -22,7 +22,9 @@ from .standings import (
     tab_table,
     task_judges,
 )
-from .tasks.scores import FAMILIES, METRICS, Metric
+from .tasks.path import IncludePath
+from .tasks.registry import with_include_path
+from .tasks.scores import Metric, family_list, metrics
 from .wholeness import COMPLETE, status_of
 
 STYLE = """
@@ -49,11 +51,13 @@ def status_prefix(entry: dict[str, Any]) -> str:
     return "" if status.status == COMPLETE else f"{status.status} ({status.reason}): "
 
 
-def score_lines(record: dict[str, Any]) -> list[str]:
-    """One line per task of a record: its scores with intervals and counts, as the leaderboard shows them."""
+@with_include_path
+def score_lines(record: dict[str, Any], *, include_path: IncludePath = None) -> list[str]:
+    """One line per task of a record: its scores with intervals and counts, as the leaderboard shows them;
+    `include_path`: the folders of its outside tasks (as given to `evaluate`), whose scores are then known."""
     lines = []
     for task, entry in record["tasks"].items():
-        shown = [f"{m.label} {m.format(entry['scores'])}" for m in METRICS
+        shown = [f"{m.label} {m.format(entry['scores'])}" for m in metrics()
                  if m.task == task and m.extract(entry["scores"])[0] is not None]
         counts = "".join(f", {k.removeprefix('n_')} {entry[k]}" for k in ("n_unparsed", "n_failed", "n_error")
                          if entry[k])
@@ -144,16 +148,19 @@ def judges_table(records: Sequence[dict[str, Any]]) -> str:
             f"<p class='note'>{note.strip()}</p>")
 
 
-def render_report(records: Sequence[dict[str, Any]], title: str = "nycc-bench results") -> str:
-    """The report as HTML from results records: a summary table first; every text from results is escaped."""
+@with_include_path
+def render_report(records: Sequence[dict[str, Any]], title: str = "nycc-bench results", *,
+                  include_path: IncludePath = None) -> str:
+    """The report as HTML from results records: a summary table first; every text from results is escaped;
+    `include_path`: the folders of their outside tasks (as given to `evaluate`)."""
     parts = [f"<!doctype html><meta charset='utf-8'><title>{html.escape(title)}</title><style>{STYLE}</style>",
              f"<h1>{html.escape(title)}</h1>", summary_table(records), judges_table(records)]
     if any(r["dataset"].get("sample") for r in records):
         parts.append("<p class='note'>Sample data: invented items, a handful per task; the figures show the "
                      "pipeline, not any system's sense of humor.</p>")
     rows = _rows(records)
-    for family in FAMILIES:
-        columns = [m for m in METRICS if m.family == family.key]
+    for family in family_list():
+        columns = [m for m in metrics() if m.family == family.key]
         tasks = [t for t in dict.fromkeys(c.task for c in columns) if any(r["task"] == t for r in rows)]
         if not tasks:
             continue
@@ -183,8 +190,8 @@ def render_report(records: Sequence[dict[str, Any]], title: str = "nycc-bench re
     return "\n".join(parts)
 
 
-def write_report(records: Sequence[dict[str, Any]], path: Path) -> Path:
-    """Write the report and return its path."""
+def write_report(records: Sequence[dict[str, Any]], path: Path, *, include_path: IncludePath = None) -> Path:
+    """Write the report and return its path (`include_path` as for `render_report`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(scrub(render_report(records)), encoding="utf-8")
+    path.write_text(scrub(render_report(records, include_path=include_path)), encoding="utf-8")
     return path

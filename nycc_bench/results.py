@@ -98,23 +98,20 @@ def _check_task(name: str, entry: Any, where: str) -> None:
     _need(not entry["n_failed"] or status == "incomplete", f"{where}.status",
           f"is {status!r} but {entry['n_failed']} items failed; a task with failed items is 'incomplete'")
     _check_meaning(name, entry, where)
-    _check_verdicts(entry, where)
+    _check_details(entry, where)
 
 
-def _check_verdicts(entry: dict[str, Any], where: str) -> None:
-    """HumorBench's per-element verdicts (`details.element_verdicts`, pooled by the leaderboard's "Hard,
-    leaderboard rule"): element id -> PASS, FAIL or ERROR, one per graded row."""
+def _check_details(entry: dict[str, Any], where: str) -> None:
+    """The family's own keys in `details` (its per-item verdicts), by the validator its kinds declare
+    (`Hooks.details`, chosen by the record's own `config.family`, else its task's family)."""
+    from .kinds import family_hooks
+    from .tasks import all_tasks
+
     details = entry.get("details")
-    if not isinstance(details, dict) or "element_verdicts" not in details:
-        return
-    at = f"{where}.details.element_verdicts"
-    verdicts = details["element_verdicts"]
-    _need(isinstance(verdicts, dict) and all(isinstance(k, str) and v in ("PASS", "FAIL", "ERROR")
-                                             for k, v in verdicts.items()), at,
-          "must map element ids (caption_id/element_id) to PASS, FAIL or ERROR")
-    if _count(details.get("n_elements")):
-        _need(len(verdicts) == details["n_elements"], at,
-              f"holds {len(verdicts)} verdicts but details.n_elements is {details['n_elements']}")
+    task = all_tasks().get(entry["config"]["name"])
+    validate = family_hooks(str(entry["config"].get("family") or (task.family if task else ""))).details
+    if isinstance(details, dict) and validate is not None and (problem := validate(details)):
+        raise ResultsError(f"{where}.details.{problem}")
 
 
 def _check_meaning(name: str, entry: dict[str, Any], where: str) -> None:
@@ -158,7 +155,7 @@ def _close(a: Any, b: Any) -> bool:
 def check_predictions(data: Mapping[str, Any], run_dir: Path, where: str) -> None:
     """Each task's counts against its predictions files, where they sit beside the record: n records (the last
     of each instance), of which n_failed failed and n_unparsed unparsed; with a `--limit` subset, n at most."""
-    from .predictions import read_predictions
+    from .predictions import FAILED, UNPARSED, read_predictions
 
     for name, entry in data.get("tasks", {}).items():
         files = [run_dir / p for p in entry.get("predictions") or []]
@@ -169,7 +166,7 @@ def check_predictions(data: Mapping[str, Any], run_dir: Path, where: str) -> Non
             statuses = [r.get("status") for f in files for r in read_predictions(f).values()]
         except NyccBenchError as err:
             raise ResultsError(f"{at}.predictions: {err}") from None
-        counts = {"n": len(statuses), "n_failed": statuses.count("failed"), "n_unparsed": statuses.count("unparsed")}
+        counts = {"n": len(statuses), "n_failed": statuses.count(FAILED), "n_unparsed": statuses.count(UNPARSED)}
         if (entry.get("config") or {}).get("effective", {}).get("subset"):
             _need(entry["n"] <= counts["n"], f"{at}.n", f"is {entry['n']} but the predictions hold {counts['n']}")
             continue

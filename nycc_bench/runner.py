@@ -19,14 +19,15 @@ from tqdm.auto import tqdm
 from . import __version__
 from .code_version import code_version
 from .errors import NyccBenchError
+from .kinds import Instance, option_aliases
+from .kinds.instances import DEFAULT_DATASET, build_instances, subset
+from .kinds.parsing import read_replies
+from .kinds.scorer import gold, item_correct
 from .predictions import FAILED, OK, UNPARSED, attach_messages, meta_path, read_meta, read_predictions
 from .run_folder import identity_difference
-from .scorers import gold, item_correct
 from .secrets import scrub_data
 from .systems import Output, System, make_system
 from .tasks import Task, config_name, get_task
-from .tasks.instances import DEFAULT_DATASET, Instance, build_instances, subset
-from .tasks.parsing import read_replies
 
 
 @dataclass
@@ -50,16 +51,17 @@ def run_meta(task: Task, system: System, dataset: str, split: str, fold: int, op
             "nycc_bench": __version__, "reply_cap_chars": REPLY_CAP_CHARS}
 
 
-# `--system-option` keys that are a task's options: `description=gpt4o|hessel` picks the description the
-# caption-generation prompt is built from (Zhang's issue names it a system option; it is recorded as a task option)
-TASK_OPTION_ALIASES = ("description",)
+def task_option_aliases(names: list[str]) -> tuple[str, ...]:
+    """The `--system-option` keys that are task options of these tasks (their families' `Hooks.option_aliases`)."""
+    return option_aliases([get_task(name) for name in names])
 
 
 def split_options(task: Task, system_options: dict[str, Any] | None,
                   task_options: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(system options, task options): alias keys move to the task options of a task that has them."""
+    """(system options, task options): alias keys (its family's `Hooks.option_aliases`) move to the task options
+    of a task that has them."""
     system_options, task_options = dict(system_options or {}), dict(task_options or {})
-    for key in TASK_OPTION_ALIASES:
+    for key in option_aliases([task]):
         if key in system_options:
             value = system_options.pop(key)
             if key in task.options:
@@ -113,7 +115,7 @@ def records(task: Task, batch: list[Instance], outputs: list[Output], spec: str,
             cache_dir: str | None = None) -> list[dict[str, Any]]:
     """The predictions records of one answered batch: a failed call is `failed`; a letter chosen without text
     (log-likelihood, CLIP) is the answer; received text goes through the task's reading (parser, then Hessel's
-    answer extractor or seeded letter where the task says so; see `tasks.parsing.read_replies`)."""
+    answer extractor or seeded letter where the task says so; see `kinds.parsing.read_replies`)."""
     base = {"prompt_version": task.prompt_version, "system": spec}
     out: dict[int, dict[str, Any]] = {}
     texts = []

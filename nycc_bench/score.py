@@ -18,12 +18,12 @@ from typing import Any
 from .code_version import code_version
 from .errors import NyccBenchError
 from .judging import JudgeSpec, ResolvedJudge
+from .kinds import ITEM_JUDGMENTS, Instance, hooks, scorers
+from .kinds.instances import DEFAULT_DATASET, build, subset
 from .predictions import FAILED, UNPARSED, read_meta, read_predictions
 from .run_folder import same_dataset
 from .task_judge import resolve_task_judge
 from .tasks import Task, config_name, get_task
-from .tasks.instances import DEFAULT_DATASET, Instance, build, subset
-from .tasks.kinds import ITEM_JUDGMENTS, SCORERS
 from .tasks.lookup import extract_scores
 from .tasks.path import IncludePath
 from .tasks.registry import with_include_path
@@ -170,7 +170,7 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     if n_failed:
         log.warning("%s: %d of %d items failed (no reply); they count as wrong here. Re-run the same command to "
                     "retry them.", task.name, n_failed, len(records))
-    details = SCORERS[task.scorer](task, instances, preds, fold_ids, judge, values, dataset=dataset,
+    details = scorers()[task.scorer](task, instances, preds, fold_ids, judge, values, dataset=dataset,
                                    last_k_tokens=last_k_tokens)
     judged = judged_items(task, instances, fold_ids, details.pop(ITEM_JUDGMENTS, None), folds, prediction_files)
     decoding = next((m.get("decoding") for m in metas if m), None)
@@ -191,12 +191,12 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
         more = f" and {len(absent) - 10} more" if len(absent) > 10 else ""
         config["deviations"].append(f"{len(absent)} dataset rows hold no description of any kind (not items of this "
                                     f"dataset, outside its coverage): {', '.join(map(str, absent[:10]))}{more}.")
-    sources = [i.reference["description_source"] for i in instances if "description_source" in i.reference]
-    if sources:  # which descriptions the prompts were actually built from
-        config["effective"]["descriptions"] = {s: sources.count(s) for s in sorted(set(sources))}
-    if values.get("description") == "gpt4o" and (other := [s for s in sources if s != "gpt4o"]):
-        config["deviations"].append(f"{len(other)} of {len(sources)} contests were prompted with another "
-                                    "description (the dataset has no GPT-4o description for them).")
+    family = hooks(task)  # what the task's family adds: settings read from its instances, and their deviations
+    if family.effective is not None:
+        config["effective"].update(family.effective(task, instances, values, judge))
+    if family.deviations is not None:
+        config["deviations"] += [d for d in family.deviations(task, instances, values, judge, config["effective"])
+                                 if d not in config["deviations"]]
     asked = len(records) if limit is not None else total + len(unprompted)  # a --limit: the subset asked for
     coverage = {"n": len(records), "of": asked,
                 **({"why": f"{len(unprompted)} dataset rows cannot be prompted"} if unprompted and limit is None
@@ -209,13 +209,6 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
         config["effective"]["data"] = {k: next(iter(v)) if len(v) == 1 else sorted(v, key=str) for k, v in data.items()}
         config["deviations"] += [d for d in task.computed_deviations({"data": config["effective"]["data"]})
                                  if d not in config["deviations"]]
-    seen = [i.reference["judge_description_source"] for i in instances if "judge_description_source" in i.reference]
-    if seen and judge is not None and judge.is_llm:  # which descriptions the judge saw (upstream: Hessel's)
-        config["effective"]["judge_descriptions"] = {s or "none": seen.count(s) for s in sorted(set(seen), key=str)}
-        if other := [s for s in seen if s != "hessel"]:
-            said = ", ".join(f"{other.count(s)} {s or 'no'}" for s in sorted(set(other), key=str))
-            config["deviations"].append(f"The judge saw another description than Hessel's annotation for {len(other)} "
-                                        f"of {len(seen)} contests ({said}); upstream's judge saw Hessel's.")
     return {
         "task": task.name, "config": config, "coverage": coverage,
         "scores": extract_scores(task, details), "n": len(records),

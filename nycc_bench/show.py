@@ -30,8 +30,8 @@ def _instance(meta: dict[str, Any] | None, task_name: str, instance_id: str) -> 
     """The instance rebuilt from the dataset the run read (None when that dataset is not here)."""
     if not meta:
         return None
+    from .kinds.instances import build_instances
     from .tasks import get_task
-    from .tasks.instances import build_instances
 
     try:
         built = build_instances(get_task(task_name), str(meta["dataset"]), meta.get("split"), int(meta.get("fold", 0)),

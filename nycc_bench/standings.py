@@ -9,11 +9,19 @@ Each metric is one column: its value (a percentage for rates) shown with its 95%
   as the interval [value, value]);
 - the overview ranks only on the headline columns every run shown has a score in (`RANK_RULE`): a run gains
   nothing by skipping a task, and a run that beats another on every shared column always ranks above it.
+
+A pooled column (a task file's score with `pooled: true`; HumorBench's "Hard, leaderboard rule") is not read from
+one record but computed here over the runs shown: upstream's leaderboard rule for HumorBench Hard
+(`ReubenNarad/Humor-Bench`, `reports/main_benchmark_results.py` at cc99276; `builders.hard_subset.hard_subset`)
+pools the PASS/FAIL verdicts of every run per item (the score's `path` in each entry's `details`), keeps the 100
+most-missed items with at least 3 valid gradings, and shows each run's PASS / (PASS + FAIL) on them, without an
+interval. It moves as runs are added; runs on the sample data and on the benchmark data are pooled separately.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,11 +29,75 @@ from urllib.parse import urlsplit
 import pandas as pd
 
 from .results import run_id
-from .tasks.humorbench import hard_rule
-from .tasks.scores import METRICS, Metric, family_metrics
+from .tasks.definition import lookup
+from .tasks.families import families
+from .tasks.scores import Metric, family_metrics, metrics
 from .wholeness import shows_numbers
 
-POOLED = (hard_rule.METRIC,)  # columns computed over the store's runs, not read from one record
+
+def pooled_metrics() -> list[Metric]:
+    """The columns computed over the runs shown, not read from one record (scores with `pooled: true`)."""
+    return [m for m in metrics() if m.pooled]
+
+
+def pooled_about() -> str:
+    """The About tab's paragraph on each pooled column."""
+    from .builders.hard_subset import HARD_SIZE, MIN_VALID  # lazily: `builders` pulls in `datasets`
+
+    return "\n\n".join(
+        f"**{m.label}** ({families()[m.family].title} tab): upstream's leaderboard rule for HumorBench Hard, applied "
+        f"to the runs shown here. Every run's per-item verdicts (`details.{m.pooled}`) are pooled (benchmark and "
+        f"sample runs separately, runs in run-id order), the {HARD_SIZE} items with the lowest pass rate among those "
+        f"graded PASS or FAIL at least {MIN_VALID} times are kept (ties in order of first appearance), and the column "
+        f"is each run's PASS / (PASS + FAIL) on them, without an interval. The set moves as runs are added. It is not "
+        f"the paper's HumorBench-Hard (the *Hard subset* column: the paper's 100 captions, 164 elements); upstream's "
+        f"own July list by this rule was never published (ReubenNarad/Humor-Bench reports/main_benchmark_results.py, "
+        f"cc99276)." for m in pooled_metrics())
+
+
+def item_verdicts(metric: Metric, result: dict[str, Any]) -> dict[str, str] | None:
+    """A pooled column's per-item verdicts in one run; None when it has none (not run, not judged, incomplete, or
+    recorded before verdicts were kept)."""
+    entry = (result.get("tasks") or {}).get(metric.task) or {}
+    if not entry or not shows_numbers(entry) or metric.pooled is None:  # the one rule of a whole result
+        return None
+    verdicts = lookup(entry.get("details") or {}, metric.pooled)
+    return dict(verdicts) if isinstance(verdicts, dict) and verdicts else None
+
+
+def hard_items(metric: Metric, results: Sequence[dict[str, Any]]) -> list[Hashable]:
+    """The rule's items over these runs (pooled in run-id order), hardest first."""
+    from .builders.hard_subset import hard_subset  # lazily: `builders` pulls in `datasets`
+
+    runs = [v for r in sorted(results, key=run_id) if (v := item_verdicts(metric, r)) is not None]
+    return [rate.key for rate in hard_subset(runs)] if runs else []
+
+
+def pass_rate(verdicts: dict[str, str], items: Sequence[Hashable]) -> tuple[float | None, int]:
+    """(PASS / (PASS + FAIL), the number of PASS/FAIL verdicts) of one run on the items; None when it has none."""
+    valid = [verdicts[k] for k in items if verdicts.get(k) in ("PASS", "FAIL")]  # type: ignore[call-overload]
+    return (sum(v == "PASS" for v in valid) / len(valid) if valid else None), len(valid)
+
+
+def with_pooled(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Copies of the records with each pooled column's score added to the entries that have verdicts (the input
+    records are left as they are)."""
+    out = list(results)
+    sample = lambda r: bool((r.get("dataset") or {}).get("sample"))  # noqa: E731
+    for metric in pooled_metrics():
+        items = {flag: hard_items(metric, [r for r in results if sample(r) == flag]) for flag in (False, True)}
+        scored = []
+        for result in out:
+            verdicts = item_verdicts(metric, result)
+            value, n = pass_rate(verdicts, items[sample(result)]) if verdicts else (None, 0)
+            if value is not None:
+                entry = result["tasks"][metric.task]
+                score = {"value": value, "ci_low": None, "ci_high": None, "n": n}
+                result = {**result, "tasks": {**result["tasks"], metric.task: {
+                    **entry, "scores": {**(entry.get("scores") or {}), metric.score: score}}}}
+            scored.append(result)
+        out = scored
+    return out
 
 TYPES = {"baseline": "Baseline", "open": "Open weights", "api": "API"}
 SIZES = [("< 1B", 0.0, 1.0), ("1-3B", 1.0, 3.0), ("3-7B", 3.0, 7.0), ("7-15B", 7.0, 15.0), ("15-35B", 15.0, 35.0),
@@ -146,7 +218,7 @@ def task_judges(result: dict[str, Any]) -> dict[str, str]:
         else:
             label = str(spec)
         if task is None:
-            return {m.task: label for m in METRICS if m.judged}
+            return {m.task: label for m in metrics() if m.judged}
         out[str(task)] = label
     return out
 
@@ -174,7 +246,7 @@ def record_key(result: dict[str, Any], index: int) -> str:
 def build_frame(results: list[dict[str, Any]]) -> pd.DataFrame:
     """One row per run: model facts and, per metric, value / low / high / n (display scale) and its state."""
     rows = []
-    for index, result in enumerate(hard_rule.with_hard_rule(results)):
+    for index, result in enumerate(with_pooled(results)):
         model = result.get("model", {})
         params = model.get("parameters")
         tasks = result.get("tasks", {})
@@ -187,7 +259,7 @@ def build_frame(results: list[dict[str, Any]]) -> pd.DataFrame:
             "created_at": str(result.get("created_at") or ""), "judges": judges,
         }
         row["Model"] = model_link(row["name"], model.get("url"))
-        for metric in (*METRICS, *POOLED):
+        for metric in metrics():
             entry = tasks.get(metric.task) or {}
             value, low, high, n = metric.extract(None if failed_task(entry) else entry.get("scores"))
             row[metric.key] = _scale(metric, value)
@@ -195,7 +267,7 @@ def build_frame(results: list[dict[str, Any]]) -> pd.DataFrame:
             row[metric.key + "|n"] = n
             row[metric.key + "|ran"] = metric.task in tasks
             row[metric.key + "|state"] = "" if value is not None else (
-                CANNOT if metric in POOLED and (tasks.get(metric.task) or {}).get("scores") else  # judged, no verdicts
+                CANNOT if metric.pooled and (tasks.get(metric.task) or {}).get("scores") else  # judged, no verdicts
                 _cell_state(metric, result))
         rows.append(row)
     return pd.DataFrame(rows)
@@ -255,8 +327,7 @@ def overall_rank(means: pd.Series) -> pd.Series:
 def visible_metrics(family: str | None, filters: Filters) -> list[Metric]:
     """The tab's metrics in the settings the user kept."""
     kept = {s == "from pixels" for s in filters.settings or SETTINGS}
-    pooled = [m for m in POOLED if m.family == family]
-    return [m for m in (*family_metrics(family), *pooled) if m.from_pixels in kept]
+    return [m for m in family_metrics(family) if m.from_pixels in kept]
 
 
 SEARCH_MAX_CHARS = 200
@@ -309,20 +380,20 @@ def _judge_text(judges: dict[str, str], metrics: list[Metric]) -> str:
 
 def tab_table(frame: pd.DataFrame, family: str | None, filters: Filters) -> Table:
     """The table one tab shows: ranked (see the module docstring), filtered, one column per metric."""
-    metrics = visible_metrics(family, filters)
+    shown = visible_metrics(family, filters)
     if family is None:
-        metrics = metrics[:MAX_OVERVIEW_METRICS]
-    judged = any(m.judged for m in metrics)
+        shown = shown[:MAX_OVERVIEW_METRICS]
+    judged = any(m.judged for m in shown)
     info = [c for c in INFO_COLUMNS if (c != "Judge" or judged)
             and (family is not None or filters.details or c not in OVERVIEW_DETAIL_COLUMNS)]
-    columns = ["Rank", *info, *(m.label for m in metrics)]
+    columns = ["Rank", *info, *(m.label for m in shown)]
     rows = filter_rows(frame, filters)
-    if rows.empty or not metrics:
+    if rows.empty or not shown:
         return Table(pd.DataFrame(columns=columns), pd.DataFrame(columns=columns))
-    rows = rows[rows[[m.key + "|ran" for m in metrics]].any(axis=1)].copy()
+    rows = rows[rows[[m.key + "|ran" for m in shown]].any(axis=1)].copy()
     if rows.empty:
         return Table(pd.DataFrame(columns=columns), pd.DataFrame(columns=columns))
-    first = metrics[0]
+    first = shown[0]
     if family:
         rows["Rank"] = arena_rank(rows[first.key], rows[first.key + "|low"], rows[first.key + "|high"],
                                   first.higher_is_better)
@@ -330,21 +401,21 @@ def tab_table(frame: pd.DataFrame, family: str | None, filters: Filters) -> Tabl
         rows = rows.sort_values(["Rank", *order, "name"], ascending=[True, *[False] * len(order), True],
                                 na_position="last")
     else:
-        rows["mean rank"] = mean_rank(rows, metrics)
+        rows["mean rank"] = mean_rank(rows, shown)
         rows["Rank"] = overall_rank(rows["mean rank"])
-        rows["coverage"] = rows[[m.key for m in metrics]].notna().sum(axis=1)
+        rows["coverage"] = rows[[m.key for m in shown]].notna().sum(axis=1)
         rows = rows.sort_values(["Rank", "coverage", "name"], ascending=[True, False, True], na_position="last")
-    rows["Judge"] = [_judge_text(j, metrics) for j in rows["judges"]]
+    rows["Judge"] = [_judge_text(j, shown) for j in rows["judges"]]
     values = rows[["Rank", *info]].copy()
     texts = values.astype(object).where(values.notna(), "").astype(str)
     texts["Rank"] = [str(int(r)) if pd.notna(r) else "—" for r in rows["Rank"]]
     texts["Params"] = [params_text(p * 1e9 if pd.notna(p) else None) for p in rows["Params"]]
-    for m in metrics:
+    for m in shown:
         values[m.label] = rows[m.key].astype(float)
         texts[m.label] = [score_text(v, lo, hi, n, filters.details, s, digits(m)) for v, lo, hi, n, s in zip(
             rows[m.key], rows[m.key + "|low"], rows[m.key + "|high"], rows[m.key + "|n"], rows[m.key + "|state"],
             strict=True)]
-    ranked = tuple(m.label for m in ranked_metrics(rows, metrics)) if family is None else ()
+    ranked = tuple(m.label for m in ranked_metrics(rows, shown)) if family is None else ()
     return Table(values.reset_index(drop=True), texts.reset_index(drop=True), tuple(rows["run_id"]), ranked)
 
 

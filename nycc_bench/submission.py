@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import NyccBenchError
-from .tasks.hessel2023.kinds import parse_hessel_answer
-from .tasks.parsing import fallback_letter
+from .kinds.hessel2023 import parse_hessel_answer
+from .kinds.parsing import fallback_letter
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ def read(path: str | Path) -> Any:
 
 def leaderboard_ids(dataset: str, task: str) -> list[str] | None:
     """The instance ids of a built leaderboard config, or None when the dataset lacks it."""
-    from .tasks.instances import load_split
+    from .kinds.instances import load_split
 
     try:
         rows = load_split(dataset, board(task).config, "test")
@@ -120,7 +120,7 @@ def from_responses(records: Iterable[Mapping[str, Any]], task: str = "matching",
     >>> r.submission, r.unparsed
     ({'x': 'B'}, [])
     """
-    from .tasks.hessel2023.kinds import parse_litellm_answer
+    from .kinds.hessel2023 import parse_litellm_answer
 
     if parser not in PARSERS:
         raise NyccBenchError(f"parser: unknown answer reader {parser!r}; use one of {', '.join(PARSERS)}")

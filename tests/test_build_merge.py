@@ -11,8 +11,8 @@ import yaml
 from nycc_bench.builders import build_dataset
 from nycc_bench.cli import main
 from nycc_bench.errors import NyccBenchError
+from nycc_bench.kinds.instances import load_split
 from nycc_bench.paths import SAMPLE_DIR
-from nycc_bench.tasks.instances import load_split
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 HUMORBENCH = SHARED / "humorbench_reubennarad"

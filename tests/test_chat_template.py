@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from test_systems_hf import _text_config, _tokenizer  # noqa: E402
 
 from nycc_bench import evaluate  # noqa: E402
+from nycc_bench.kinds.instances import build_instances  # noqa: E402
 from nycc_bench.systems import make_system  # noqa: E402
 from nycc_bench.tasks import get_task  # noqa: E402
-from nycc_bench.tasks.instances import build_instances  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = ("{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<|end|>{% endfor %}"

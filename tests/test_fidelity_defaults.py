@@ -114,8 +114,8 @@ def test_zhang_uniform_setting_is_sent_and_recorded_as_deviations(server, sample
 
 def test_a_contest_without_captions_counts_as_lost(server, sample_dataset: str, sample_judges: dict,
                                                     tmp_path: Path) -> None:
+    from nycc_bench.kinds.instances import build_instances
     from nycc_bench.tasks import get_task
-    from nycc_bench.tasks.instances import build_instances
 
     first = build_instances(get_task("caption_generation"), sample_dataset)[0]  # the single setting's prompt
     SILENT[:] = [first.user]

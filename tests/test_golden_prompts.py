@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from nycc_bench.kinds.instances import build_instances
 from nycc_bench.tasks import all_tasks, get_task
-from nycc_bench.tasks.instances import build_instances
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "prompts"
 

@@ -13,11 +13,11 @@ import pytest
 from fake_openai import FakeChatServer, Reply
 
 from nycc_bench.errors import NyccBenchError
+from nycc_bench.kinds import Instance, parsers, prompt_text
+from nycc_bench.kinds.hessel2023 import draw_hessel_shots, parse_hessel_answer, parse_hessel_explanation
+from nycc_bench.kinds.instances import build_instances, load_split
+from nycc_bench.kinds.parsing import extractor_messages, fallback_letter, parse_extractor_reply, read_replies
 from nycc_bench.tasks import get_task
-from nycc_bench.tasks.hessel2023.kinds import draw_hessel_shots, parse_hessel_answer, parse_hessel_explanation
-from nycc_bench.tasks.instances import Instance, build_instances, load_split
-from nycc_bench.tasks.kinds import PARSERS, prompt_text
-from nycc_bench.tasks.parsing import extractor_messages, fallback_letter, parse_extractor_reply, read_replies
 from nycc_bench.tasks.registry import ROOT
 
 ROW = "73dbb0f228d613d9f688fd19b70fdd62"  # the sample's matching test item of contest 12 (fold 0)
@@ -200,7 +200,7 @@ def test_prompt_files_carry_an_attribution_header_that_is_never_sent() -> None:
     ("", None),
 ])
 def test_the_parser_reads_chain_of_thought_replies_as_upstream(reply: str, letter: str | None) -> None:
-    assert parse_hessel_answer(reply, "ABCDE") == letter == PARSERS["hessel_answer"](reply, "ABCDE")
+    assert parse_hessel_answer(reply, "ABCDE") == letter == parsers()["hessel_answer"](reply, "ABCDE")
 
 
 def test_a_ranking_reply_naming_c_is_read_as_upstream_reads_it() -> None:

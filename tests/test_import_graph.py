@@ -1,9 +1,14 @@
 """No import cycle among nycc_bench modules, counting every import in a file (lazy ones inside functions too);
-a package's `__init__` importing its own submodules (re-exports) is not an edge."""
+a package's `__init__` importing its own submodules (re-exports) is not an edge. And the layering: the task model
+(`tasks/`) imports only the ground floor, so reading task files never imports what runs them (`kinds/`)."""
 
 from __future__ import annotations
 
 import ast
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "nycc_bench"
@@ -104,9 +109,9 @@ def test_the_checker_finds_a_lazy_cycle() -> None:
 
 
 def test_only_the_faces_import_the_leaderboard() -> None:
-    """Scores are a `tasks/` concept (`tasks/scores.py`) and ranked tables live in `standings.py`: the report and
-    the cards never import the leaderboard; only the CLI (which serves and seeds it), the demo and the run viewer's
-    page (built from the leaderboard's run detail, issue 35) do."""
+    """Scores are a `tasks/` concept (`tasks/scores.py`) and ranked tables (and the pooled columns) live in
+    `standings.py`: the report and the cards never import the leaderboard; only the CLI (which serves and seeds
+    it), the demo and the run viewer's page (built from the leaderboard's run detail, issue 35) do."""
     faces = {"nycc_bench.cli", "nycc_bench.demo", "nycc_bench.viewer.page"}
     found = sorted(f"{module} → {target}" for module, targets in import_graph().items()
                    if not module.startswith(("nycc_bench.leaderboard", "nycc_bench.commands."))
@@ -127,3 +132,50 @@ def test_the_cli_is_the_top() -> None:
     assert not found, found
     assert {t for t in graph["nycc_bench.cli"] if t.startswith("nycc_bench.commands.")} >= \
         commands - {"nycc_bench.commands", "nycc_bench.commands.options"}
+
+
+GROUND_FLOOR = {"nycc_bench.errors", "nycc_bench.yaml_files", "nycc_bench.images", "nycc_bench.groups"}
+"""Modules that import no other part of the package but each other: what the task model may stand on."""
+
+
+def layering_violations(graph: dict[str, set[str]]) -> list[str]:
+    """`module → target` for each import from `tasks/` to anything but `tasks/` and the ground floor, and from the
+    ground floor to anything above it."""
+    model = lambda m: m == "nycc_bench.tasks" or m.startswith("nycc_bench.tasks.")  # noqa: E731
+    found = [f"{m} → {t}" for m, targets in graph.items() if model(m)
+             for t in targets if not model(t) and t not in GROUND_FLOOR]
+    found += [f"{m} → {t}" for m in GROUND_FLOOR for t in graph.get(m, ()) if t not in GROUND_FLOOR]
+    return sorted(found)
+
+
+def test_the_task_model_imports_only_the_ground_floor() -> None:
+    """`tasks/` is the model (task files, families, scores, display): no builder, scorer, kind, system or judge."""
+    graph = import_graph()
+    assert set(graph) >= GROUND_FLOOR
+    assert layering_violations(graph) == []
+
+
+def test_the_layering_check_finds_an_upward_import() -> None:
+    graph = {"nycc_bench.tasks.registry": {"nycc_bench.errors", "nycc_bench.kinds.loader"},
+             "nycc_bench.tasks": {"nycc_bench.tasks.registry"}, "nycc_bench.errors": set(),
+             "nycc_bench.images": {"nycc_bench.systems.api"}, "nycc_bench.kinds.loader": {"nycc_bench.tasks"}}
+    assert layering_violations(graph) == ["nycc_bench.images → nycc_bench.systems.api",
+                                          "nycc_bench.tasks.registry → nycc_bench.kinds.loader"]
+
+
+def test_reading_task_files_imports_no_kinds(tmp_path: Path) -> None:
+    """`import nycc_bench.tasks; list_tasks()` in a fresh interpreter imports no `nycc_bench.kinds` module, nor
+    what runs (systems, judges, metrics, builders), nor an outside folder's `kinds.py` (this one would fail)."""
+    folder = tmp_path / "outside" / "mine"
+    folder.mkdir(parents=True)
+    (folder / "kinds.py").write_text("raise RuntimeError('imported while reading task files')\n")
+    code = ("import json, sys; import nycc_bench.tasks; nycc_bench.tasks.list_tasks(); nycc_bench.tasks.all_tasks(); "
+            "from nycc_bench.tasks.scores import metrics; metrics(); "
+            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('nycc_bench'))))")
+    env = {**os.environ, "PYTHONPATH": str(PACKAGE.parent), "NYCC_BENCH_TASK_PATH": str(tmp_path / "outside")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "nycc_bench.tasks.registry" in loaded
+    running = ("nycc_bench.kinds", "nycc_bench.systems", "nycc_bench.judg", "nycc_bench.metrics", "nycc_bench.builders",
+               "nycc_bench.scor", "nycc_bench_task_kinds")
+    assert [m for m in loaded if m.startswith(running)] == []

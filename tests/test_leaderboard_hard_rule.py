@@ -1,5 +1,6 @@
 """The leaderboard's "Hard, leaderboard rule" column (issue 22): upstream's element-level HumorBench Hard rule
-(`builders.hard_subset.hard_subset`) recomputed over the store's runs from their recorded per-element verdicts."""
+(`builders.hard_subset.hard_subset`) recomputed over the store's runs from their recorded per-element verdicts; a
+pooled column declared by the task file's `scores:` (`pooled: true`) and computed in `standings.py`."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ from nycc_bench.leaderboard.about import about_markdown
 from nycc_bench.leaderboard.exports import export_records
 from nycc_bench.leaderboard.store import LocalStore
 from nycc_bench.results import SCHEMA, ResultsError, validate_results
-from nycc_bench.standings import Filters, build_frame, tab_table
-from nycc_bench.tasks.humorbench.hard_rule import METRIC, hard_elements
+from nycc_bench.standings import Filters, build_frame, hard_items, pooled_metrics, tab_table
 
+[METRIC] = pooled_metrics()  # declared in humorbench.yaml
 ELEMENTS = [f"c{c}/e{e}" for c in range(60) for e in range(2)]  # 120 elements: more than the rule's 100
 
 
@@ -62,7 +63,7 @@ def test_the_column_pools_the_stores_runs(tmp_path: Path) -> None:
     for run in (5, 7, 8):  # sample data: pooled on its own
         store.save_result(record(run, sample=True))
     results = store.results()
-    assert len(hard_elements([r for r in results if not r["dataset"]["sample"]])) == 100
+    assert len(hard_items(METRIC, [r for r in results if not r["dataset"]["sample"]])) == 100
     frame = build_frame(results).set_index("run_id")
     for run in (0, 1, 2, 3):
         assert frame.loc[f"run{run}", METRIC.key] == pytest.approx(round(100 * expected(run, [0, 1, 2, 3]), 1))
@@ -98,3 +99,12 @@ def test_recorded_verdicts_are_checked() -> None:
     del short["tasks"]["humorbench"]["details"]["element_verdicts"]["c0/e0"]
     with pytest.raises(ResultsError, match=r"holds 119 verdicts but details\.n_elements is 120"):
         validate_results(short)
+
+
+def test_the_column_is_declared_by_the_task_file() -> None:
+    """Not hard-coded: the task file's score with `pooled: true` is the column, its `path` the verdicts' key."""
+    from nycc_bench.tasks import get_task
+
+    [score] = [s for s in get_task(METRIC.task).scores if s.pooled]
+    assert (METRIC.label, METRIC.score, METRIC.pooled) == ("Hard, leaderboard rule", score.key, score.path)
+    assert METRIC.judged and not METRIC.headline and (score.low, score.high) == (None, None)

@@ -24,7 +24,7 @@ from nycc_bench.leaderboard import SEED_DIR, Settings, create_app  # noqa: E402
 from nycc_bench.leaderboard.ui import launch_options  # noqa: E402
 from nycc_bench.report import write_report  # noqa: E402
 from nycc_bench.results import read_results  # noqa: E402
-from nycc_bench.tasks.scores import FAMILIES, family_metrics  # noqa: E402
+from nycc_bench.tasks.scores import family_list, family_metrics  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "out" / "screenshots" / "newuser"
@@ -121,7 +121,7 @@ def test_overview_order_reasons_and_width(site: dict[str, Any]) -> None:
 
 def test_every_tab_and_the_report_have_a_screenshot(site: dict[str, Any]) -> None:
     page = site["page"]
-    for family in FAMILIES:
+    for family in family_list():
         page.get_by_role("tab", name=family.title).click()
         page.wait_for_function("(k) => document.querySelector('#table-' + k).innerText.includes('random')",
                                arg=family.key)

@@ -24,7 +24,7 @@ from nycc_bench.standings import (
     size_bucket,
     tab_table,
 )
-from nycc_bench.tasks.scores import FAMILIES, METRICS, family_metrics
+from nycc_bench.tasks.scores import family_list, family_metrics, metrics
 
 EVIL = "<script>alert(1)</script>"
 
@@ -51,16 +51,16 @@ def result(run: str, name: str, accuracy: float, low: float, high: float, params
 
 
 def test_metric_extraction_reads_the_declared_scores() -> None:
-    crowd = next(m for m in METRICS if m.label == "CrowdAcc")
+    crowd = next(m for m in metrics() if m.label == "CrowdAcc")
     assert crowd.extract({"accuracy": score(0.5, 0.4, 0.6), "crowd_accuracy": score(0.25, 0.1, 0.4, 40)}) == (
         0.25, 0.1, 0.4, 40)
-    win = next(m for m in METRICS if m.label == "Win rate vs top 10")
+    win = next(m for m in metrics() if m.label == "Win rate vs top 10")
     assert win.extract({"win_rate_top10": score(0.3, 0.2, 0.4, 94)}) == (0.3, 0.2, 0.4, 94)
     assert win.extract(None) == (None, None, None, None) and win.extract({"average_ead": score(0.9, None, None)})[0] \
         is None
-    assert len({m.key for m in METRICS}) == len(METRICS)
-    assert {m.family for m in METRICS} == {f.key for f in FAMILIES}
-    assert all(family_metrics(f.key) for f in FAMILIES) and all(m.headline for m in family_metrics(None))
+    assert len({m.key for m in metrics()}) == len(metrics())
+    assert {m.family for m in metrics()} == {f.key for f in family_list()}
+    assert all(family_metrics(f.key) for f in family_list()) and all(m.headline for m in family_metrics(None))
 
 
 def test_arena_rank_shares_ranks_when_intervals_overlap() -> None:
@@ -168,23 +168,23 @@ def test_plots_show_intervals_only_where_there_are_some_on_shared_axes() -> None
     ead = {"caption_generation": entry("caption_generation", {"average_ead": score(0.9, None, None, 10)})}
     frame = build_frame([result("a", "org/alpha", 0.62, 0.55, 0.70, extra=ead),
                          result("b", "org/beta", 0.4, 0.35, 0.45)])
-    fig = interval_plot(frame, METRICS[0])
+    fig = interval_plot(frame, metrics()[0])
     ax = fig.axes[0]
     at = {t.get_position()[1]: t.get_text() for t in ax.get_yticklabels()}
     assert [at[y] for y in sorted(at, reverse=True)] == ["org/alpha", "org/beta"]  # best on top
     assert "95% interval" in ax.get_title(loc="left") and len(ax.collections) == 1  # one set of error bars
     assert ax.get_xlim() == (-2.0, 102.0)  # every percentage plot shares the 0-100 axis
-    average_ead = next(m for m in METRICS if m.score == "average_ead")
+    average_ead = next(m for m in metrics() if m.score == "average_ead")
     ead_ax = interval_plot(frame, average_ead).axes[0]
     assert ead_ax.get_title(loc="left") == "Average EAD: score (no interval computed)"
     assert len(ead_ax.collections) == 0 and ead_ax.get_xlim()[0] > 0.5  # no error bars; around 0.9
-    empty = interval_plot(build_frame([]), METRICS[0])
+    empty = interval_plot(build_frame([]), metrics()[0])
     assert any("no scored run" in t.get_text() for t in empty.axes[0].texts)
-    assert not math.isnan(frame.loc[0, METRICS[0].key])
+    assert not math.isnan(frame.loc[0, metrics()[0].key])
     zeros = build_frame([result("z1", "org/z1", 0.0, 0.0, 0.0), result("z2", "org/z2", 0.0, 0.0, 0.0)])
-    flat = interval_plot(zeros, METRICS[0]).axes[0]
+    flat = interval_plot(zeros, metrics()[0]).axes[0]
     assert flat.get_title(loc="left") == "Matching (%): all 2 runs score 0.0" and flat.get_xlim() == (-2.0, 102.0)
     wide = build_frame([result("w", "org/wide", 0.5, 0.0, 1.0)])
-    assert interval_plot(wide, METRICS[0]).axes[0].get_xlim() == (-2.0, 102.0)  # 0-100 shown whole
+    assert interval_plot(wide, metrics()[0]).axes[0].get_xlim() == (-2.0, 102.0)  # 0-100 shown whole
     both = compare_plot(frame, ["a", "b"], family_metrics("hessel2023")).axes[0]
     assert [t.get_text() for t in both.get_legend().get_texts()] == ["org/alpha", "org/beta"]

@@ -24,12 +24,12 @@ from tiny_models import save_tiny_llama  # noqa: E402
 from nycc_bench.cli import main  # noqa: E402
 from nycc_bench.errors import NyccBenchError  # noqa: E402
 from nycc_bench.evaluation import evaluate, load_results  # noqa: E402
+from nycc_bench.kinds.instances import build_instances  # noqa: E402
 from nycc_bench.lmeval.export import export, exported_tasks, judge_tasks  # noqa: E402
 from nycc_bench.lmeval.importer import import_lm_eval  # noqa: E402
 from nycc_bench.predictions import read_predictions  # noqa: E402
 from nycc_bench.standings import Filters, build_frame, tab_table  # noqa: E402
 from nycc_bench.tasks import get_task  # noqa: E402
-from nycc_bench.tasks.instances import build_instances  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ("matching", "ranking")

@@ -115,5 +115,7 @@ def test_prompt_paths_stay_inside_their_task_folder(tmp_path: Path, capsys: pyte
     folder = write_example(tmp_path / "mykinds", "pairwise/")
     (folder / "pairwise" / "kinds.py").rename(tmp_path / "kinds.py")
     (folder / "pairwise" / "kinds.py").symlink_to(tmp_path / "kinds.py")  # code from outside the folder
-    err = one_line_error(capsys, ["tasks", "show", "funnier", "--include-path", str(folder)])
+    # kinds.py is imported only when a task runs or is checked (showing a task reads its files, imports no code)
+    err = one_line_error(capsys, ["evaluate", "--system", "random", "--tasks", "funnier", "--include-path",
+                                  str(folder), "--out", str(tmp_path / "run"), "--quiet"])
     assert "leads out" in err and "kinds.py" in err

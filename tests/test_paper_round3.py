@@ -16,10 +16,10 @@ from fake_openai import FakeChatServer, Reply
 from nycc_bench import evaluate
 from nycc_bench.contests import ZHANG_TEST, ZHANG_VALIDATION
 from nycc_bench.judging import JudgeSpec
+from nycc_bench.kinds.instances import build
 from nycc_bench.runner import run_task
 from nycc_bench.score import score
 from nycc_bench.tasks import get_task
-from nycc_bench.tasks.instances import build
 
 
 def _rewrite(dataset: Path, config: str, change) -> None:
@@ -113,7 +113,7 @@ def _stored_prompts(path: Path) -> list[tuple[int, str]]:
 def _rendered(prompts: list[tuple[int, str]], option: str | None = None) -> list[str]:
     """The default hf: prompt the builder renders from each stored prompt's fields, as GPT-4o description fields."""
     from nycc_bench.groups import HUMAN_GROUPS
-    from nycc_bench.tasks.kinds import BUILDERS
+    from nycc_bench.kinds import builders
 
     task = get_task("caption_generation")
     values = task.options_for("hf", task.option_values({"prompt": option} if option else None))
@@ -123,7 +123,7 @@ def _rendered(prompts: list[tuple[int, str]], option: str | None = None) -> list
         rows.append({"contest_number": contest, "gpt4o_location": location, "gpt4o_canny": canny,
                      "gpt4o_uncanny": uncanny, "gpt4o_entities": entities.split(", "), "image": None,
                      **{g: [] for g in HUMAN_GROUPS}})
-    built = BUILDERS[task.instances](task, rows, None, values)
+    built = builders()[task.instances](task, rows, None, values)
     assert not built.skipped and all(i.chat is False and i.system is None for i in built.instances)
     return [i.user for i in built.instances]
 
@@ -325,7 +325,7 @@ def test_from_pixels_sends_upstreams_vision_chats(sample_dataset: str) -> None:
                             + '\n\nRemember to provide your final answer in the format "Final Answer: X" where X is '
                               "the letter of your choice.")
     url = image["image_url"]["url"]
-    from nycc_bench.tasks.instances import SOURCE_BYTES
+    from nycc_bench.images import SOURCE_BYTES
     mime = inst.image.format.lower()
     assert url == f"data:image/{mime};base64," + base64.b64encode(inst.image.info[SOURCE_BYTES]).decode()
     gpt4v, _ = _conversation("matching_from_pixels", sample_dataset, "gpt4v")
@@ -371,13 +371,13 @@ def test_from_pixels_prompt_files_are_upstreams_text() -> None:
     ("In conclusion, the best answer is A", "AB", "A"),
 ])
 def test_litellm_reader(reply: str, letters: str, expected: str | None) -> None:
-    from nycc_bench.tasks.hessel2023.kinds import parse_litellm_answer
+    from nycc_bench.kinds.hessel2023 import parse_litellm_answer
 
     assert parse_litellm_answer(reply, letters) == expected
 
 
 def test_an_unreadable_vision_reply_gets_upstreams_default_letter(sample_dataset: str) -> None:
-    from nycc_bench.tasks.parsing import read_replies
+    from nycc_bench.kinds.parsing import read_replies
 
     task = get_task("ranking_from_pixels")
     inst = build(task, sample_dataset).instances[0]

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from nycc_bench.kinds.registry import Instance
 from nycc_bench.predictions import attach_messages, messages_path, record_messages
-from nycc_bench.tasks.kinds import Instance
 
 
 def batch(k: int) -> tuple[list[Instance], list[dict]]:

@@ -13,10 +13,10 @@ import pytest
 
 from nycc_bench.cli import main
 from nycc_bench.evaluation import evaluate
+from nycc_bench.kinds.instances import build_instances
 from nycc_bench.predictions import messages_path, read_messages, read_predictions, record_messages
 from nycc_bench.runner import run_task
 from nycc_bench.tasks import get_task
-from nycc_bench.tasks.instances import build_instances
 
 
 def cli(*argv: str) -> tuple[int, str, str]:

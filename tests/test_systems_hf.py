@@ -24,6 +24,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from nycc_bench.builders import build_dataset  # noqa: E402
+from nycc_bench.kinds.instances import build_instances  # noqa: E402
 from nycc_bench.paths import SAMPLE_DIR  # noqa: E402
 from nycc_bench.predictions import UNPARSED  # noqa: E402
 from nycc_bench.runner import run_task  # noqa: E402
@@ -31,7 +32,6 @@ from nycc_bench.systems import make_system  # noqa: E402
 from nycc_bench.systems.hf import MAX_NEW_TOKENS, auto_batch_size, batch_option, max_new_tokens  # noqa: E402
 from nycc_bench.systems.hf_causal import CausalLMSystem  # noqa: E402
 from nycc_bench.tasks import get_task  # noqa: E402
-from nycc_bench.tasks.instances import build_instances  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 CUDA = torch.cuda.is_available()
@@ -472,7 +472,7 @@ def test_caption_generation_runs_as_upstreams_hugging_face_script(folders: dict,
     prompt of preprocess.py L18 (no chat template, BOS added as `tokenizer(texts)` does), 10 sampled generations
     per contest in one batch, T 0.7 / top-p 0.95 / repetition 1.15, seed 2024, the first line of each kept."""
     import nycc_bench.systems.hf_causal as hf_causal
-    from nycc_bench.tasks.parsing import parse_samples
+    from nycc_bench.kinds.parsing import parse_samples
 
     system = make_system(f"hf:{folders['llama']}", dataset, max_new_tokens=NEW_TOKENS, batch_size=20)
     system.model.generation_config.top_k = 7  # a checkpoint default upstream's from_pretrained config keeps

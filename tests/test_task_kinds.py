@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,9 +14,8 @@ import pytest
 from nycc_bench import evaluate
 from nycc_bench.cli import main, parser
 from nycc_bench.errors import NyccBenchError
+from nycc_bench.kinds import Built, Instance, builders, parsers, register_hooks, scorers
 from nycc_bench.tasks import get_task, include_tasks, list_tasks
-from nycc_bench.tasks import kinds as kinds_module
-from nycc_bench.tasks.kinds import BUILDERS, PARSERS, SCORERS, Instance
 
 ROOT = Path(__file__).resolve().parents[1]
 _FILE = re.compile(r"^\*\*`mytasks/([^`]+)`\*\*\n```\w*\n(.*?)^```", re.MULTILINE | re.DOTALL)
@@ -80,7 +80,7 @@ def test_the_funnier_task_from_an_outside_folder(sample_dataset: str, tmp_path: 
     assert entry["status"] == "complete" and entry["n"] >= 1
     assert 0.0 <= entry["scores"]["accuracy"]["value"] <= 1.0
     assert entry["config"]["task_file"] == "pairwise/funnier.yaml"
-    assert "funnier" not in list_tasks() and "funnier_pairs" not in BUILDERS  # nothing leaks past the call
+    assert "funnier" not in list_tasks() and "funnier_pairs" not in builders()  # nothing leaks past the call
     predictions = str(tmp_path / "run" / entry["predictions"][0])
     assert main(["score", "--task", "funnier", "--predictions", predictions, "--dataset", sample_dataset,
                  "--include-path", str(folder)]) == 0
@@ -89,13 +89,35 @@ def test_the_funnier_task_from_an_outside_folder(sample_dataset: str, tmp_path: 
     assert parser().parse_args(["leaderboard", "--include-path", str(folder)]).include_path == [str(folder)]
 
 
+
+def test_the_report_reads_the_score_registry_when_asked(sample_dataset: str, tmp_path: Path) -> None:
+    """The score columns are read from the task files of the include path in use when asked, not at import: after
+    `evaluate(include_path=...)` from Python, the report shows the outside task's score, not "—"."""
+    from nycc_bench.report import render_report, score_lines
+    from nycc_bench.standings import build_frame
+    from nycc_bench.tasks.scores import family_metrics, metrics
+
+    folder = write_example(tmp_path / "mytasks", "pairwise/")
+    run = evaluate(system="random", tasks="funnier", dataset=sample_dataset, out=tmp_path / "run", progress=False,
+                   include_path=folder, limit=3)
+    value = run.record["tasks"]["funnier"]["scores"]["accuracy"]["value"]
+    [line] = score_lines(run.record, include_path=folder)
+    assert f"Funnier of two {100 * value:.1f} [" in line and "—" not in line
+    assert "<th>Funnier of two</th>" in render_report([run.record], include_path=folder)
+    with include_tasks(folder):
+        assert [m.key for m in family_metrics("pairwise")] == ["funnier:accuracy"]
+        assert build_frame([run.record]).loc[0, "funnier:accuracy"] == round(100 * value, 1)
+    assert "funnier:accuracy" not in {m.key for m in metrics()}  # read again once the include path is gone
+    assert score_lines(run.record)[0].rstrip().endswith("—")
+
+
 def test_a_task_path_folder_from_the_environment(tmp_path: Path, monkeypatch, capsys) -> None:
     folder = write_example(tmp_path / "mytasks", "pairwise/")
     monkeypatch.setenv("NYCC_BENCH_TASK_PATH", str(folder))
     assert "funnier" in list_tasks("pairwise") and get_task("funnier").family == "pairwise"
-    assert BUILDERS["funnier_pairs"].__name__ == "funnier_pairs"
+    assert builders()["funnier_pairs"].__name__ == "funnier_pairs"
     monkeypatch.delenv("NYCC_BENCH_TASK_PATH")
-    assert "funnier" not in list_tasks() and "funnier_pairs" not in BUILDERS
+    assert "funnier" not in list_tasks() and "funnier_pairs" not in builders()
 
 
 def test_outside_names_may_not_shadow_built_in_ones(tmp_path: Path, capsys) -> None:
@@ -107,23 +129,22 @@ def test_outside_names_may_not_shadow_built_in_ones(tmp_path: Path, capsys) -> N
     assert err.endswith("name 'matching' is already used by a built-in task; rename it") and "\n" not in err
     kinds = tmp_path / "kinds" / "mine"
     kinds.mkdir(parents=True)
-    (kinds / "kinds.py").write_text("from nycc_bench.tasks.kinds import register_parser\n\n\n"
+    (kinds / "kinds.py").write_text("from nycc_bench.kinds import register_parser\n\n\n"
                                     "@register_parser('choice')\ndef mine(raw, letters):\n    return raw\n")
     with (pytest.raises(NyccBenchError, match="registers the built-in parser 'choice'; choose another name"),
           include_tasks(tmp_path / "kinds")):
-        list_tasks()
-    assert PARSERS["choice"].__module__ == "nycc_bench.tasks.parsing"
+        parsers()  # read when asked: listing the tasks imports no kinds.py
+    assert parsers()["choice"].__module__ == "nycc_bench.kinds.parsing"
     with pytest.raises(NyccBenchError, match=r"include-path: .*nowhere is not a folder"), \
             include_tasks(tmp_path / "nowhere"):
         pass
 
 
-def test_each_family_registers_its_kinds_beside_its_yaml() -> None:
-    get_task("matching")  # loading the tasks imports the kinds
-    assert BUILDERS["hessel"].__module__ == "nycc_bench.tasks.hessel2023.kinds"
-    assert BUILDERS["zhang_generation"].__module__ == "nycc_bench.tasks.zhang2024.kinds"
-    assert PARSERS["explanation"].__module__ == SCORERS["elements"].__module__ == "nycc_bench.tasks.humorbench.kinds"
-    assert SCORERS["metric"].__module__ == "nycc_bench.scorers"
+def test_each_family_registers_its_kinds_in_its_module() -> None:
+    assert builders()["hessel"].__module__ == "nycc_bench.kinds.hessel2023"
+    assert builders()["zhang_generation"].__module__ == "nycc_bench.kinds.zhang2024"
+    assert parsers()["explanation"].__module__ == scorers()["elements"].__module__ == "nycc_bench.kinds.humorbench"
+    assert scorers()["metric"].__module__ == "nycc_bench.kinds.scorer"
     assert get_task("caption_generation").outputs.count == 10 and get_task("matching").outputs.count == 1
 
 
@@ -131,17 +152,17 @@ def test_the_caption_scorer_calls_the_task_files_metric() -> None:
     task = get_task("caption_generation")
     insts = [Instance(instance_id=str(c), user="", reference={"contest_number": c}) for c in (1, 2)]
     preds = [["a cat", "a dog at work"], ["the boss is a bear", "coffee again"]]
-    scores = SCORERS[task.scorer](task, insts, preds, [0, 0], None, {})
+    scores = scorers()[task.scorer](task, insts, preds, [0, 0], None, {})
     assert scores["n_missing"] == 0 and "average_ead" in scores
     with pytest.raises(NyccBenchError, match="no_such_argument"):
-        SCORERS[task.scorer](replace(task, metric_options={"no_such_argument": 1}), insts, preds, [0, 0], None, {})
+        scorers()[task.scorer](replace(task, metric_options={"no_such_argument": 1}), insts, preds, [0, 0], None, {})
 
 
 def test_a_builder_returns_its_skipped_rows(sample_dataset: str) -> None:
-    from nycc_bench.tasks.instances import build
+    from nycc_bench.kinds.instances import build
 
     built = build(get_task("caption_generation"), sample_dataset, options={"prompt": "caption_gen"})
-    assert isinstance(built, kinds_module.Built) and built.instances
+    assert isinstance(built, Built) and built.instances
     assert all(isinstance(i, Instance) for i in built.instances)
     assert not {i.instance_id for i in built.instances} & {str(c) for c in built.skipped}
 
@@ -164,3 +185,60 @@ def test_an_outside_family_file_gives_a_group_and_a_tab(tmp_path: Path, capsys) 
                                          encoding="utf-8")
     with pytest.raises(NyccBenchError, match="family 'zhang2024' is already defined"), include_tasks(clash):
         families()
+
+
+def test_an_outside_family_declares_its_hooks(sample_dataset: str, tmp_path: Path) -> None:
+    """A family's additions to the generic path are its hooks: an option alias, settings recorded in
+    `config.effective` with their deviation, a check of its task files; a built-in family's hooks are not
+    redeclared."""
+    folder = write_example(tmp_path / "mytasks", "pairwise/")
+    task_file = folder / "pairwise" / "funnier.yaml"
+    task_file.write_text(task_file.read_text() + "options: {order: {default: seeded, values: [seeded, best_first]}}\n")
+    kinds = folder / "pairwise" / "kinds.py"
+    kinds.write_text(kinds.read_text() + """
+
+from nycc_bench.errors import NyccBenchError
+from nycc_bench.kinds import register_hooks
+
+
+def _check(task):
+    if task.letters != "AB":
+        raise NyccBenchError(f"task file {task.source}: letters must be AB for a pair")
+
+
+register_hooks("pairwise", option_aliases=("order",), check=_check,
+               effective=lambda task, instances, options, judge: {"pairs": len(instances)},
+               deviations=lambda task, instances, options, judge, effective: [f"{effective['pairs']} pairs only."])
+""")
+    run = evaluate(system="random", tasks="funnier", dataset=sample_dataset, out=tmp_path / "run", progress=False,
+                   include_path=folder, limit=2, order="best_first")  # a system option that is the task's
+    config = run.record["tasks"]["funnier"]["config"]
+    assert config["effective"]["pairs"] == 2 and "2 pairs only." in config["deviations"]
+    assert config["options"]["order"] == "best_first"
+    other = tmp_path / "other"  # task files are read once per include path: the edited copy is another one
+    shutil.copytree(folder, other)
+    (other / "pairwise" / "funnier.yaml").write_text(task_file.read_text().replace("letters: AB", "letters: ABC"))
+    with pytest.raises(NyccBenchError, match="letters must be AB for a pair"):
+        evaluate(system="random", tasks="funnier", dataset=sample_dataset, out=tmp_path / "run2", progress=False,
+                 include_path=other)
+    clash = tmp_path / "clash" / "mine"
+    clash.mkdir(parents=True)
+    (clash / "kinds.py").write_text("from nycc_bench.kinds import register_hooks\n\n"
+                                    "register_hooks('humorbench', option_aliases=('unit',))\n")
+    with pytest.raises(NyccBenchError, match="registers the built-in hooks 'humorbench'"), \
+            include_tasks(tmp_path / "clash"):
+        builders()
+    with pytest.raises(NyccBenchError, match="declares an unknown hook 'efective'; did you mean 'effective'"):
+        register_hooks("pairwise", efective=len)
+
+
+def test_humorbench_checks_its_scorer_arguments() -> None:
+    """HumorBench's hook refuses, before anything runs, a task scored by `elements` that does not map an argument
+    the autograder reads."""
+    from nycc_bench.kinds.check import check_task
+
+    task = get_task("humorbench")
+    check_task(task)
+    lean = replace(task, arguments={k: v for k, v in task.arguments.items() if k != "captions"})
+    with pytest.raises(NyccBenchError, match=r"scorer\.arguments lacks captions; the elements scorer grades"):
+        check_task(lean)

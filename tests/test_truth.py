@@ -173,8 +173,11 @@ def test_limit_runs_and_scores_a_recorded_subset(sample_dataset: str, tmp_path: 
 def test_editing_a_builder_changes_code_version_and_refuses_resume(sample_dataset: str, tmp_path: Path,
                                                                    monkeypatch) -> None:
     from nycc_bench.code_version import code_version
+    from nycc_bench.kinds import registry as kinds
+    from nycc_bench.kinds.loader import load_kinds
     from nycc_bench.runner import run_task
-    from nycc_bench.tasks import kinds
+
+    load_kinds()
 
     out = tmp_path / "matching.jsonl"
     run_task("matching", "random", out, dataset=sample_dataset, limit=2, progress=False)
@@ -289,7 +292,7 @@ def _rouge_is_the_exact_mean() -> bool:
 
 def _seeded_letter() -> bool:
     """The fallback letter of an unreadable reply depends on the instance id alone."""
-    from nycc_bench.tasks.parsing import fallback_letter
+    from nycc_bench.kinds.parsing import fallback_letter
 
     return fallback_letter("x", "ABCDE") == fallback_letter("x", "ABCDE")
 

@@ -28,13 +28,13 @@ completeness: {min_coverage: 0.9}
 """,
     "half/kinds.py": '''"""A builder that prompts every other row only: a run that covers half its task."""
 
-from nycc_bench.tasks.kinds import BUILDERS, Built, register_builder
+from nycc_bench.kinds import Built, builders, register_builder
 
 
 @register_builder("every_other")
 def every_other(task, rows, split_rows, options):
     """The Hessel builder's instances, every other one; the rest reported as rows that cannot be prompted."""
-    built = BUILDERS["hessel"](task, rows, split_rows, options)
+    built = builders()["hessel"](task, rows, split_rows, options)
     return Built(built.instances[::2], [i.instance_id for i in built.instances[1::2]])
 ''',
 }
@@ -169,8 +169,8 @@ def test_a_whole_run_and_a_run_without_its_judge_agree_too(
 def test_the_completeness_block_is_checked_and_recorded() -> None:
     from nycc_bench.errors import NyccBenchError
     from nycc_bench.tasks import get_task
+    from nycc_bench.tasks.completeness import Completeness
     from nycc_bench.tasks.definition import check_schema
-    from nycc_bench.wholeness import Completeness
 
     assert get_task("humorbench").completeness == Completeness(0.9, 0.5, 0.05)
     assert get_task("ranking").completeness == get_task("matching").completeness  # a variant inherits its base's

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from nycc_bench.builders import build_dataset
+from nycc_bench.kinds.instances import build_instances, load_split
 from nycc_bench.paths import SAMPLE_DIR
 from nycc_bench.tasks import get_task
-from nycc_bench.tasks.instances import build_instances, load_split
 
 # caption_gen.py L44, as the script spells it (three double spaces and one triple space included)
 UPSTREAM_SYSTEM = (

@@ -14,7 +14,7 @@ from nycc_bench.builders import build_dataset
 from nycc_bench.builders.hessel2023 import features
 from nycc_bench.contests import ZHANG_HELD_OUT
 from nycc_bench.judge.protocols.zhang_shots import blocks, draw, sampled_positions
-from nycc_bench.tasks.zhang2024.kinds import zhang_judge_shots
+from nycc_bench.kinds.zhang2024 import zhang_judge_shots
 
 CONTESTS = [761, 896, 640, 536, 903, 555]  # any order; 761, 640 and 536 are held out, the rest come after the 91
 UPSTREAM_I = {536: 0, 640: sorted(ZHANG_HELD_OUT).index(640), 761: 90, 555: 91, 896: 92, 903: 93}

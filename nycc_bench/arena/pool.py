@@ -110,9 +110,9 @@ class Pool:
 def generation_tasks() -> dict[str, str]:
     """The tasks whose predictions are captions for a cartoon that has the human caption groups (their task files
     show them as `display.view: groups`), each with its dataset config: where the arena's players come from."""
-    from ..tasks import TASKS
+    from ..tasks import all_tasks
 
-    return {name: task.config for name, task in TASKS.items() if task.display.view == "groups"}
+    return {name: task.config for name, task in all_tasks().items() if task.display.view == "groups"}
 
 
 def build_pool(rows: Iterable[Mapping[str, Any]], results: Iterable[Mapping[str, Any]],

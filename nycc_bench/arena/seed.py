@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..tasks.instances import load_split
+from ..kinds.instances import load_split
 from .errors import ArenaRefused
 from .mirror import read_shards, shard_text
 from .pool import Pool, build_pool, generation_tasks

@@ -20,8 +20,8 @@ def include_path(p: argparse.ArgumentParser) -> None:
 
 
 def dataset_default() -> str:
-    """The dataset a command reads by default (`NYCC_DATASET`, else the Hub repo; see `tasks.instances`)."""
-    from ..tasks.instances import DEFAULT_DATASET
+    """The dataset a command reads by default (`NYCC_DATASET`, else the Hub repo; see `kinds.instances`)."""
+    from ..kinds.instances import DEFAULT_DATASET
 
     return DEFAULT_DATASET
 

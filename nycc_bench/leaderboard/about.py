@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..standings import RANK_RULE, task_judges
+from ..standings import RANK_RULE, pooled_about, task_judges
 from ..tasks import get_task
-from ..tasks.humorbench.hard_rule import about as hard_rule_about
-from ..tasks.scores import FAMILIES, TASK_FAMILY, family_metrics, family_tasks_text
+from ..tasks.scores import family_list, family_metrics, family_tasks_text, task_family
 
 TITLE = "NYCC humor leaderboard"
 
@@ -51,7 +50,7 @@ ABOUT = """\
 
 {measured}
 
-{hard_rule}
+{pooled_columns}
 
 Rates are percentages; intervals are 95% percentile bootstrap intervals (over items, or over contests and
 captions where items are grouped). Judged scores appear only where a judge scored the run (the *Judge* column
@@ -96,7 +95,7 @@ def rows_facts(results: list[dict[str, Any]]) -> str:
     for r in results:
         for task, entry in (r.get("tasks") or {}).items():
             got = ((entry.get("config") or {}).get("dataset") or {}).get("folds")
-            if task in TASK_FAMILY and get_task(task).has_folds and got:
+            if task in task_family() and get_task(task).has_folds and got:
                 folds[tuple(sorted(int(f) for f in got))] += 1
     if folds:
         parts = [f"{_folds(f)} ({n} task result{'s' if n > 1 else ''})" for f, n in sorted(folds.items())]
@@ -121,12 +120,12 @@ def rows_facts(results: list[dict[str, Any]]) -> str:
 def about_markdown(results: list[dict[str, Any]]) -> str:
     """The About tab: how things are measured, what the rows hold (from their records), how submissions run."""
     return (ABOUT.replace("{measured}", measured_markdown()).replace("{rows}", rows_facts(results))
-            .replace("{hard_rule}", hard_rule_about()) + "\n\n" + citations_markdown())
+            .replace("{pooled_columns}", pooled_about()) + "\n\n" + citations_markdown())
 
 
 def measured_markdown() -> str:
     """One bullet per family (tasks/families.yaml): what it measures and its tasks, from the registry."""
-    return "\n".join(f"- **{f.title}**: {f.measures} {family_tasks_text(f)}" for f in FAMILIES)
+    return "\n".join(f"- **{f.title}**: {f.measures} {family_tasks_text(f)}" for f in family_list())
 
 
 def rank_rule(family: str | None) -> str:
@@ -140,5 +139,5 @@ def rank_rule(family: str | None) -> str:
 
 def citations_markdown() -> str:
     """The papers' BibTeX, for the About tab."""
-    blocks = [f"**{f.heading}** ({f.license}; {f.upstream})\n\n```bibtex\n{f.bibtex}\n```" for f in FAMILIES]
+    blocks = [f"**{f.heading}** ({f.license}; {f.upstream})\n\n```bibtex\n{f.bibtex}\n```" for f in family_list()]
     return "## Citations\n\n" + "\n\n".join(blocks)

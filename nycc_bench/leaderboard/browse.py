@@ -14,16 +14,23 @@ from pathlib import Path
 from typing import Any
 
 from ..groups import HUMAN_GROUPS, LABELS
-from ..tasks import TASKS, Task
+from ..kinds.instances import load_split
+from ..tasks import Task, all_tasks
 from ..tasks.families import families
-from ..tasks.instances import load_split
 
 log = logging.getLogger("nycc_bench.leaderboard")
 GROUPS = tuple((group, LABELS[group]) for group in HUMAN_GROUPS)
-# fold 0, test split: what the leaderboard scores; each task's config, then the configs that flag rows
-CONFIGS = tuple(dict.fromkeys([*(t.config for t in TASKS.values()),
-                               *(t.display.flag.config for t in TASKS.values() if t.display.flag)]))
-GROUP_CONFIGS = {t.config for t in TASKS.values() if t.display.view == "groups"}
+
+
+def configs() -> tuple[str, ...]:
+    """Fold 0, test split: what the leaderboard scores; each task's config, then the configs that flag rows."""
+    tasks = all_tasks().values()
+    return tuple(dict.fromkeys([*(t.config for t in tasks), *(t.display.flag.config for t in tasks if t.display.flag)]))
+
+
+def group_configs() -> set[str]:
+    """The configs whose rows are a contest's human caption groups (`display.view: groups`)."""
+    return {t.config for t in all_tasks().values() if t.display.view == "groups"}
 e = html.escape
 
 
@@ -32,7 +39,7 @@ def shown_tasks() -> list[Task]:
     (a variant on its base's config, e.g. a few-shot one, adds its answers but not its rows again)."""
     seen: set[str] = set()
     out = []
-    for task in TASKS.values():
+    for task in all_tasks().values():
         if task.display.view != "none" and task.config not in seen:
             seen.add(task.config)
             out.append(task)
@@ -60,7 +67,7 @@ class ContestIndex:
     @cached_property
     def splits(self) -> dict[str, Any]:
         out = {}
-        for config in CONFIGS:
+        for config in configs():
             try:
                 out[config] = load_split(self.dataset, config, "test")
             except ValueError as err:  # a dataset without this config still browses the others
@@ -101,7 +108,7 @@ class ContestIndex:
             if len(described) > len(contest.description):
                 contest.description = described
             contest.uncanny = contest.uncanny or row.get("image_uncanny_description") or ""
-            if config in GROUP_CONFIGS:
+            if config in group_configs():
                 contest.groups = {k: row.get(k) or [] for k, _ in GROUPS}
             contest.items[config].append(row)
         return contest
@@ -186,7 +193,7 @@ class Predictions:
 def _instance_ids(contest: Contest) -> dict[str, list[tuple[str, Any]]]:
     """task → (instance id, reference) of this contest's items."""
     out: dict[str, list[tuple[str, Any]]] = {}
-    for name, task in TASKS.items():
+    for name, task in all_tasks().items():
         out[name] = [(str(r[task.display.id]), r.get("label") if task.kind == "choice" else None)
                      for r in contest.items.get(task.config, [])]
     return out
@@ -237,7 +244,8 @@ def showcase(index: ContestIndex, results: list[dict[str, Any]], resolve: Any, c
     """The contest Browse opens on: the first with a cartoon, the human caption groups and some run's answers
     (else the first with a cartoon and captions, else the first contest); None for an empty dataset."""
     numbers = list(index.positions)
-    with_groups = [n for n in numbers if any(c in GROUP_CONFIGS for c, _ in index.positions[n])]
+    groups = group_configs()
+    with_groups = [n for n in numbers if any(c in groups for c, _ in index.positions[n])]
     fallback = None
     for number in with_groups[:tries]:
         contest = index.contest(number)

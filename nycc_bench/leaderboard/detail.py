@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..tasks.scores import METRICS
+from ..tasks.scores import metrics
 from ..wholeness import COMPLETE, status_of
 from .store import run_id
 
@@ -51,7 +51,7 @@ def detail_html(result: dict[str, Any]) -> str:
     for task, entry in result.get("tasks", {}).items():
         out.append(f"<h4>{e(task)} <small>prompt {e(str(entry['config'].get('prompt_version')))}</small></h4>")
         scores = entry.get("scores")
-        lines = [f"<li>{e(m.label)}: {m.format(scores)}</li>" for m in METRICS
+        lines = [f"<li>{e(m.label)}: {m.format(scores)}</li>" for m in metrics()
                  if m.task == task and m.extract(scores)[0] is not None]
         if lines:
             out.append("<ul>" + "".join(lines) + "</ul>")

@@ -9,16 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from ..results import run_id
-from ..standings import POOLED, task_judges
-from ..tasks.humorbench import hard_rule
-from ..tasks.scores import METRICS
+from ..standings import task_judges, with_pooled
+from ..tasks.scores import metrics
 from .store import write_atomic
 
 
 def export_records(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The whole leaderboard as plain records (every run, every metric, original scale) for the downloads."""
     out = []
-    for result in sorted(hard_rule.with_hard_rule(results), key=run_id):
+    for result in sorted(with_pooled(results), key=run_id):
         model = result.get("model", {})
         judges = task_judges(result)
         record: dict[str, Any] = {
@@ -28,7 +27,7 @@ def export_records(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "sample_data": bool(result.get("dataset", {}).get("sample")),
             "dataset_fingerprint": result.get("dataset", {}).get("fingerprint"),
             "nycc_bench_version": result.get("nycc_bench_version"), "created_at": result.get("created_at")}
-        for metric in (*METRICS, *POOLED):
+        for metric in metrics():
             value, low, high, n = metric.extract((result.get("tasks", {}).get(metric.task) or {}).get("scores"))
             record.update({metric.key: value, f"{metric.key}:ci_low": low, f"{metric.key}:ci_high": high,
                            f"{metric.key}:n": n,

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..tasks.instances import DEFAULT_DATASET
+from ..kinds.instances import DEFAULT_DATASET
 
 ENV_HELP = {
     "NYCC_LB_DATA_DIR": "local store folder (SQLite + results + predictions); default ./leaderboard-data",

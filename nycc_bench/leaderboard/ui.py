@@ -24,8 +24,8 @@ from ..standings import (
     filter_rows,
     tab_table,
 )
-from ..tasks import TASKS
-from ..tasks.scores import FAMILIES, family_metrics, family_summary
+from ..tasks import all_tasks
+from ..tasks.scores import family_list, family_metrics, family_summary
 from . import about
 from .arena_tab import build_arena_tab
 from .browse import ContestIndex, Predictions, contest_html, outputs_html, showcase
@@ -42,7 +42,7 @@ from .submit import DTYPES, submit
 log = logging.getLogger("nycc_bench.leaderboard")
 e = html.escape
 VIEWS: list[tuple[str | None, str, str]] = [(None, "overview", "Overview"),
-                                            *((f.key, f.key, f.title) for f in FAMILIES)]
+                                            *((f.key, f.key, f.title) for f in family_list())]
 CSS = """
 .nycc-banner {padding: 10px 14px; border-radius: 8px; margin: 4px 0;}
 .nycc-error {background: #fde8e8; color: #8a1c1c; border: 1px solid #f5b5b5;}
@@ -261,7 +261,7 @@ class App:
 def default_tasks() -> list[str]:
     """The Submit form's preselected tasks: those with a headline score that any text model can run and no judge
     is needed for (from description, judge not required), read from the task files."""
-    return [name for name, task in TASKS.items()
+    return [name for name, task in all_tasks().items()
             if not task.from_pixels and not task.needs_judge and any(s.headline for s in task.scores)]
 
 
@@ -279,7 +279,7 @@ def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any], Any]:
     tables, plots, pickers, note = [], [], [], None
     for family, key, title in VIEWS:
         with gr.Tab(title, id=f"view-{key}", elem_id=f"view-{key}"):
-            summary = next((family_summary(f) for f in FAMILIES if f.key == family), about.OVERVIEW_SUMMARY)
+            summary = next((family_summary(f) for f in family_list() if f.key == family), about.OVERVIEW_SUMMARY)
             gr.Markdown(f"{summary} {about.rank_rule(family)}", elem_id=f"summary-{key}")
             tables.append(gr.Dataframe(value=pd.DataFrame(), interactive=False, pinned_columns=2, max_height=520,
                                        wrap=True, elem_id=f"table-{key}", label=f"{title} results",
@@ -352,7 +352,7 @@ def build(app: App) -> gr.Blocks:
                     revision = gr.Textbox(label="Revision (optional)", placeholder="main", max_lines=1,
                                           elem_id="model-revision", scale=1, max_length=MAX_CHARS["revision"])
                     dtype = gr.Dropdown(list(DTYPES), value="default", label="Precision", scale=1)
-                tasks = gr.CheckboxGroup(list(TASKS), value=default_tasks(), label="Tasks", elem_id="tasks")
+                tasks = gr.CheckboxGroup(list(all_tasks()), value=default_tasks(), label="Tasks", elem_id="tasks")
                 send = gr.Button("Submit", variant="primary", elem_id="submit-button")
                 message = gr.HTML(elem_id="submit-message")
                 with gr.Row():

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..tasks import TASKS, get_task
+from ..tasks import all_tasks, get_task
 from .settings import Settings
 from .store import Refused
 
@@ -81,9 +81,9 @@ def check_tasks(tasks: list[str] | None) -> list[str]:
     """Known task names, in the registry's order, at least one."""
     if not tasks:
         raise Refused("tasks: choose at least one task")
-    if unknown := [t for t in tasks if t not in TASKS]:
+    if unknown := [t for t in tasks if t not in all_tasks()]:
         raise Refused(f"tasks: unknown {', '.join(map(_shown, unknown))}")
-    return [t for t in TASKS if t in tasks]
+    return [t for t in all_tasks() if t in tasks]
 
 
 def safetensors_params(path: Path) -> int:

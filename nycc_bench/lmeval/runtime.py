@@ -40,8 +40,8 @@ def load_docs(task_name: str, **kwargs: Any) -> dict[str, Any]:
     import datasets
 
     from ..evaluation import available_folds
+    from ..kinds.instances import build_instances
     from ..systems.hf_causal import plain_choice_context
-    from ..tasks.instances import build_instances
 
     task = get_task(task_name)
     dataset = dataset_path(kwargs)
@@ -74,11 +74,11 @@ def choice_results(task_name: str, doc: Mapping[str, Any], results: Sequence[tup
 def generation_results(task_name: str, doc: Mapping[str, Any], results: Sequence[str]) -> dict[str, Any]:
     """`process_results` of a generation task: the reply read by the task's parser (unreadable: empty, scored as
     nycc-bench scores it), as one item per reported score."""
-    from ..tasks.kinds import PARSERS
+    from ..kinds import parsers
 
     task = get_task(task_name)
     raw = results[0] if results else None
-    prediction = PARSERS[task.parser](raw, task.letters)
+    prediction = parsers()[task.parser](raw, task.letters)
     return {key: {**_item(doc, prediction), "raw": raw} for key in score_keys(task_name)}
 
 
@@ -89,11 +89,11 @@ def score_keys(task_name: str) -> list[str]:
 
 def details(task_name: str, items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """nycc-bench's metric output over lm-eval's items (the task's scorer, folds averaged), no judge."""
-    from ..tasks.kinds import SCORERS, Instance
+    from ..kinds import Instance, scorers
 
     task = get_task(task_name)
     instances = [Instance(instance_id=i["id"], user="", reference=dict(i["reference"])) for i in items]
-    return SCORERS[task.scorer](task, instances, [i["prediction"] for i in items], [int(i["fold"]) for i in items],
+    return scorers()[task.scorer](task, instances, [i["prediction"] for i in items], [int(i["fold"]) for i in items],
                                 None, task.option_values())
 
 

@@ -69,7 +69,7 @@ def logged_item(sample: Mapping[str, Any], name: str) -> dict[str, Any]:
 def answer(task: Task, sample: Mapping[str, Any]) -> Any:
     """The answer read from the model's own responses: the letter of the highest summed log-likelihood, or the
     task's parser on the reply."""
-    from ..tasks.kinds import PARSERS
+    from ..kinds import parsers
 
     resps = sample.get("filtered_resps")
     doc = sample["doc"]
@@ -84,7 +84,7 @@ def answer(task: Task, sample: Mapping[str, Any]) -> Any:
                                  f"{len(doc['choices'])} choices; the samples file is edited")
         return doc["choices"][max(range(len(lls)), key=lls.__getitem__)]
     raw = resps[0] if isinstance(resps, list) and resps else None
-    return PARSERS[task.parser](raw if isinstance(raw, str) else None, task.letters)
+    return parsers()[task.parser](raw if isinstance(raw, str) else None, task.letters)
 
 
 def verified_items(task: Task, name: str, samples: Sequence[Mapping[str, Any]],

@@ -12,7 +12,7 @@ from .. import __version__
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMESPACE = "nycc-bench"
-DATASET_NAME = "newyorker-caption-contest"  # the repo name of nycc_bench.tasks.instances.DEFAULT_DATASET
+DATASET_NAME = "newyorker-caption-contest"  # the repo name of nycc_bench.kinds.instances.DEFAULT_DATASET
 PROJECT_URL = "https://github.com/nycc-bench/nycc-bench"
 # Spaces install the release they were staged with, from PyPI; `--package-spec` overrides it (e.g. a git URL pinned
 # to a tag or commit, before a release is on PyPI).

@@ -20,12 +20,12 @@ from huggingface_hub import EvalResult, ModelCard, ModelCardData
 from huggingface_hub.utils import HFValidationError, validate_repo_id
 
 from .. import __version__
-from ..citations import FAMILIES
 from ..results import read_results_dir
 from ..standings import where_judged
 from ..systems.registry import entry_of
 from ..tasks import Task, config_name, get_task
-from ..tasks.scores import METRICS
+from ..tasks.families import families
+from ..tasks.scores import metrics
 from ..wholeness import NO_JUDGE, SHOWN, status_of
 from . import NAMESPACE, PROJECT_URL, dataset_id
 
@@ -120,12 +120,12 @@ def task_results(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 def score_rows(result: dict[str, Any]) -> list[Row]:
     """The numbers a card reports for one task: the leaderboard's columns of its task, in their order
-    (`nycc_bench.tasks.scores.METRICS`, read from the task files); absent ones are left out."""
+    (`nycc_bench.tasks.scores.metrics()`, read from the task files); absent ones are left out."""
     judge_name = result.get("judge")
     suffix = f" (judge {judge_name})" if isinstance(judge_name, str) and judge_name else ""
     task = get_task(result["task"])
     rows = []
-    for metric in METRICS:
+    for metric in metrics():
         if metric.task != result["task"]:
             continue
         value, low, high, n = metric.extract(result["scores"])
@@ -228,7 +228,7 @@ def _provenance(data: dict[str, Any], results_name: str) -> str:
 
 def _citations(data: dict[str, Any]) -> str:
     keys = dict.fromkeys(get_task(r["task"]).family for r in task_results(data))
-    return "```bibtex\n" + "\n\n".join(FAMILIES[k].bibtex for k in keys) + "\n```"
+    return "```bibtex\n" + "\n\n".join(families()[k].bibtex for k in keys) + "\n```"
 
 
 def render_card(data: dict[str, Any], namespace: str = NAMESPACE, template: Path = TEMPLATE,
@@ -236,12 +236,12 @@ def render_card(data: dict[str, Any], namespace: str = NAMESPACE, template: Path
     """The model card of one (validated) results file."""
     spec = data["model"]["spec"]
     dataset = dataset_id(namespace)
-    metrics = sorted({row.metric_type for r in task_results(data) for row in score_rows(r)})
+    types = sorted({row.metric_type for r in task_results(data) for row in score_rows(r)})
     ours = is_ours(spec)
     tags = ["nycc-bench", "humor", "new-yorker-caption-contest", "baseline" if ours else "evaluation-card"]
     card_data = ModelCardData(
         model_name=data["model"]["name"], eval_results=eval_results(data, dataset), base_model=base_model(spec),
-        datasets=[dataset], metrics=[f"{namespace}/{m}" for m in metrics], license="apache-2.0" if ours else None,
+        datasets=[dataset], metrics=[f"{namespace}/{m}" for m in types], license="apache-2.0" if ours else None,
         language=["en"], tags=tags + (["sample-data"] if data["dataset"]["sample"] else []))
     source = (data.get("extra") or {}).get("source")
     if data["dataset"]["sample"]:

@@ -22,13 +22,17 @@ from packaging.utils import canonicalize_name
 
 from ..builders import ALL_CONFIGS
 from ..contests import SPLITS
-from ..tasks import TASKS
+from ..tasks import all_tasks
 from . import PublishError
 from .files import glob_regex, walk
 
 SDKS = ("gradio", "streamlit", "docker", "static")
 COLORS = ("red", "yellow", "green", "blue", "indigo", "purple", "pink", "gray")
-METRICS = tuple(sorted({t.metric for t in TASKS.values()} | {"group_win_rate"}))
+
+
+def metric_types() -> tuple[str, ...]:
+    """The metric types a card may name: every task's metric (the include path's too) and the judged win rate."""
+    return tuple(sorted({t.metric for t in all_tasks().values()} | {"group_win_rate"}))
 
 
 class CardError(PublishError):
@@ -164,7 +168,8 @@ def validate_model_card(folder: Path, dataset: str) -> ModelCard:
         # a pooled split is written as `datasets` reads it ("test+validation": Zhang's 91 held-out contests)
         _need(bool(r.dataset_split) and all(part in SPLITS for part in str(r.dataset_split).split("+")), path,
               f"{where}: split {r.dataset_split!r} is not one of {SPLITS} (or several joined by '+')")
-        _need(r.metric_type in METRICS, path, f"{where}: metric {r.metric_type!r} is not one of {', '.join(METRICS)}")
+        _need(r.metric_type in metric_types(), path,
+              f"{where}: metric {r.metric_type!r} is not one of {', '.join(metric_types())}")
         value = r.metric_value
         _need(isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value), path,
               f"{where}: value {value!r} is not a finite number")

@@ -6,34 +6,18 @@ re-run of `nycc-bench run` with an OpenAI system makes no new calls for instance
 
 from __future__ import annotations
 
-import base64
-import io
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from ..images import image_url
+from ..kinds import Instance
 from ..tasks import Task
-from ..tasks.instances import Instance
 from ..urls import redact_url
 from .base import Output, System
 from .registry import register_system
 
 if TYPE_CHECKING:  # the engine is imported when a system is built, not when the registry is read
     from ..llm import LLMConfig
-
-
-def image_url(image: Any) -> str | None:
-    """A PIL image as a data URL (None stays None): the file's own bytes as the dataset stores them (upstream sends
-    the cartoon's JPEG bytes, `data:image/jpeg;base64,...`) where the builder kept them (`instances.source_bytes`),
-    else re-encoded as PNG."""
-    if image is None:
-        return None
-    from ..tasks.instances import SOURCE_BYTES
-
-    if (raw := image.info.get(SOURCE_BYTES)) and image.format:
-        return f"data:image/{image.format.lower()};base64," + base64.b64encode(raw).decode()
-    buf = io.BytesIO()
-    image.save(buf, format="PNG")
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
 
 
 def image_part(image: Any) -> dict[str, Any]:
@@ -102,7 +86,7 @@ class OpenAISystem(System):
     def jobs(self, task: Task, instances: list[Instance]) -> tuple[LLMConfig, list[Any]]:
         """The engine's config and one job per instance: what `generate` sends, and what a dry run estimates."""
         from ..judge import build_generation_jobs
-        from ..tasks.instances import stable_seed
+        from ..kinds import stable_seed
 
         config = self.config(task)
         jobs = build_generation_jobs([to_messages(i) for i in instances], config, prompt_version=task.prompt_version)

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..errors import NyccBenchError
+from ..kinds import Instance
 from ..tasks import Task
-from ..tasks.instances import Instance
 
 DECODING_KEYS = ("temperature", "top_p", "repetition_penalty", "seed", "max_new_tokens", "samples")
 

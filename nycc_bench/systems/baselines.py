@@ -7,9 +7,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..kinds import Instance
+from ..kinds import stable_seed as _seed
+from ..kinds.instances import load_split
 from ..tasks import Task
-from ..tasks.instances import Instance, load_split
-from ..tasks.instances import stable_seed as _seed
 from .base import Output, System, SystemCannotAnswer
 from .registry import register_system
 

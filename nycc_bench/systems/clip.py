@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..kinds import Instance
 from ..tasks import Task, all_tasks
-from ..tasks.instances import Instance
 from .base import Output, SystemCannotAnswer
 from .hf import ModelRef, PretrainedSystem, load_pretrained
 from .registry import register_system

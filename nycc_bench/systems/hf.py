@@ -327,7 +327,7 @@ def seed_batch(decoding: dict[str, Any], instances: list[Any]) -> None:
     if float(decoding.get("temperature") or 0.0) > 0:
         import torch
 
-        from ..tasks.instances import stable_seed
+        from ..kinds import stable_seed
 
         torch.manual_seed(stable_seed(decoding.get("seed", 0), [i.instance_id for i in instances]) % 2**63)
 

@@ -43,8 +43,8 @@ import inspect
 from dataclasses import replace
 from typing import Any
 
+from ..kinds import Instance
 from ..tasks import Task
-from ..tasks.instances import Instance
 from .api import to_messages
 from .base import Output, SystemCannotAnswer
 from .hf import (

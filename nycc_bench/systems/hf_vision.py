@@ -12,8 +12,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from ..kinds import Instance
 from ..tasks import Task
-from ..tasks.instances import Instance
 from .base import Output
 from .hf import ModelRef, PretrainedSystem, generation_config, load_pretrained, seed_batch, sent_settings
 from .registry import register_system

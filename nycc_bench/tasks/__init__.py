@@ -1,4 +1,5 @@
-"""The benchmark tasks, as data: one YAML file per task (beside its prompt files) read by one runner."""
+"""The benchmark tasks, as data (the task model): one YAML file per task, beside its prompt files. Reading them
+imports no code: what runs a task is `nycc_bench.kinds`."""
 
 from __future__ import annotations
 

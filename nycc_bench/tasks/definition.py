@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import NyccBenchError, refuse_unknown_keys
-from ..wholeness import Completeness
+from .completeness import Completeness
 from .display import Display, read_display
 from .families import families
 from .path import inside
@@ -40,6 +40,7 @@ class Score:
     judged: bool = False  # needs a judge
     higher_is_better: bool | None = None  # None: the task's direction
     range: tuple[float | None, float | None] | None = None  # None: [0, 1] for a rate, else unbounded
+    pooled: bool = False  # a column over a store's runs: `path` is each run's per-item verdicts in `details`
 
     @property
     def bounds(self) -> tuple[float | None, float | None]:
@@ -318,7 +319,7 @@ SCHEMA: dict[str, tuple[str, ...]] = {
     "by_system_kind.*": ("decoding", "options", "source"),
     "options.*": ("default", "values", "help", "stage", "type", "nullable"),
     "scores.*": ("key", "label", "path", "low", "high", "n", "rate", "headline", "judged", "higher_is_better",
-                 "range"),
+                 "range", "pooled"),
     "paper": ("id", "settings"),
     "paper.settings.*": ("at", "value", "values", "source", "deviation", "when"),
     "display": ("view", "id", "fields", "flag", "title"),
@@ -421,6 +422,9 @@ def build_task(raw: Mapping[str, Any], root: Path, source: str, *, prompt_roots:
         if not all(isinstance(s.get(key), str) for key in ("key", "label", "path")):
             raise NyccBenchError(f"{where}: scores[{k}] needs key, label and path")
         scores.append(Score(**{**s, **({"range": tuple(s["range"])} if s.get("range") else {})}))
+        if scores[-1].pooled and (scores[-1].low or scores[-1].high):
+            raise NyccBenchError(f"{where}: scores[{k}] is pooled over runs and has no interval; set low: null, "
+                                 "high: null")
     if len({s.key for s in scores}) != len(scores):
         raise NyccBenchError(f"{where}: two scores share a key; each score key once")
     owners: dict[str, str] = {}

@@ -13,7 +13,10 @@ def _number(value: Any) -> float | None:
 
 
 def extract(score: Score, details: Mapping[str, Any]) -> dict[str, Any] | None:
-    """`{value, ci_low, ci_high, n}` of one score; None when the metric did not produce it."""
+    """`{value, ci_low, ci_high, n}` of one score; None when the metric did not produce it (a pooled score is
+    never read from one run: the standings compute it over a store's runs)."""
+    if score.pooled:
+        return None
     value = _number(lookup(details, score.path))
     if value is None:
         return None

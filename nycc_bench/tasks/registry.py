@@ -1,5 +1,6 @@
 """Every task file under `nycc_bench/tasks/<family>/`, and under each folder of the include path, read once per
-include path: lookup with near-name hints, groups, folds; each folder's `kinds.py` is imported with its tasks.
+include path: lookup with near-name hints, groups, folds. Reading task files imports no code: the kinds they name
+(a folder's `kinds.py` too) are loaded by `nycc_bench.kinds` when a task runs or is checked.
 
 The include path is `NYCC_BENCH_TASK_PATH` (os.pathsep-separated folders) plus the folders of `include_tasks(...)`
 (`--include-path`, `evaluate(include_path=...)`). An outside folder holds `<family-or-any>/*.yaml` with prompt files
@@ -13,7 +14,6 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from importlib import import_module
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,7 +21,6 @@ from ..errors import NyccBenchError
 from ..yaml_files import load_yaml
 from .definition import Task, _merge, build_task
 from .families import families, groups
-from .kinds import activate, outside_kinds
 from .path import include_tasks, inside, task_path
 
 ROOT = Path(__file__).resolve().parent
@@ -85,29 +84,9 @@ def _resolved(name: str, files: dict[str, _File], seen: tuple[str, ...] = ()) ->
     return merged, {**base_roots, **roots}
 
 
-@cache
-def _built_in_kinds() -> None:
-    """Import the shared kinds (generic parsers and scorer) and each built-in family's `kinds.py`."""
-    from .. import scorers  # noqa: F401  (registers the generic `metric` scorer)
-    from . import parsing  # noqa: F401  (registers the generic parsers)
-
-    for folder in sorted(ROOT.iterdir()):
-        if (folder / "kinds.py").is_file():
-            import_module(f"{__package__}.{folder.name}.kinds")
-
-
-def load_kinds(folders: tuple[Path, ...] = ()) -> None:
-    """Make the builders, parsers and scorers of the built-in families and of `folders` the registered ones."""
-    _built_in_kinds()
-    activate({inside(root, path.relative_to(root).as_posix(), "include-path"): outside_kinds(path) for root in folders
-              for path in sorted(root.glob("*/kinds.py"))})
-
-
 def all_tasks() -> dict[str, Task]:
     """Every task by name (the include path's too): by family (papers' order), then each file's `order`."""
-    folders = task_path()
-    load_kinds(folders)
-    return _all_tasks(folders)
+    return _all_tasks(task_path())
 
 
 @cache

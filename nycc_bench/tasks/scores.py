@@ -1,8 +1,9 @@
 """The score registry: every score a task file declares (`scores:`) as one column, by family.
 
 The leaderboard's tabs, columns, plots and overview, the report and the model cards are all derived from
-`METRICS`, read from the task files (a new score is a line in a task file). A column reads
-`{value, ci_low, ci_high, n}` from a results record's task entry.
+`metrics()`, read from the task files of the include path in use when asked (a new score is a line in a task
+file). A column reads `{value, ci_low, ci_high, n}` from a results record's task entry; a pooled column (a score
+with `pooled: true`) is computed by the standings over a store's runs from each run's per-item verdicts.
 """
 
 from __future__ import annotations
@@ -26,10 +27,11 @@ class Metric:
     rate: bool = True  # a fraction in [0, 1], shown as a percentage
     headline: bool = False  # shown on the overview tab
     judged: bool = False  # needs a judge the operator configures
+    pooled: str | None = None  # a pooled column: the path in `details` of each run's per-item verdicts
 
     @property
     def key(self) -> str:
-        """A stable identifier, unique over METRICS."""
+        """A stable identifier, unique over `metrics()`."""
         return f"{self.task}:{self.score}"
 
     @property
@@ -56,22 +58,29 @@ class Metric:
         return found["value"], found.get("ci_low"), found.get("ci_high"), found.get("n")
 
 
-FAMILIES: list[Family] = list(families().values())
-"""The families in the papers' order (one leaderboard tab, one report section each)."""
+def family_list() -> list[Family]:
+    """The families in the papers' order (one leaderboard tab, one report section each), the include path's too."""
+    return list(families().values())
 
-METRICS = [Metric(task.family, task.name, sc.key, sc.label,
-                  task.higher_is_better if sc.higher_is_better is None else sc.higher_is_better, sc.rate,
-                  sc.headline, sc.judged)
-           for task in all_tasks().values() for sc in task.scores]
 
-TASK_FAMILY = {m.task: m.family for m in METRICS}
+def metrics() -> list[Metric]:
+    """Every score every task declares, as columns: by task (the registry's order), then the file's order."""
+    return [Metric(task.family, task.name, sc.key, sc.label,
+                   task.higher_is_better if sc.higher_is_better is None else sc.higher_is_better, sc.rate,
+                   sc.headline, sc.judged, sc.path if sc.pooled else None)
+            for task in all_tasks().values() for sc in task.scores]
+
+
+def task_family() -> dict[str, str]:
+    """Task name -> its family key, for every task with a score."""
+    return {m.task: m.family for m in metrics()}
 
 
 def family_metrics(family: str | None) -> list[Metric]:
     """The metrics of one family's tab; None gives the overview's headline metrics."""
     if family is None:
-        return [m for m in METRICS if m.headline]
-    return [m for m in METRICS if m.family == family]
+        return [m for m in metrics() if m.headline]
+    return [m for m in metrics() if m.family == family]
 
 
 def family_tasks_text(family: Family) -> str:

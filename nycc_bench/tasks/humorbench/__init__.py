@@ -1,1 +1,1 @@
-"""HumorBench tasks: the YAML files and prompts here, their kinds in `kinds.py`."""
+"""HumorBench tasks: the YAML files and prompts here, their kinds in `nycc_bench/kinds/humorbench.py`."""

@@ -1,27 +1,28 @@
 """What a task kind is made of: the `Instance` a builder makes, its `Built` result, prompt rendering, and the
-registries that task files name (`instances:`, `parser:`, `scorer:`), filled by decorators in each family's
-`kinds.py` beside its YAML files (and in the shared `tasks/parsing.py` and `scorers.py`).
+registries that task files name (`instances:`, `parser:`, `scorer:`) and each family's `Hooks`, filled by
+decorators in each family's module (`kinds/<family>.py`, and the shared `kinds/parsing.py` and `kinds/scorer.py`).
 
 A `kinds.py` outside the package (a folder on the include path) is imported by file path: its registrations
 are collected apart from the built-in ones, may not reuse a built-in name, and are switched in with the task
-folder they came with (`tasks.registry`), so two include paths never see each other's kinds.
+folder they came with (`kinds.loader`), so two include paths never see each other's kinds.
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib.util
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import NyccBenchError
-from .definition import Task
+from ..tasks.definition import Task
 
 
 @dataclass
@@ -90,10 +91,60 @@ Parser = Callable[[str | None, str], Any]
 # a scorer: (task, instances, predictions, fold ids, judge, option values, dataset=, last_k_tokens=) -> details
 Scorer = Callable[..., dict[str, Any]]
 
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """What one family adds to the generic run path, so that `score`, `runner` and `results` never know a family:
+
+    - `option_aliases`: `--system-option` keys that are the family's task options (moved to the task options of a
+      task that has them, recorded there);
+    - `effective(task, instances, options, judge)`: settings the family adds to the record's `config.effective`
+      (read from its instances, e.g. which descriptions the prompts were built from);
+    - `deviations(task, instances, options, judge, effective)`: the sentences those settings give where they
+      differ from the paper;
+    - `check(task)`: static checks of a task file of the family (`tasks check`, every `evaluate`), raising a
+      one-line `NyccBenchError`;
+    - `details(details)`: a validator of the family's keys in a task entry's `details` (its per-item verdicts),
+      returning the first problem as `key: sentence`, or None;
+    - `leaderboard_config(task, fold)`: the dataset config of the task's hidden-label leaderboard set (`--split
+      leaderboard`), or a one-line error where it has none.
+    """
+
+    option_aliases: tuple[str, ...] = ()
+    effective: Callable[..., dict[str, Any]] | None = None
+    deviations: Callable[..., list[str]] | None = None
+    check: Callable[[Task], None] | None = None
+    details: Callable[[Mapping[str, Any]], str | None] | None = None
+    leaderboard_config: Callable[[Task, int], str] | None = None
+
+    def identity(self) -> str:
+        """The same for the same declaration imported twice (its functions by qualified name)."""
+        named = [f"{f.__module__}.{f.__qualname__}" if f is not None else "-"
+                 for f in self._functions()]
+        return f"hooks{self.option_aliases}{named}"
+
+    def _functions(self) -> tuple[Callable[..., Any] | None, ...]:
+        return (self.effective, self.deviations, self.check, self.details, self.leaderboard_config)
+
+
+def _identity(obj: Any) -> str:
+    """What makes two registrations the same one (a module imported twice registers again)."""
+    return obj.identity() if isinstance(obj, Hooks) else f"{obj.__module__}.{obj.__qualname__}"
+
+
+def _owner(obj: Any) -> str:
+    """The module a registration came from, for error messages."""
+    if isinstance(obj, Hooks):
+        return next((f.__module__ for f in obj._functions() if f), "?")
+    return str(obj.__module__)
+
+
 BUILDERS: dict[str, Builder] = {}
 PARSERS: dict[str, Parser] = {}
 SCORERS: dict[str, Scorer] = {}
-REGISTRIES: dict[str, dict[str, Any]] = {"builder": BUILDERS, "parser": PARSERS, "scorer": SCORERS}
+HOOKS: dict[str, Hooks] = {}  # family key -> what the family adds to the generic path
+REGISTRIES: dict[str, dict[str, Any]] = {"builder": BUILDERS, "parser": PARSERS, "scorer": SCORERS, "hooks": HOOKS}
 
 _collecting: list[dict[str, dict[str, Any]]] = []  # the registrations of the outside kinds.py being imported
 _BUILT_IN: dict[str, set[str]] = {kind: set() for kind in REGISTRIES}
@@ -114,8 +165,8 @@ def _register(kind: str, name: str) -> Callable[[F], F]:
             _collecting[-1][kind][name] = fn
             return fn
         old = REGISTRIES[kind].get(name)
-        if old is not None and f"{old.__module__}.{old.__qualname__}" != f"{fn.__module__}.{fn.__qualname__}":
-            raise NyccBenchError(f"{fn.__module__}: {kind} {name!r} is already registered by {old.__module__}; "
+        if old is not None and _identity(old) != _identity(fn):
+            raise NyccBenchError(f"{_owner(fn)}: {kind} {name!r} is already registered by {_owner(old)}; "
                                  "choose another name")
         REGISTRIES[kind][name] = fn
         _BUILT_IN[kind].add(name)
@@ -136,6 +187,18 @@ def register_parser(name: str) -> Callable[[F], F]:
 def register_scorer(name: str) -> Callable[[F], F]:
     """Register a scorer under a task file's `scorer.name`."""
     return _register("scorer", name)
+
+
+def register_hooks(family: str, **hooks: Any) -> Hooks:
+    """Declare what the family `family` (its key in a families file) adds to the generic path (see `Hooks`); an
+    unknown hook is refused with the nearest one."""
+    known = [f.name for f in fields(Hooks)]
+    if unknown := sorted(set(hooks) - set(known)):
+        near = difflib.get_close_matches(unknown[0], known, n=1)
+        hint = f"did you mean {near[0]!r}?" if near else f"hooks are {', '.join(known)}"
+        raise NyccBenchError(f"hooks: family {family!r} declares an unknown hook {unknown[0]!r}; {hint}")
+    declared = Hooks(**{**hooks, "option_aliases": tuple(hooks.get("option_aliases") or ())})
+    return _register("hooks", family)(declared)  # type: ignore[type-var]
 
 
 @contextmanager

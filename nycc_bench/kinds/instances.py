@@ -1,6 +1,6 @@
 """Turn a task's dataset rows into prompts (instances) any system can answer: the shared half (reading a split,
 calling the task file's `instances:` builder, checking its ids); the builders themselves live in each family's
-`kinds.py`, never a branch on a task's name."""
+module (`kinds/<family>.py`) or an outside folder's `kinds.py`, never a branch on a task's name."""
 
 from __future__ import annotations
 
@@ -11,27 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import NyccBenchError
-from .definition import Task
-from .kinds import BUILDERS, Built, Instance, stable_seed
-from .registry import config_name
+from ..tasks.definition import Task
+from ..tasks.registry import config_name
+from .loader import builders, hooks
+from .registry import Built, Instance
 
 log = logging.getLogger("nycc_bench")
 DEFAULT_DATASET = os.environ.get("NYCC_DATASET", "nycc-bench/newyorker-caption-contest")
-__all__ = [
-    "DEFAULT_DATASET",
-    "LEADERBOARD_SPLIT",
-    "SOURCE_BYTES",
-    "Built",
-    "Instance",
-    "build",
-    "build_instances",
-    "leaderboard_config",
-    "load_split",
-    "row_description",
-    "source_images",
-    "stable_seed",
-    "subset",
-]
 
 
 def load_split(dataset: str, config: str, split: str) -> Any:
@@ -71,46 +57,17 @@ def load_split(dataset: str, config: str, split: str) -> Any:
     return splits[split]
 
 
-SOURCE_BYTES = "nycc_bench_source_bytes"  # PIL `info` key: the image file's bytes as the dataset stores them
-
-
-def source_images(rows: Any, column: str = "image") -> list[Any]:
-    """The decoded images of a column, each carrying its file's stored bytes in `info[SOURCE_BYTES]`, so a system
-    or judge can send the original file (upstream sends the cartoon's JPEG bytes) instead of a re-encoding."""
-    import datasets
-
-    if not isinstance(rows, datasets.Dataset):  # plain rows (a list of mappings): their images as they are
-        return [row.get(column) for row in rows]
-    if column not in rows.column_names:
-        return [None] * len(rows)
-    stored = list(rows.select_columns([column]).cast_column(column, datasets.Image(decode=False))[column])
-    images = list(rows.select_columns([column])[column])  # a list: a datasets Column decodes anew on each access
-    for image, raw in zip(images, stored, strict=True):
-        if image is not None and raw and raw.get("bytes"):
-            image.info[SOURCE_BYTES] = raw["bytes"]
-    return images
-
-
 LEADERBOARD_SPLIT = "leaderboard"
 
 
-def leaderboard_config(task: Task, fold: int = 0) -> str:
-    """The config of a task's Hessel leaderboard set (`--split leaderboard`): images and captions, no labels, no
-    descriptions, as upstream ships it; only the from-pixels matching and ranking tasks can be prompted from it."""
-    base = task.config.removesuffix("_from_pixels")
-    if task.instances != "hessel" or base not in ("matching", "ranking") or fold:
-        raise NyccBenchError(f"split: leaderboard sets exist for matching and ranking (fold 0), not {task.name}")
-    if not task.from_pixels:
-        raise NyccBenchError(f"split: the leaderboard sets give the cartoon image and captions only (no description, "
-                             f"as upstream ships them); run {base}_from_pixels instead of {task.name}")
-    return f"{base}_leaderboard"
-
-
-def row_description(row: Mapping[str, Any]) -> str:
-    """The richest text description a row has (Hessel annotations, else the nextml sentence)."""
-    parts = [row.get("image_location"), row.get("image_description"), row.get("image_uncanny_description")]
-    text = " ".join(p for p in parts if p)
-    return text or row.get("description") or ""
+def leaderboard_set(task: Task, fold: int = 0) -> tuple[str, str]:
+    """(config, split) of a task's hidden-label leaderboard set (`--split leaderboard`), from its family's
+    `Hooks.leaderboard_config`; a task whose family has none is refused in one line."""
+    config = hooks(task).leaderboard_config
+    if config is None:
+        raise NyccBenchError(f"split: {task.name} has no leaderboard set; leave --split out (its split is "
+                             f"{task.split})")
+    return config(task, fold), "test"
 
 
 def build(task: Task, dataset: str = DEFAULT_DATASET, split: str | None = None, fold: int = 0,
@@ -119,11 +76,11 @@ def build(task: Task, dataset: str = DEFAULT_DATASET, split: str | None = None, 
     that cannot be prompted (the scorer records them as a deviation)."""
     split = split or task.split
     config = config_name(task, fold)
-    if split == LEADERBOARD_SPLIT:  # Hessel's hidden-label sets: their own configs, one split
-        config, split = leaderboard_config(task, fold), "test"
+    if split == LEADERBOARD_SPLIT:  # hidden-label sets (Hessel's): their own configs, one split
+        config, split = leaderboard_set(task, fold)
     values = task.options_for("", task.option_values(options))  # unset options: the task's single setting
     rows = load_split(dataset, config, split)
-    built = BUILDERS[task.instances](task, rows, lambda s: load_split(dataset, config, s), values)
+    built = builders()[task.instances](task, rows, lambda s: load_split(dataset, config, s), values)
     if built.skipped:
         log.info("%s: %d of %d rows cannot be prompted (no description): %s", task.name, len(built.skipped),
                  len(rows), ", ".join(map(str, built.skipped[:10])) + (" ..." if len(built.skipped) > 10 else ""))

@@ -1,5 +1,5 @@
 """The generic parsers of system outputs (`choice`, `captions`, `text`) and the one reading of replies; a
-family's own parsers live in its `kinds.py`. An unparseable output is None, recorded and counted.
+family's own parsers live in its module (`kinds/<family>.py`). An unparseable output is None, recorded and counted.
 
 The parsers are pure. `read_replies` applies, for a task with the option `unparsed: random` (Hessel's, upstream's
 scheme), the answer extractor when one is configured, else a seeded random letter, and for one with `unparsed:
@@ -18,8 +18,9 @@ from typing import Any
 
 from ..errors import NyccBenchError
 from ..predictions import FAILED, OK, UNPARSED
-from .definition import Task
-from .kinds import PARSERS, register_parser, render, stable_seed
+from ..tasks.definition import Task
+from .loader import parsers
+from .registry import register_parser, render, stable_seed
 
 _ANSWER = re.compile(r"answer\s*(?:is|:)?\s*[:\-]?\s*\**\(?([A-Z])\b\)?", re.IGNORECASE)
 _LEADING = re.compile(r"^\s*\**\(?([A-Z])\)?\**\s*(?:[).:\-]|$)")
@@ -247,7 +248,7 @@ def read_replies(task: Task, items: Sequence[tuple[Any, str | list[str] | None]]
     The runner calls this once per batch, between the system's outputs and the records it writes (outputs that
     carry a letter or an error do not come here)."""
     options = options or {}
-    parse = PARSERS[options.get("parser") or task.parser]  # a task option `parser` overrides the task file's
+    parse = parsers()[options.get("parser") or task.parser]  # a task option `parser` overrides the task file's
     readings: list[Reading | None] = [None] * len(items)
     pending: list[int] = []
     for k, (inst, raw) in enumerate(items):

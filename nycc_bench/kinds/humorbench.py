@@ -6,10 +6,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...errors import JudgeRequired
-from ...scorers import instance_field
-from ..definition import Task
-from ..kinds import ITEM_JUDGMENTS, Built, Instance, register_builder, register_parser, register_scorer, render
+from ..errors import JudgeRequired, NyccBenchError
+from ..tasks.definition import Task
+from .registry import (
+    ITEM_JUDGMENTS,
+    Built,
+    Instance,
+    register_builder,
+    register_hooks,
+    register_parser,
+    register_scorer,
+    render,
+)
+from .scorer import instance_field
 
 
 @register_builder("humorbench")
@@ -41,7 +50,7 @@ def build_humorbench(task: Task, rows: Any, split_rows: Callable[[str], Any], op
 @register_parser("explanation")
 def parse_explainer_reply(text: str | None, letters: str = "") -> str | None:
     """HumorBench's explainer reply as upstream grades it (see `judge.parsers.parse_explanation`)."""
-    from ...judge.parsers import parse_explanation
+    from ..judge.parsers import parse_explanation
 
     return (parse_explanation(text) or None) if text is not None else None
 
@@ -52,7 +61,7 @@ def _truncation(options: Mapping[str, Any], last_k_tokens: int | None,
     `last_k_tokens` (1000, §3.5) tokens by upstream's DeepSeek tokenizer; where that tokenizer cannot be had, the
     whole output is graded and the missing tokenizer is a deviation. The offline embedding grader cuts whitespace
     words, as it always has. Returns (k, tokenizer, the record's `truncation`, deviations)."""
-    from ...judge.protocols.humorbench import UPSTREAM_TOKENIZER, upstream_tokenizer
+    from ..judge.protocols.humorbench import UPSTREAM_TOKENIZER, upstream_tokenizer
 
     k = last_k_tokens if last_k_tokens is not None else options.get("last_k_tokens")
     if k is None:
@@ -75,10 +84,10 @@ def score_elements(task: Task, instances: Sequence[Instance], preds: Sequence[An
     breakdowns. `scorer.arguments` maps the metric's arguments onto instance fields; a field holding one value
     per element (a list) gives each row its element's value, and a field that is null everywhere is passed as
     null (no hard-subset flags)."""
-    from ...judging import element_judgments
-    from ...metrics import compute_metric
-    from ...metrics.rules import MAX_LAST_K_TOKENS
-    from ...scoring.checks import check_int
+    from ..judging import element_judgments
+    from ..metrics import compute_metric
+    from ..metrics.rules import MAX_LAST_K_TOKENS
+    from ..scoring.checks import check_int
 
     if judge is None:
         raise JudgeRequired("judge: HumorBench is scored by an autograder; pass --judge (e.g. openai:gpt-4o, or "
@@ -96,7 +105,7 @@ def score_elements(task: Task, instances: Sequence[Instance], preds: Sequence[An
     k, tokenizer, truncation, deviations = _truncation(options, last_k_tokens, judge)
     args = {arg: column(name) for arg, name in task.arguments.items()}
     # graded here, then scored from the verdicts, so the record keeps each element's verdict (the leaderboard's
-    # "Hard, leaderboard rule" pools them over runs: leaderboard/hard_rule.py)
+    # "Hard, leaderboard rule", a pooled score of the task file, pools them over runs: standings.py)
     judged = element_judgments(judge, args["descriptions"], args["captions"], args["references"], args["predictions"],
                                k, tokenizer)
     verdicts = [r["verdict"] for r in judged]
@@ -113,3 +122,32 @@ def score_elements(task: Task, instances: Sequence[Instance], preds: Sequence[An
                                                   "verdict": record["verdict"], "reasoning": record.get("reasoning")})
     scores[ITEM_JUDGMENTS] = [per_item.get(id(i), []) for i in instances]
     return scores
+
+
+GRADED = ("descriptions", "captions", "references", "predictions")
+"""The metric arguments the `elements` scorer hands the autograder (`scorer.arguments` must map each)."""
+
+
+def check_elements_task(task: Task) -> None:
+    """A task scored by `elements` maps every argument the autograder reads (else it would fail after the run)."""
+    if task.scorer == "elements" and (missing := [a for a in GRADED if a not in task.arguments]):
+        raise NyccBenchError(f"task file {task.source}: scorer.arguments lacks {', '.join(missing)}; the elements "
+                             f"scorer grades {', '.join(GRADED)} (map each to an instance field)")
+
+
+def check_element_verdicts(details: Mapping[str, Any]) -> str | None:
+    """The per-element verdicts (`element_verdicts`, pooled by the standings' "Hard, leaderboard rule"): element id
+    -> PASS, FAIL or ERROR, one per graded row; the first problem, or None."""
+    if "element_verdicts" not in details:
+        return None
+    verdicts = details["element_verdicts"]
+    if not (isinstance(verdicts, dict) and all(isinstance(k, str) and v in ("PASS", "FAIL", "ERROR")
+                                               for k, v in verdicts.items())):
+        return "element_verdicts: must map element ids (caption_id/element_id) to PASS, FAIL or ERROR"
+    n = details.get("n_elements")
+    if isinstance(n, int) and not isinstance(n, bool) and n >= 0 and len(verdicts) != n:
+        return f"element_verdicts: holds {len(verdicts)} verdicts but details.n_elements is {n}"
+    return None
+
+
+HOOKS = register_hooks("humorbench", check=check_elements_task, details=check_element_verdicts)

@@ -1,7 +1,8 @@
 """`nycc-bench tasks check`: a task file is checked before anything runs on it, and once end to end.
 
-`check_task` (static, at every `evaluate`): the instance builder, parser, scorer and metric names exist. The
-end-to-end half, a random run whose every `scores:` path resolves, is `nycc_bench.checking.check_run`.
+`check_task` (static, at every `evaluate`): the instance builder, parser, scorer and metric names exist, and the
+task's family checks what it needs of its task files (`Hooks.check`). The end-to-end half, a random run whose every
+`scores:` path resolves, is `nycc_bench.checking.check_run`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ import difflib
 from typing import Any
 
 from ..errors import NyccBenchError
-from .definition import Task
+from ..tasks.definition import Task
+from .loader import builders, hooks, parsers, scorers
 
 
 def _known(kind: str, name: str, names: Any, task: Task) -> None:
@@ -24,11 +26,11 @@ def _known(kind: str, name: str, names: Any, task: Task) -> None:
 def check_task(task: Task) -> None:
     """Refuse a task whose builder, parser, scorer or metric is not registered (names the file and the key)."""
     from ..metrics import METRIC_NAMES
-    from .kinds import BUILDERS, PARSERS, SCORERS
-
-    _known("instances builder", task.instances, BUILDERS, task)
-    _known("parser", task.parser, PARSERS, task)
-    _known("scorer", task.scorer, SCORERS, task)
+    _known("instances builder", task.instances, builders(), task)
+    _known("parser", task.parser, parsers(), task)
+    _known("scorer", task.scorer, scorers(), task)
     _known("metric", task.metric, METRIC_NAMES, task)
     if judged := task.judge.get("judged_metric"):
         _known("judged_metric", judged, METRIC_NAMES, task)
+    if (check := hooks(task).check) is not None:  # what the task's family checks of its own task files
+        check(task)

@@ -1,5 +1,5 @@
 """The generic scorer (`metric`) and the helpers every scorer shares; a family's own scorers live in its
-`tasks/<family>/kinds.py`.
+module (`kinds/<family>.py`).
 
 A scorer takes the task, its instances (every fold concatenated), the predictions in instance order (None for
 unparsed and failed items: they count as wrong, never dropped), the fold of each instance, the judge, the option
@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .tasks.definition import Task
-from .tasks.kinds import Instance, register_scorer
+from ..tasks.definition import Task
+from .registry import Instance, register_scorer
 
 
 def instance_field(name: str, inst: Instance, prediction: Any) -> Any:
@@ -56,7 +56,7 @@ def fold_list(fold_ids: Sequence[int]) -> list[int] | None:
 def score_metric(task: Task, instances: Sequence[Instance], preds: Sequence[Any], fold_ids: Sequence[int],
                  judge: Any, options: Mapping[str, Any], **_: Any) -> dict[str, Any]:
     """The task's metric over the mapped arguments, folds averaged as Hessel does."""
-    from .metrics import compute_metric
+    from ..metrics import compute_metric
 
     return compute_metric(task.metric, **metric_arguments(task, instances, preds), folds=fold_list(fold_ids),
                                             **task.metric_options)

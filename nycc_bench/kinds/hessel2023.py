@@ -7,12 +7,22 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...errors import NyccBenchError
-from ...scorers import metric_arguments
-from ..definition import Task
-from ..instances import row_description, source_images
-from ..kinds import ITEM_JUDGMENTS, Built, Instance, register_builder, register_parser, register_scorer, render
-from ..parsing import marked_letter
+from ..errors import NyccBenchError
+from ..images import source_images
+from ..tasks.definition import Task
+from .descriptions import row_description
+from .parsing import marked_letter
+from .registry import (
+    ITEM_JUDGMENTS,
+    Built,
+    Instance,
+    register_builder,
+    register_hooks,
+    register_parser,
+    register_scorer,
+    render,
+)
+from .scorer import metric_arguments
 
 
 def _entity_title(link: str) -> str:
@@ -229,9 +239,9 @@ def score_explanation(task: Task, instances: Sequence[Instance], preds: Sequence
     hold; the metric's `judge_model` arguments are for callers of the metric). A fold with an empty explanation is
     left out whole (option `empty: skip_fold`, upstream's eval_crossval.py L115-121) and named in `skipped_folds`;
     when every fold would be left out, all are scored and a deviation says so."""
-    from ...judge.protocols.explanation_pairwise import explanation_win_rate
-    from ...judging import explanation_judgments
-    from ...metrics import compute_metric
+    from ..judge.protocols.explanation_pairwise import explanation_win_rate
+    from ..judging import explanation_judgments
+    from ..metrics import compute_metric
 
     given = list(instances)  # the judged verdicts come back per given instance, skipped folds included
     skipped = sorted({f for f, p in zip(fold_ids, preds, strict=True) if not p}) \
@@ -262,3 +272,18 @@ def score_explanation(task: Task, instances: Sequence[Instance], preds: Sequence
     if deviations:
         scores["deviations"] = deviations
     return scores
+
+
+def leaderboard_config(task: Task, fold: int = 0) -> str:
+    """The config of a task's Hessel leaderboard set (`--split leaderboard`): images and captions, no labels, no
+    descriptions, as upstream ships it; only the from-pixels matching and ranking tasks can be prompted from it."""
+    base = task.config.removesuffix("_from_pixels")
+    if task.instances != "hessel" or base not in ("matching", "ranking") or fold:
+        raise NyccBenchError(f"split: leaderboard sets exist for matching and ranking (fold 0), not {task.name}")
+    if not task.from_pixels:
+        raise NyccBenchError(f"split: the leaderboard sets give the cartoon image and captions only (no description, "
+                             f"as upstream ships them); run {base}_from_pixels instead of {task.name}")
+    return f"{base}_leaderboard"
+
+
+HOOKS = register_hooks("hessel2023", leaderboard_config=leaderboard_config)

@@ -8,12 +8,23 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...errors import NyccBenchError
-from ...groups import HUMAN_GROUPS
-from ...scorers import metric_arguments
-from ..definition import Task
-from ..instances import load_split, row_description, source_images
-from ..kinds import ITEM_JUDGMENTS, Built, Instance, register_builder, register_parser, register_scorer, render
+from ..errors import NyccBenchError
+from ..groups import HUMAN_GROUPS
+from ..images import image_url, source_images
+from ..tasks.definition import Task
+from .descriptions import row_description
+from .instances import load_split
+from .registry import (
+    ITEM_JUDGMENTS,
+    Built,
+    Instance,
+    register_builder,
+    register_hooks,
+    register_parser,
+    register_scorer,
+    render,
+)
+from .scorer import metric_arguments
 
 log = logging.getLogger("nycc_bench")
 
@@ -133,9 +144,8 @@ def build_zhang_generation(task: Task, rows: Any, split_rows: Callable[[str], An
 def zhang_judge_shots(dataset: str, contests: Sequence[int], images: bool = False) -> tuple[dict[int, list], dict]:
     """The group judge's examples per contest, drawn as upstream draws them (`zhang_shots`) from the dataset's
     Hessel `ranking` train split, and the record of that draw; zero-shot (recorded) where the data lacks it."""
-    from ...judge.protocols.zhang_format import RankingExample
-    from ...judge.protocols.zhang_shots import ShotDraw, draw
-    from ...systems.api import image_url
+    from ..judge.protocols.zhang_format import RankingExample
+    from ..judge.protocols.zhang_shots import ShotDraw, draw
 
     try:
         rows = load_split(dataset, "ranking", "train")
@@ -161,7 +171,7 @@ def zhang_judge_shots(dataset: str, contests: Sequence[int], images: bool = Fals
 def sbert_available(options: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """The metric options, without `sbert_model` (and with the reason as a deviation) when that model cannot be
     loaded here: Average EAD is still scored, and the record says why SBERT diversity is absent."""
-    from ...scoring.sbert import load_encoder
+    from ..scoring.sbert import load_encoder
 
     model = options.get("sbert_model")
     if model is None:
@@ -193,9 +203,8 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
     A contest without a parseable caption list loses every comparison (option `missing=count`, the paper's
     rule) or is left out (`missing=drop`); either way it is counted in `n_missing`.
     """
-    from ...judging import group_judgments
-    from ...metrics import compute_metric
-    from ...systems.api import image_url
+    from ..judging import group_judgments
+    from ..metrics import compute_metric
 
     answered = [(p, i) for p, i in zip(preds, instances, strict=True) if p]
     missing = [i.reference["contest_number"] for p, i in zip(preds, instances, strict=True) if not p]
@@ -237,3 +246,42 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
                        "n_shots": (shot_record or {}).get("n_shots"),
                        "shots_source": (shot_record or {}).get("pool") if (shot_record or {}).get("n_shots") else None}
     return scores
+
+
+def description_settings(task: Task, instances: Sequence[Instance], options: Mapping[str, Any],
+                         judge: Any) -> dict[str, Any]:
+    """Which descriptions the prompts were built from (`effective.descriptions`, counts by source) and, with an LLM
+    judge, which the judge saw (`effective.judge_descriptions`; upstream's judge saw Hessel's)."""
+    out: dict[str, Any] = {}
+    sources = [i.reference["description_source"] for i in instances if "description_source" in i.reference]
+    if sources:
+        out["descriptions"] = {s: sources.count(s) for s in sorted(set(sources))}
+    seen = [i.reference["judge_description_source"] for i in instances if "judge_description_source" in i.reference]
+    if seen and judge is not None and judge.is_llm:
+        out["judge_descriptions"] = {s or "none": seen.count(s) for s in sorted(set(seen), key=str)}
+    return out
+
+
+def description_deviations(task: Task, instances: Sequence[Instance], options: Mapping[str, Any], judge: Any,
+                           effective: Mapping[str, Any]) -> list[str]:
+    """Contests prompted with another description than GPT-4o's (when the option asks for GPT-4o's), and contests
+    whose judge saw another description than Hessel's annotation."""
+    out = []
+    sources = [i.reference["description_source"] for i in instances if "description_source" in i.reference]
+    if options.get("description") == "gpt4o" and (other := [s for s in sources if s != "gpt4o"]):
+        out.append(f"{len(other)} of {len(sources)} contests were prompted with another description (the dataset "
+                   "has no GPT-4o description for them).")
+    if "judge_descriptions" in effective:
+        seen = [i.reference["judge_description_source"] for i in instances
+                if "judge_description_source" in i.reference]
+        if other := [s for s in seen if s != "hessel"]:
+            said = ", ".join(f"{other.count(s)} {s or 'no'}" for s in sorted(set(other), key=str))
+            out.append(f"The judge saw another description than Hessel's annotation for {len(other)} of {len(seen)} "
+                       f"contests ({said}); upstream's judge saw Hessel's.")
+    return out
+
+
+# `--system-option description=gpt4o|hessel` picks the description the caption-generation prompt is built from
+# (Zhang's issue names it a system option; it is recorded as a task option)
+HOOKS = register_hooks("zhang2024", option_aliases=("description",), effective=description_settings,
+                       deviations=description_deviations)
