@@ -23,9 +23,10 @@ from nycc_bench.leaderboard.store import FAILED, FINISHED, PENDING, RUNNING, Loc
 
 ROOT = Path(__file__).resolve().parents[1]
 PASSWORD = "PWs3cretPW"
-TIMEOUT_S = 60
-"""The job limit: past it the silent job is killed. Every other job here must finish inside it, and a loaded
-2-core machine took over 20 s for one (child start-up included; about 6 s idle), so it is generous."""
+TIMEOUT_S = 45
+"""The job limit: past it the silent job is killed. Every other job here must finish inside it: they take 5 to 8 s
+on a busy 2-core machine (child start-up included) and went past 20 s on one loaded four times over, so the limit
+is generous."""
 
 
 def free_port() -> int:
