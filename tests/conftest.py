@@ -30,6 +30,14 @@ def shared_folder(tmp_path_factory: pytest.TempPathFactory, name: str, make: Cal
     return folder
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files that hold a test marked slow first, each whole and in its own order (a stable sort, so module
+    fixtures still run once): spread over workers, the longest start at once instead of ending the run on one
+    worker while the others idle."""
+    slow = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.path not in slow)
+
+
 @pytest.fixture(scope="session")
 def sample_dataset(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The sample dataset, built once per test session (read only: tests must not write into it)."""

@@ -216,7 +216,7 @@ def test_long_retry_after_is_capped_then_retried(tmp_path: Path) -> None:
         records = grade_elements(*grader_inputs(1), fault_config(server.base_url, tmp_path, max_retry_wait_s=0.5))
         first, second = server.requests
     assert records[0]["verdict"] == "PASS" and records[0]["error"] is None
-    assert 0.45 <= second.received - first.received < 3
+    assert 0.45 <= second.received - first.received < 60  # the capped 0.5 s, never the two hours asked
 
 
 @pytest.mark.parametrize("api_key_env", [None, "MY_GATEWAY_KEY"])
