@@ -22,6 +22,7 @@ from fake_openai import FakeChatServer, Reply
 from nycc_bench.leaderboard.store import FAILED, FINISHED, PENDING, RUNNING, LocalStore
 
 ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow  # a live leaderboard, and a job left to hang until its limit
 PASSWORD = "PWs3cretPW"
 TIMEOUT_S = 45
 """The job limit: past it the silent job is killed. Every other job here must finish inside it: they take 5 to 8 s

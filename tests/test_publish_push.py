@@ -85,9 +85,9 @@ def test_push_then_push_again_commits_nothing_and_never_shows_the_token(dataset_
         assert [r.path for r in hub.requests[mark:] if r.method == "POST" and "/preupload/" in r.path] == []
 
         # one changed card and one file that is no longer staged: one commit, with exactly those two paths
-        data = read_results(results / "baseline-length.json")
+        data = read_results(results / "seed-length.json")
         data["notes"] = [*data["notes"], "A note added after the first push."]
-        write_results(results / "baseline-length.json", data)
+        write_results(results / "seed-length.json", data)
         hub.repos["space", "nycc-bench/nycc_accuracy"].commit("added on the Hub", "", {"stray.txt": b"x"})
         mark = len(hub.requests)
         third = upload(hub, *common, home=tmp_path / "home")
