@@ -4,6 +4,7 @@ holds a temporary path; the sample's offline judges are built on demand, once, w
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
@@ -159,3 +160,19 @@ def test_the_sample_judges_are_trained_once_whole_and_keyed(monkeypatch, tmp_pat
         sj.sample_judges_dir()
     assert sorted(p.name for p in first.parent.iterdir() if not p.name.endswith(".lock")) == [first.name]
     assert sj.sample_judges_dir() != first and len(calls) == 3
+
+
+def test_cards_with_systems_run_the_same_function_and_name_no_folder(tmp_path: Path) -> None:
+    """`nycc-bench cards --systems` evaluates through `run_baselines` too: the tasks each answers, the sample's
+    judges by name, its folders as placeholders."""
+    from nycc_bench.cli import main
+
+    work = tmp_path / "work"
+    assert main(["cards", "--results", str(tmp_path / "results"), "--out", str(tmp_path / "cards"), "--systems",
+                 "length", "--source", "sample", "--work", str(work)]) == 0
+    record = read_results(tmp_path / "results" / "baseline-length.json", run_dir=work / "runs" / "baseline-length")
+    assert list(record["tasks"]) == baseline_matrix()["length"] and not record["skipped"]
+    assert record["commands"][0] == "nycc-bench build --source sample --out DATASET"
+    assert "--dataset DATASET" in record["commands"][1] and "--out RUN/baseline-length" in record["commands"][1]
+    assert str(tmp_path) not in json.dumps(record)
+    assert (tmp_path / "cards" / "baseline-length" / "README.md").is_file()
