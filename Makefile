@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint bench floors clean
+.PHONY: install demo test test-fast lint bench floors clean
 
 install: $(STAMP)
 
@@ -25,9 +25,18 @@ $(STAMP): pyproject.toml
 demo: install
 	$(BIN)/nycc-bench demo --out out/demo
 
+# every test, spread over the cores (pytest-xdist; a file's tests stay on one worker, so its module fixtures run
+# once; session fixtures are made once for all workers, tests/conftest.py). `make test-fast` leaves out the tests
+# marked slow (live servers, browsers, wheels, the README run as written); CI runs `make test`.
+PYTEST := $(BIN)/python -m pytest -q -n auto --dist loadfile --durations=25
+
 test: install
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
+
+test-fast: install
+	$(BIN)/ruff check .
+	$(PYTEST) -m "not slow"
 
 floors: install
 	PYTHON=$(BIN)/python .ci/floors.sh

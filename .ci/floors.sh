@@ -6,7 +6,7 @@
 # and nothing is installed into, or removed from, the main venv.
 #
 #   .ci/floors.sh                      # scratch venv in a temporary folder, removed afterwards
-#   FLOORS_VENV=/tmp/floors .ci/floors.sh   # keep (and reuse) the scratch venv
+#   FLOORS_VENV=~/.cache/nycc-floors .ci/floors.sh   # keep (and reuse) the scratch venv
 #   FLOORS_TESTS="tests/test_systems_hf.py -k loglikelihood" .ci/floors.sh
 #
 # Needs PyPI (pip downloads the floor versions and whatever they require that the main venv lacks).

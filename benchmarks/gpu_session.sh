@@ -8,9 +8,10 @@ set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out/gpu}
 mkdir -p "$OUT"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .gpu/whl/*.whl \
+SITE=$(mktemp -d)  # the wheels, installed fresh for this session
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" .gpu/whl/*.whl \
     || exit 1
-export PYTHONPATH="$PWD:/tmp/site:$PWD/.gpu/site" PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+export PYTHONPATH="$PWD:$SITE:$PWD/.gpu/site" PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 start=$(date +%s)
 left() { echo $(( ${TOTAL_S:-570} - ($(date +%s) - start) )); }
 { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv

@@ -1,8 +1,9 @@
 """`make demo` / `nycc-bench demo`: the whole toolkit on the embedded sample, offline, in a few minutes.
 
-build the dataset → train the offline judges → `evaluate` every baseline on every task (one results record
-each) → an HTML report → a seeded local leaderboard → an arena round of simulated voters (ratings, and the reward
-model's agreement with them) → the upload staged with `--dry-run`.
+build the dataset → the offline judges (`reward:sample`, `embedding:sample`: trained into the cache on first
+use) → every baseline on every task it answers (`baselines.run_baselines`, as the seed and the cards; one results
+record each) → an HTML report → a seeded local leaderboard → an arena round of simulated voters (ratings, and
+the reward model's agreement with them) → the upload staged with `--dry-run`.
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .baselines import run_baselines
 from .building import summary_table
-from .evaluation import evaluate
-from .offline_judges import train_offline_judges
+from .offline_judges import sample_judges, train_offline_judges
 from .paths import SAMPLE_DIR
 from .publish.cards import slug
 from .report import score_lines, write_report
@@ -33,9 +34,11 @@ def run_demo(out: Path, sample_dir: Path = SAMPLE_DIR, quiet: bool = False) -> d
     dataset = out / "dataset"
     _step("1/7 build the dataset from the embedded sample", quiet)
     print(summary_table(build_dataset(sample_dir, dataset, progress=not quiet)))
-    _step("2/7 train the offline judges (humor reward model, embedding element grader)", quiet)
-    judges = train_offline_judges(dataset, out / "judges", sample_dir / "humorbench_reubennarad" / "rubric")
-    _step("3/7 evaluate the baselines on every task (nycc_bench.evaluate)", quiet)
+    _step("2/7 the offline judges (humor reward model, embedding element grader)", quiet)
+    judges = sample_judges() if sample_dir == SAMPLE_DIR else \
+        train_offline_judges(dataset, out / "judges", sample_dir / "humorbench_reubennarad" / "rubric")
+    print("\n".join(f"  {task}: {spec.name}" for task, spec in judges.items()))
+    _step("3/7 evaluate the baselines on every task each answers (nycc_bench.evaluate)", quiet)
     records = evaluate_baselines(dataset, judges, out / "runs", list(BASELINES), quiet)
     _step("4/7 write the report", quiet)
     html_report = write_report(records, out / "report.html")
@@ -45,18 +48,17 @@ def run_demo(out: Path, sample_dir: Path = SAMPLE_DIR, quiet: bool = False) -> d
     arena_round(leaderboard, dataset, judges)
     _step("7/7 stage the upload (dry run: nothing leaves this machine)", quiet)
     staged = stage_upload(out / "staged", dataset)
-    return {"dataset": str(dataset), "judges": str(out / "judges"), "runs": str(out / "runs"),
-            "report": str(html_report), "leaderboard": str(leaderboard), "staged": str(staged)}
+    return {"dataset": str(dataset), "judges": ", ".join(sorted({s.name for s in judges.values()})),
+            "runs": str(out / "runs"), "report": str(html_report), "leaderboard": str(leaderboard),
+            "staged": str(staged)}
 
 
 def evaluate_baselines(dataset: Path, judges: dict[str, Any], runs: Path, systems: list[str],
                        quiet: bool = False) -> list[dict[str, Any]]:
-    """Every system on every task through `evaluate` (one run folder each), printing their scores."""
-    records = []
-    for spec in systems:
-        run = evaluate(spec, "all", dataset=str(dataset), judge=judges, out=runs / slug(spec), progress=not quiet)
-        records.append(run.record)
-        print("\n".join(score_lines(run.record)))
+    """Every system on the tasks it answers (`run_baselines`: one run folder each), printing their scores."""
+    records = [run.record for run in run_baselines(dataset, runs, judges, systems, progress=not quiet, run_id=slug)]
+    for record in records:
+        print("\n".join(score_lines(record)))
     return records
 
 

@@ -8,6 +8,7 @@ call these, so a judge is named the same way everywhere:
     transformers:<path|id>  a local causal LM
     reward:<path|repo>      the humor reward model (group comparisons; free, offline)
     embedding:<path|repo>   the embedding element grader (HumorBench; free, offline)
+    reward:sample, embedding:sample   those two trained on the embedded sample (built on first use; the seed's)
 
 Every LLM protocol runs through one function, :func:`run_judge`: the judge's settings applied to the protocol
 object's jobs, the dry run estimating those same jobs.
@@ -253,15 +254,17 @@ def judge_from_kwargs(judge_model: str | None, judge_backend: str | None = None,
 @cache
 def _reward_model(path: str) -> Any:
     from .reward import RewardModel
+    from .sample_judges import judge_folder
 
-    return RewardModel.load(path)
+    return RewardModel.load(judge_folder("reward", path))
 
 
 @cache
 def _grader(path: str) -> Any:
     from .reward import EmbeddingGrader
+    from .sample_judges import judge_folder
 
-    return EmbeddingGrader.load(path)
+    return EmbeddingGrader.load(judge_folder("embedding", path))
 
 
 def group_judgments(judge: JudgeSpec | ResolvedJudge, model_groups: Sequence[Sequence[str]],

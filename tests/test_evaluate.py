@@ -36,10 +36,10 @@ GOLDEN = {
 }
 
 
-@pytest.fixture(scope="module")
-def random_run(sample_dataset: str, sample_judges: dict, tmp_path_factory: pytest.TempPathFactory):
-    return evaluate("random", "all", dataset=sample_dataset, judge=sample_judges,
-                    out=tmp_path_factory.mktemp("random_run"), progress=False)
+@pytest.fixture
+def random_run(judged_random_run):
+    """The session's judged run of `random` on every task (conftest; shared with test_truth)."""
+    return judged_random_run
 
 
 def test_every_task_is_evaluated_into_one_valid_record(random_run, sample_dataset: str) -> None:

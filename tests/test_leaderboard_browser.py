@@ -27,6 +27,7 @@ if not CHROMIUM.exists():
                 allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api")
 pytest.importorskip("transformers")
+pytestmark = pytest.mark.slow  # a live leaderboard in Chromium
 
 sys.path.insert(0, str(Path(__file__).parent))
 from tiny_models import save_tiny_llama  # noqa: E402

@@ -27,7 +27,7 @@ from nycc_bench.leaderboard.worker import run_worker_once  # noqa: E402
 from nycc_bench.standings import Filters, build_frame, tab_table  # noqa: E402
 from nycc_bench.tasks import TASKS, get_task  # noqa: E402
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.slow]
 CUDA = torch.cuda.is_available()
 # CPU: generation shortened by an operator setting on the queued job (the tasks' own lengths, up to 1,024 new
 # tokens for HumorBench, take minutes there); on a GPU every task runs with its own settings

@@ -22,8 +22,12 @@ from fake_openai import FakeChatServer, Reply
 from nycc_bench.leaderboard.store import FAILED, FINISHED, PENDING, RUNNING, LocalStore
 
 ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow  # a live leaderboard, and a job left to hang until its limit
 PASSWORD = "PWs3cretPW"
-TIMEOUT_S = 20
+TIMEOUT_S = 45
+"""The job limit: past it the silent job is killed. Every other job here must finish inside it: they take 5 to 8 s
+on a busy 2-core machine (child start-up included) and went past 20 s on one loaded four times over, so the limit
+is generous."""
 
 
 def free_port() -> int:
@@ -37,7 +41,7 @@ def responder(body: dict[str, Any], attempt: int) -> Reply:
     if body["model"] == "fake-500":
         return Reply(status=500, error_message="upstream exploded", headers={"retry-after": "0"})
     if body["model"] == "fake-silent":
-        return Reply(delay_s=120)
+        return Reply(delay_s=600)  # past the job limit: only the limit ends it
     return Reply(text="Answer: A")  # a readable answer: a run of unreadable ones is never published
 
 
@@ -129,7 +133,7 @@ def test_failed_and_hung_jobs_end_failed_are_never_shown_and_can_be_resubmitted(
     assert "HTTP 500" in (broken.reason or "") or "upstream exploded" in (broken.reason or ""), broken.reason
     assert silent.status == FAILED and silent.reason == f"timed out after {TIMEOUT_S} s", silent
     assert good.status == FINISHED, good  # the queue went on after both
-    assert silent.finished_at - silent.started_at < TIMEOUT_S + 30
+    assert silent.finished_at - silent.started_at < TIMEOUT_S + 60
 
     names = {r["model"]["name"] for r in store.results()}
     assert "fake-good" in names and not names & {"fake-500", "fake-silent"}

@@ -1,5 +1,6 @@
 """One record shape everywhere: the same system on the same data gives the same numbers through the demo, the
-leaderboard worker, the model cards and the leaderboard seed (all of them call `nycc_bench.evaluate`)."""
+leaderboard worker and the leaderboard seed (all of them call `nycc_bench.evaluate`; the model cards are rendered
+from the seed's records)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from nycc_bench.leaderboard.settings import Settings
 from nycc_bench.leaderboard.store import Job, LocalStore
 from nycc_bench.leaderboard.worker import run_worker_once
 from nycc_bench.paths import SEED_DIR
-from nycc_bench.publish import ROOT
 from nycc_bench.results import read_results
 
 
@@ -25,7 +25,7 @@ def _scores(record: dict) -> dict:
     return {task: rounded(entry["scores"]) for task, entry in record["tasks"].items()}
 
 
-def test_demo_worker_cards_and_seed_agree(sample_dataset: str, sample_judges: dict, tmp_path: Path) -> None:
+def test_demo_worker_and_seed_agree(sample_dataset: str, sample_judges: dict, tmp_path: Path) -> None:
     (demo,) = evaluate_baselines(Path(sample_dataset), sample_judges, tmp_path / "runs", ["random"], quiet=True)
     store = LocalStore(tmp_path / "lb")
     settings = Settings(data_dir=tmp_path / "lb", dataset=sample_dataset,
@@ -35,9 +35,8 @@ def test_demo_worker_cards_and_seed_agree(sample_dataset: str, sample_judges: di
     run_worker_once(store, settings)
     (worker,) = store.results()
     seed = read_results(SEED_DIR / "results" / "seed-random.json")
-    cards = read_results(ROOT / "model_cards" / "results" / "baseline-random.json")
-    assert set(demo["tasks"]) == set(worker["tasks"]) == set(seed["tasks"]) == set(cards["tasks"])
-    assert _scores(demo) == _scores(worker) == _scores(seed) == _scores(cards)
-    for record in (demo, worker, seed, cards):
+    assert set(demo["tasks"]) == set(worker["tasks"]) == set(seed["tasks"])
+    assert _scores(demo) == _scores(worker) == _scores(seed)
+    for record in (demo, worker, seed):
         assert record["tasks"]["ranking"]["config"]["dataset"]["folds"] == [0, 1]
         assert record["tasks"]["caption_generation"]["scores"]["win_rate_top10"]["n"] == 8  # 4 contests, judged

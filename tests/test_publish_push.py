@@ -16,7 +16,7 @@ from local_index import LocalIndex, released
 
 import nycc_bench
 from nycc_bench.builders import build_dataset
-from nycc_bench.paths import SAMPLE_DIR
+from nycc_bench.paths import SAMPLE_DIR, SEED_DIR
 from nycc_bench.publish import DATASET_NAME, ROOT
 from nycc_bench.publish.files import walk
 from nycc_bench.results import read_results, write_results
@@ -61,7 +61,7 @@ def dataset_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_push_then_push_again_commits_nothing_and_never_shows_the_token(dataset_dir: Path, tmp_path: Path) -> None:
     results = tmp_path / "results"
-    shutil.copytree(ROOT / "model_cards" / "results", results)
+    shutil.copytree(SEED_DIR / "results", results)
     common = ["--dataset-dir", str(dataset_dir), "--allow-sample", "--results", str(results), *KINDS]
     with LocalHub(TOKEN) as hub:
         first = upload(hub, *common, "--out", str(tmp_path / "staged"), home=tmp_path / "home")
@@ -85,9 +85,9 @@ def test_push_then_push_again_commits_nothing_and_never_shows_the_token(dataset_
         assert [r.path for r in hub.requests[mark:] if r.method == "POST" and "/preupload/" in r.path] == []
 
         # one changed card and one file that is no longer staged: one commit, with exactly those two paths
-        data = read_results(results / "baseline-length.json")
+        data = read_results(results / "seed-length.json")
         data["notes"] = [*data["notes"], "A note added after the first push."]
-        write_results(results / "baseline-length.json", data)
+        write_results(results / "seed-length.json", data)
         hub.repos["space", "nycc-bench/nycc_accuracy"].commit("added on the Hub", "", {"stray.txt": b"x"})
         mark = len(hub.requests)
         third = upload(hub, *common, home=tmp_path / "home")

@@ -13,7 +13,7 @@ import pytest
 from huggingface_hub import DatasetCard, ModelCard, RepoCard, SpaceCard
 
 from nycc_bench.builders import build_dataset
-from nycc_bench.paths import SAMPLE_DIR
+from nycc_bench.paths import SAMPLE_DIR, SEED_DIR
 from nycc_bench.publish import DATASET_NAME, DEFAULT_PACKAGE_SPEC, ROOT, PublishError
 from nycc_bench.publish.cli import main as upload_main
 from nycc_bench.publish.files import DENY, scan_secrets, walk
@@ -65,7 +65,7 @@ def make_space(root: Path) -> Path:
 
 def third_party_results(folder: Path) -> Path:
     """A results record of a model nycc-bench does not own, with figures reported elsewhere (`extra.source`)."""
-    data = read_results(ROOT / "model_cards" / "results" / "baseline-random.json")
+    data = read_results(SEED_DIR / "results" / "seed-random.json")
     data["model"] = {"spec": "openai:gpt-4o", "name": "gpt-4o", "source": "api", "revision": None,
                      "fingerprint": None}
     data["dataset"] = {"name": "nycc-bench/newyorker-caption-contest", "revision": None, "fingerprint": None,
@@ -85,7 +85,7 @@ def sources(tmp_path_factory: pytest.TempPathFactory) -> Sources:
     tmp = tmp_path_factory.mktemp("sources")
     build_dataset(SAMPLE_DIR, tmp / "dataset", progress=False)
     results = tmp / "results"
-    shutil.copytree(ROOT / "model_cards" / "results", results)
+    shutil.copytree(SEED_DIR / "results", results)
     third_party_results(results)
     return Sources(dataset_dir=tmp / "dataset", spaces_dir=make_space(tmp / "spaces"), results_dir=results)
 

@@ -67,11 +67,18 @@ def mirror(target: Path) -> Path:
     return target
 
 
-def serve_and_probe(command: str, cwd: Path, env: dict[str, str]) -> None:
-    """Start a server command, wait until its port answers HTTP 200, stop it."""
-    port = int(re.search(r"--port (\d+)", command).group(1))  # type: ignore[union-attr]
+def free_port() -> int:
+    """A port nothing listens on now (the OS picks it)."""
     with socket.socket() as s:
-        assert s.connect_ex(("127.0.0.1", port)) != 0, f"port {port} is taken"
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve_and_probe(command: str, cwd: Path, env: dict[str, str]) -> None:
+    """Start a server command on a free port instead of the README's (7860 may be taken by another server on this
+    machine), wait until it answers HTTP 200, stop it."""
+    port = free_port()
+    command = re.sub(r"--port \d+", f"--port {port}", command)
     proc = subprocess.Popen(command.split("#")[0], shell=True, cwd=cwd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)
     try:

@@ -17,6 +17,7 @@ import pytest
 from nycc_bench.cli import main
 from nycc_bench.errors import NyccBenchError
 from nycc_bench.systems import registry
+from nycc_bench.tasks import all_tasks
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = re.compile(r"^\| spec \| what it is .*?(?=\n\n)", re.MULTILINE | re.DOTALL)
@@ -85,6 +86,7 @@ def test_contributings_one_file_baseline_is_listed_everywhere_and_runs(
     matching = run.record["tasks"]["matching"]
     assert matching["n"] > 0 and matching["n_unparsed"] == 0 and 0 <= matching["scores"]["accuracy"]["value"] <= 1
     assert "explanation" not in run.record["tasks"]  # it cannot answer: skipped, as `length` is
+    assert registry.baseline_matrix()["shortest"] == [n for n, t in all_tasks().items() if t.kind == "choice"]
 
 
 def test_registration_errors_are_one_line(own_registry: dict) -> None:

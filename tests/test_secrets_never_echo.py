@@ -197,6 +197,7 @@ def test_a_hub_request_file_holds_no_secret(tmp_path: Path, monkeypatch: pytest.
     assert hits(tmp_path) == []
 
 
+@pytest.mark.slow  # the whole demo, in a child process
 def test_the_whole_demo_writes_no_secret(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "nycc_bench.cli", "demo", "--out", str(tmp_path / "demo"),
                            "--quiet"], cwd=tmp_path, env=environment(tmp_path), capture_output=True, text=True,

@@ -342,6 +342,7 @@ def test_sorted_batches_return_the_unsorted_texts_in_the_given_order(folders: di
     assert system.generated_tokens == sum(map(len, counted)) > 0
 
 
+@pytest.mark.slow
 def test_continuous_batching_gives_the_static_batches_texts(folders: dict, dataset: str) -> None:
     """`batching=continuous` (transformers' `generate_batch`; static batches are the default): the same greedy
     texts, in the given order, and the same token count as static batches (fp32: identical)."""

@@ -4,7 +4,6 @@ row is labelled sample data; `nycc-bench seed` regenerates it (package data unde
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 from pathlib import Path
@@ -15,13 +14,12 @@ from ..paths import SAMPLE_DIR, SEED_DIR
 SAMPLE_LABEL = "embedded sample (nycc-bench build --source sample)"
 
 
-def _relabel(record: dict[str, Any], tmp: Path) -> dict[str, Any]:
-    """The record with the temporary folders replaced by what they were (the sample, its offline judges)."""
-    text = json.dumps(record)
-    text = text.replace(json.dumps(str(tmp / "dataset"))[1:-1], "SAMPLE_DATASET")
-    text = text.replace(json.dumps(str(tmp / "judges"))[1:-1], "SAMPLE_JUDGES")
-    text = text.replace(json.dumps(str(tmp))[1:-1], "SAMPLE_RUN")
-    out = json.loads(text)
+def _label(record: dict[str, Any], dataset: Path, runs: Path) -> dict[str, Any]:
+    """The record as the seed ships it: its folders as placeholders, the sample named, no commit or date (so a
+    regeneration changes only what the code changes)."""
+    from ..baselines import placeholders
+
+    out = placeholders(record, dataset, runs, "sample")
     out["dataset"]["name"] = SAMPLE_LABEL
     out["git_commit"] = None
     out["created_at"] = "seed"
@@ -39,36 +37,29 @@ def write_arena_seed(out: Path, dataset: Path, work: Path) -> Path:
 
 
 def make_seed(out: Path | None = None) -> dict[str, Any]:
-    """Rebuild the seed folder: `results/seed-<baseline>.json` and the predictions they name."""
+    """Rebuild the seed folder: `results/seed-<baseline>.json` (every baseline on the tasks it answers, judged by
+    `reward:sample` / `embedding:sample`) and the predictions they name."""
+    from ..baselines import run_baselines
     from ..builders import build_dataset
-    from ..evaluation import evaluate
-    from ..offline_judges import train_offline_judges
+    from ..offline_judges import sample_judges
     from ..results import write_results
-    from ..systems import BASELINES
     from .worker import store_paths
 
     out = Path(out or SEED_DIR)
+    judges = sample_judges()
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         build_dataset(SAMPLE_DIR, tmp / "dataset", progress=False)
-        judges = train_offline_judges(tmp / "dataset", tmp / "judges",
-                                      SAMPLE_DIR / "humorbench_reubennarad" / "rubric")
+        runs = run_baselines(tmp / "dataset", tmp / "runs", judges, run_id=lambda spec: "seed-" + spec.split(":")[0])
         shutil.rmtree(out / "results", ignore_errors=True)
         shutil.rmtree(out / "predictions", ignore_errors=True)
-        written = []
-        for spec, title in BASELINES.items():
-            run = "seed-" + spec.split(":")[0]
-            result = evaluate(spec, "all", dataset=str(tmp / "dataset"), judge=judges, out=tmp / "runs" / run,
-                              progress=False, model={"name": spec, "type": "baseline", "license": "n/a (baseline)",
-                                                     "title": title},
-                              extra={"run_id": run, "options": {}})
-            record = store_paths(_relabel(result.record, tmp), run)
-            for entry in result.record["tasks"].values():
+        for run in runs:
+            for entry in run.record["tasks"].values():
                 for rel in entry["predictions"]:
-                    target = out / "predictions" / run / rel
+                    target = out / "predictions" / run.run_id / rel
                     target.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(tmp / "runs" / run / rel, target)
-            write_results(out / "results" / f"{run}.json", record)
-            written.append(run)
+                    shutil.copyfile(run.folder / rel, target)
+            write_results(out / "results" / f"{run.run_id}.json",
+                          store_paths(_label(run.record, tmp / "dataset", tmp / "runs"), run.run_id))
         write_arena_seed(out, tmp / "dataset", tmp / "arena")
-    return {"seed": str(out), "results": written}
+    return {"seed": str(out), "results": [run.run_id for run in runs]}

@@ -1,6 +1,6 @@
 """Model cards generated from results files: `model-index` eval results, the exact commands, scores, limitations.
 
-    nycc-bench cards --results model_cards/results --out model_cards
+    nycc-bench cards --results nycc_bench/leaderboard/seed/results --out model_cards
 
 writes `<out>/<slug>/README.md` for every `<results>/*.json` (the format of `nycc_bench.results`). Baselines
 implemented in nycc-bench are "ours" (`baseline-<system>`); every other system gets an evaluation card
@@ -38,8 +38,8 @@ SAMPLE_BANNER = (
     "> **Sample-data figures, not benchmark results.** Every number on this card was computed on the embedded "
     "sample of nycc-bench (original, invented content written in the upstream formats, a handful of items per "
     "task). They show the card format and that the pipeline runs end to end; they say nothing about the "
-    "system's sense of humor. `python model_cards/make_cards.py --source upstream` regenerates this card on the "
-    "real data.")
+    "system's sense of humor. `python model_cards/make_cards.py --source upstream --work DIR` regenerates this "
+    "card on the real data.")
 
 
 class Row(NamedTuple):
@@ -234,13 +234,13 @@ def _citations(data: dict[str, Any]) -> str:
 def render_card(data: dict[str, Any], namespace: str = NAMESPACE, template: Path = TEMPLATE,
                 results_name: str = "") -> ModelCard:
     """The model card of one (validated) results file."""
-    spec = data["model"]["spec"]
+    spec, name = data["model"]["spec"], data["model"].get("title") or data["model"]["name"]
     dataset = dataset_id(namespace)
     types = sorted({row.metric_type for r in task_results(data) for row in score_rows(r)})
     ours = is_ours(spec)
     tags = ["nycc-bench", "humor", "new-yorker-caption-contest", "baseline" if ours else "evaluation-card"]
     card_data = ModelCardData(
-        model_name=data["model"]["name"], eval_results=eval_results(data, dataset), base_model=base_model(spec),
+        model_name=name, eval_results=eval_results(data, dataset), base_model=base_model(spec),
         datasets=[dataset], metrics=[f"{namespace}/{m}" for m in types], license="apache-2.0" if ours else None,
         language=["en"], tags=tags + (["sample-data"] if data["dataset"]["sample"] else []))
     source = (data.get("extra") or {}).get("source")
@@ -251,7 +251,7 @@ def render_card(data: dict[str, Any], namespace: str = NAMESPACE, template: Path
     else:
         banner = f"> Scores on `{dataset}` computed with nycc-bench {data['nycc_bench_version']}."
     body = Template(Path(template).read_text(encoding="utf-8")).substitute(
-        title=f"{data['model']['name']} on the {DATASET_TITLE}" + ("" if ours else " (evaluation card)"),
+        title=f"{name} on the {DATASET_TITLE}" + ("" if ours else " (evaluation card)"),
         banner=banner, what=describe(spec),
         how=_how(data), table=_table(data), limitations=_limitations(data),
         provenance=_provenance(data, results_name), citations=_citations(data), dataset=dataset,
@@ -276,18 +276,17 @@ def write_cards(results_dir: str | Path, out_dir: str | Path, namespace: str = N
 
 def make_cards(results_dir: str | Path, out_dir: str | Path, systems: Sequence[str] | None = None,
                source: str = "sample", work: str | Path | None = None, namespace: str = NAMESPACE) -> list[Path]:
-    """`nycc-bench cards`: with `systems`, first evaluate each (every task, judged by the offline judges trained on
-    the same data, as the demo and the leaderboard seed are) into `<results_dir>/<slug>.json`; then a card per
-    results record."""
+    """`nycc-bench cards`: with `systems`, first evaluate each on the tasks it answers (`baselines.run_baselines`,
+    judged by the offline judges: the sample's by name, else trained on the same data) into
+    `<results_dir>/<slug>.json`; then a card per results record."""
     if systems:
         import tempfile
 
+        from ..baselines import placeholders, run_baselines
         from ..builders import build_dataset
         from ..building import resolve_source
-        from ..evaluation import evaluate
-        from ..offline_judges import train_offline_judges
+        from ..offline_judges import sample_judges, train_offline_judges
         from ..results import write_results
-        from ..systems import BASELINES
 
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(work) if work else Path(tmp)
@@ -296,13 +295,9 @@ def make_cards(results_dir: str | Path, out_dir: str | Path, systems: Sequence[s
             build_dataset(roots, dataset, progress=False)
             rubric = next((r / "humorbench_reubennarad" / "rubric" for r in roots
                            if (r / "humorbench_reubennarad" / "rubric").is_dir()), None)
-            judges = train_offline_judges(dataset, root / "judges", rubric) if rubric else None
-            for spec in systems:
-                run = evaluate(spec, "all", dataset=str(dataset), judge=judges, out=root / "runs" / slug(spec),
-                               progress=False, model={"name": BASELINES.get(spec, spec)})
-                record = dict(run.record)
-                record["commands"] = [f"nycc-bench build --source {source} --out DATASET",
-                                      *[c.replace(str(dataset), "DATASET").replace(str(root), "RUN")
-                                        for c in record["commands"]]]
-                write_results(Path(results_dir) / f"{slug(spec)}.json", record)
+            judges = sample_judges() if source == "sample" else \
+                train_offline_judges(dataset, root / "judges", rubric) if rubric else None
+            for run in run_baselines(dataset, root / "runs", judges, systems, run_id=slug):
+                write_results(Path(results_dir) / f"{run.run_id}.json",
+                              placeholders(run.record, dataset, root / "runs", source))
     return write_cards(results_dir, out_dir, namespace)

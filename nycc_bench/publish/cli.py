@@ -22,7 +22,7 @@ repos (in namespace NS):
   dataset   NS/newyorker-caption-contest   README.md + data/<config>/*.parquet (from --dataset-dir or --source)
   metrics   NS/<metric>                    evaluate metric Spaces from metrics/<metric>/ (four files each)
   spaces    NS/<space>                     other Spaces from spaces/<space>/ (the leaderboard)
-  models    NS/<slug>                      model cards generated from model_cards/results/*.json (README.md only)
+  models    NS/<slug>                      model cards from the leaderboard seed's results records (README.md only)
 
 A push compares each staged file with the repo's (git blob id, or LFS sha256) and commits only what differs, with
 removals; a repo that already matches gets no commit. Nothing is pushed unless every card validates and no
@@ -54,7 +54,7 @@ def parser() -> argparse.ArgumentParser:
                    help="also push the evaluation cards of models nycc-bench does not own (into --namespace)")
     p.add_argument("--allow-sample", action="store_true",
                    help="allow pushing a dataset built from the embedded sample and sample-data model cards")
-    p.add_argument("--results", help="results files of the model cards (default: model_cards/results)")
+    p.add_argument("--results", help="results files of the model cards (default: the leaderboard seed's)")
     p.add_argument("--endpoint", help="Hub endpoint (default: HF_ENDPOINT or https://huggingface.co)")
     return p
 

@@ -24,6 +24,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from ..builders import build_dataset
+from ..paths import SEED_DIR
 from ..results import read_results_dir
 from . import DATASET_NAME, DEFAULT_PACKAGE_SPEC, KINDS, NAMESPACE, ROOT, SPACE_PYTHON, PublishError, dataset_id
 from .cards import TEMPLATE, is_ours, render_card, slug
@@ -61,7 +62,7 @@ class Sources:
     source: str | None = None  # sample | upstream | a folder, built on the fly
     metrics_dir: Path = ROOT / "metrics"
     spaces_dir: Path = ROOT / "spaces"
-    results_dir: Path = ROOT / "model_cards" / "results"
+    results_dir: Path = SEED_DIR / "results"  # the baselines on the sample (`nycc-bench seed`), as the cards are
     template: Path = TEMPLATE
 
 
@@ -194,8 +195,9 @@ def stage_models(src: Sources, opts: Options, out: Path) -> list[Staged | Skippe
                                            "docs and leaderboard; --push-third-party publishes it here"))
             continue
         if data["dataset"].get("sample") and not opts.allow_sample:
-            staged.append(Skipped(repo_id, "sample-data figures: regenerate on the real data (model_cards/"
-                                           "make_cards.py --source upstream) or pass --allow-sample"))
+            staged.append(Skipped(repo_id, "sample-data figures: evaluate on the real data (model_cards/"
+                                           "make_cards.py --source upstream --work DIR, then --results "
+                                           "DIR/results) or pass --allow-sample"))
             continue
         dst = out / FOLDERS["model"] / name
         dst.mkdir(parents=True)

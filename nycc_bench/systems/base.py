@@ -11,6 +11,8 @@ from ..kinds import Instance
 from ..tasks import Task
 
 DECODING_KEYS = ("temperature", "top_p", "repetition_penalty", "seed", "max_new_tokens", "samples")
+TASK_KINDS = frozenset({"choice", "generation"})  # a task file's `kind:`
+INPUTS = frozenset({"description", "pixels"})  # what a task shows of the cartoon: its text description, or its image
 
 
 class SystemCannotAnswer(NyccBenchError):
@@ -35,6 +37,8 @@ class System(ABC):
 
     spec: str = ""
     system_kind: ClassVar[str] = ""  # the name it is registered under (`@register_system`), the spec's kind
+    answers: ClassVar[frozenset[str]] = TASK_KINDS  # the task kinds it answers (`choice`, `generation`)
+    inputs: ClassVar[frozenset[str]] = INPUTS  # the inputs it reads: `description` (text) and/or `pixels` (image)
     batch_size: int = 8
     decoding_overrides: dict[str, Any] = {}  # noqa: RUF012 (replaced per instance by make_system)
 
@@ -43,6 +47,12 @@ class System(ABC):
         """The system a spec names (`make_system` has checked `arg` against the registered form): by default the
         options are the constructor's keywords. Override it to read an argument (`random:7`, `hf:<model>`)."""
         return cls(**options)
+
+    @classmethod
+    def can_answer(cls, task: Task) -> bool:
+        """Whether the system answers `task` by its declarations (the task's kind, and description or pixels):
+        the seed, the cards and the tests derive which baseline runs which task from this."""
+        return task.kind in cls.answers and ("pixels" if task.from_pixels else "description") in cls.inputs
 
     def decoding(self, task: Task) -> dict[str, Any]:
         """The decoding settings used for a task: the task's (the paper's) with the system's overrides on top."""

@@ -81,6 +81,7 @@ class LengthSystem(System):
     """Pick the longest caption (characters; ties go to the earlier letter): a test of length bias."""
 
     spec = "length"
+    answers = frozenset({"choice"})
 
     def choose(self, task: Task, instances: list[Instance]) -> list[Output]:
         import numpy as np
@@ -109,6 +110,8 @@ class SbertSystem(System):
     Choice tasks: the caption closest to the description. Generation: retrieval of the closest train texts
     (10 captions for caption generation, one explanation otherwise).
     """
+
+    inputs = frozenset({"description"})
 
     def __init__(self, model: str, dataset: str, batch_size: int = 64) -> None:
         from ..scoring.sbert import resolve_model_path

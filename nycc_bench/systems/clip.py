@@ -18,6 +18,8 @@ CAPTION_PROMPT = "a new yorker cartoon with winning caption: {caption}"
 class ClipSystem(PretrainedSystem):
     """The caption whose prompt text has the highest cosine similarity to the cartoon; raw = every similarity."""
 
+    answers, inputs = frozenset({"choice"}), frozenset({"pixels"})
+
     def __init__(self, ref: ModelRef, batch_size: int = 32, device: str | None = None, dtype: str | None = None,
                  trust_remote_code: bool = False) -> None:
         from transformers import AutoModel, AutoProcessor

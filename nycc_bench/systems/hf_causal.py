@@ -119,6 +119,8 @@ def plain_choice_context(text: str) -> str:
 class CausalLMSystem(PretrainedSystem):
     """A causal LM on one device or spread over the GPUs (`device_map="auto"`); see the module docstring."""
 
+    inputs = frozenset({"description"})
+
     def __init__(self, ref: ModelRef, batch_size: int | str | None = None, device: str | None = None,
                  dtype: str | None = None, mc_mode: str = "loglikelihood", compile: bool | str | None = None,
                  trust_remote_code: bool = False, chat_template: str = "auto", batching: str = "auto") -> None:

@@ -13,10 +13,13 @@ import inspect
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ..errors import NyccBenchError
 from .base import DECODING_KEYS, System
+
+if TYPE_CHECKING:
+    from ..tasks import Task
 
 NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 SPEC_PARAMS = ("arg", "dataset", "base_url")  # what `from_spec` gets besides the options
@@ -176,3 +179,19 @@ def markdown_table() -> str:
         rows.append(f"| `{e.form}` | {e.help}{' (a baseline)' if e.baseline else ''} | {options} |")
     return "\n".join(rows)
 
+
+
+
+def answered(entry: SystemEntry, tasks: Mapping[str, Task] | None = None) -> list[str]:
+    """The tasks (registered ones by default) a system answers by its class's declarations (`System.answers`,
+    `System.inputs`)."""
+    if tasks is None:
+        from ..tasks import all_tasks
+
+        tasks = all_tasks()
+    return [name for name, task in tasks.items() if entry.cls.can_answer(task)]
+
+
+def baseline_matrix(tasks: Mapping[str, Task] | None = None) -> dict[str, list[str]]:
+    """Each baseline's spec -> the tasks it answers: the one matrix the seed, the cards and the tests read."""
+    return {e.baseline_spec: answered(e, tasks) for e in REGISTRY.values() if e.baseline}
