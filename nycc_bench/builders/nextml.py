@@ -6,6 +6,7 @@ import csv
 import hashlib
 import io
 import logging
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -186,14 +187,25 @@ def read_summary(summary: SummaryFile) -> pa.Table:
     return table.select(RATING_COLUMNS)
 
 
+def _size(path: Path) -> int:
+    """A file's size in bytes; -1 when it cannot be read (the read names the fault later)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return -1
+
+
 def unique_summaries(summaries: list[SummaryFile]) -> tuple[list[SummaryFile], list[tuple[SummaryFile, SummaryFile]]]:
     """(the summaries to read, [(duplicate, the file it repeats)]): a file of a contest byte-identical to an
     earlier one of the same contest, under any name, is one rating run saved twice; it is read once and reported,
     never counted as a new run. (Two contests may have identical files upstream, 643 and 644: both are kept.)"""
     first: dict[tuple[int, bytes], SummaryFile] = {}
     duplicates = []
+    # identical files have one size: only files sharing their contest and size with another are read and hashed
+    sizes = Counter(same_size := [(s.contest_number, _size(s.path)) for s in summaries])
+    alike = {id(s) for s, key in zip(summaries, same_size, strict=True) if sizes[key] > 1}
     # of identical files the first round, then the first path, is the one read (whatever order they were found in)
-    for summary in sorted(summaries, key=lambda s: (s.round, str(s.path))):
+    for summary in sorted((s for s in summaries if id(s) in alike), key=lambda s: (s.round, str(s.path))):
         digest = hashlib.sha256(read_bytes(summary.path)).digest()
         if (original := first.setdefault((summary.contest_number, digest), summary)) is not summary:
             duplicates.append((summary, original))
