@@ -1,8 +1,8 @@
 """Exact Jaccard of query shingle sets against stored caption sets, vectorised over pairs and contest blocks.
 
-Up to 64 queries at a time are marked in a lookup table over the vocabulary (bit j set on query j's shingles);
-a caption's intersection with query j is then the number of its shingle ids whose entry has bit j, counted by
-NumPy over the caption's stored ids. |A ∪ B| = |A| + |B| - |A ∩ B|, so the similarity is the one `jaccard()`
+Queries are marked in a lookup table over the vocabulary (a bit or a bit field per query on its shingles); a
+caption's intersection with query j is then the number of its shingle ids whose entry has query j's mark, counted
+by NumPy over the caption's stored ids. |A ∪ B| = |A| + |B| - |A ∩ B|, so the similarity is the one `jaccard()`
 in text.py defines, with the same float arithmetic.
 """
 
@@ -11,11 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import sparse
 
 from .shingling import ShingleSets
 
-WIDTH = 64
 PAIR_WIDTH = 8  # queries per block of pairs: their bits fit a uint8 table
 _DTYPES = ((8, np.uint8), (16, np.uint16), (32, np.uint32), (64, np.uint64))
 
@@ -68,27 +66,37 @@ class Verifier:
         return out
 
     def block(self, ids: Sequence[np.ndarray], sizes: np.ndarray, start: int, end: int) -> np.ndarray:
-        """Jaccard of every query against every stored set of rows [start, end): shape (queries, end - start)."""
+        """Jaccard of every query against every stored set of rows [start, end): shape (queries, end - start).
+
+        One pass over the rows' stored ids per group of queries: the lookup table holds, for each shingle, a 1 in
+        query j's bit field of a uint64 (8 queries of 8-bit fields, or 4 of 16 bits, 2 of 32 when a row has 256+ or
+        65,536+ shingles, so no field can overflow). Summing the looked-up values over each row (`reduceat` at the
+        starts of the non-empty rows) gives the row's intersection with every query of the group at once.
+        """
         indptr = self.sets.indptr
         base = int(indptr[start])
         bounds = np.asarray(indptr[start:end + 1], dtype=np.int64) - base
         lengths = np.diff(bounds)
         out = np.empty((len(ids), end - start), dtype=np.float64)
         segment = self.sets.ids[base:int(indptr[end])]
-        for first in range(0, len(ids), WIDTH):
-            block = ids[first:first + WIDTH]
-            table = self._table(block)
+        longest = int(lengths.max()) if len(lengths) else 0
+        field = next(bits for bits in (8, 16, 32) if longest < 1 << bits)
+        per, mask = 64 // field, np.uint64((1 << field) - 1)
+        if np.uint64 not in self._tables:
+            self._tables[np.uint64] = np.zeros(len(self.sets.vocab), dtype=np.uint64)
+        table = self._tables[np.uint64]
+        nonempty = np.flatnonzero(lengths)
+        counts = np.zeros(end - start, dtype=np.uint64)
+        for first in range(0, len(ids), per):
+            group = ids[first:first + per]
+            for j, query in enumerate(group):
+                table[query] |= np.uint64(1 << (field * j))
             try:
-                bits = table[segment]
+                if len(nonempty):  # a row's span runs to the next non-empty row's start: empty rows hold nothing
+                    counts[nonempty] = np.add.reduceat(table[segment], bounds[nonempty])
             finally:
-                self._clear(table, block)
-            hits = np.flatnonzero(bits)
-            # bit j of each hit's entry as column j (little-endian bytes), summed per row by a sparse product: the
-            # intersection of each row with query j
-            packed = bits[hits].view(np.uint8).reshape(len(hits), bits.itemsize)
-            columns = np.unpackbits(packed, axis=1, count=len(block), bitorder="little").astype(np.float32)
-            rows = sparse.csr_matrix((np.ones(len(hits), dtype=np.float32), np.arange(len(hits)),
-                                      np.searchsorted(hits, bounds)), shape=(end - start, len(hits)))
-            inter = (rows @ columns).T.astype(np.int64)
-            out[first:first + len(block)] = inter / (sizes[first:first + len(block), None] + lengths - inter)
+                self._clear(table, group)
+            for j in range(len(group)):
+                inter = ((counts >> np.uint64(field * j)) & mask).astype(np.int64)
+                out[first + j] = inter / (sizes[first + j] + lengths - inter)
         return out
