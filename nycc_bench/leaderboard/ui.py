@@ -81,6 +81,7 @@ class App:
         self.contests = ContestIndex(settings.dataset)
         self.predictions = Predictions()
         self._frame: tuple[tuple[int, ...], pd.DataFrame] | None = None
+        self._page: tuple[gr.Blocks, list[gr.Dataframe]] | None = None  # what `first_tables` keeps current
         self._exports: tuple[tuple[int, ...], list[str]] | None = None
         # what pages link to (exports, predictions JSONL) is copied here; the store itself is never served
         self.public = Path(tempfile.mkdtemp(prefix="nycc-lb-public-"))
@@ -112,7 +113,31 @@ class App:
         key = tuple(id(r) for r in results)
         if self._frame is None or self._frame[0] != key:
             self._frame = (key, build_frame(results))
+            self._serve_first_tables(self._frame[1])
         return self._frame[1]
+
+    def first_tables(self, frame: pd.DataFrame | None = None) -> list[tuple[dict[str, Any], list[str]]]:
+        """Every view's table under the default filters (value, column types), as the page's initial values: the
+        rows arrive with the page itself instead of after a load event (Gradio's start-up in the browser and its
+        queue take seconds)."""
+        frame = self.frame(self.results()[0]) if frame is None else frame
+        return [_table_value(tab_table(frame, family, Filters())) for family, _, _ in VIEWS]
+
+    def serve_tables(self, demo: gr.Blocks, tables: list[gr.Dataframe]) -> None:
+        """Keep the page Gradio serves current: whenever the results change, its tables' initial values follow."""
+        self._page = (demo, tables)
+
+    def _serve_first_tables(self, frame: pd.DataFrame) -> None:
+        """Write the current first tables into the config of the page Gradio serves (once it is launched; the
+        load event still refreshes them, so a page served a moment before a change is corrected)."""
+        if self._page is None or not isinstance(config := getattr(self._page[0], "config", None), dict):
+            return
+        props = {c.get("id"): c.get("props") for c in config.get("components", []) if isinstance(c, dict)}
+        for component, (value, types) in zip(self._page[1], self.first_tables(frame), strict=True):
+            if isinstance(target := props.get(component._id), dict):
+                shown = component.postprocess(value)
+                component.value = target["value"] = shown.model_dump() if hasattr(shown, "model_dump") else shown
+                component.datatype = target["datatype"] = types  # a config Gradio rebuilds keeps them too
 
     def exports(self, results: list[dict[str, Any]]) -> list[str] | None:
         """The whole table as CSV and JSON files in the store folder (rewritten when the results change)."""
@@ -152,7 +177,8 @@ class App:
         for (family, _, _), label in zip(VIEWS, metric_labels, strict=True):
             table = tab_table(frame, family, filters)
             ranked = table.ranked if family is None else ranked
-            out.append(gr.Dataframe(value=table.component_value(), datatype=datatypes(list(table.values.columns))))
+            value, types = _table_value(table)
+            out.append(gr.Dataframe(value=value, datatype=types))
             metric = next((m for m in family_metrics(family) if m.label == label), family_metrics(family)[0])
             out.append(interval_plot(kept, metric))
         choices = run_choices(results)
@@ -258,6 +284,11 @@ class App:
                             f"{e(', '.join(job.tasks))}."), self.queue()
 
 
+def _table_value(table: Any) -> tuple[dict[str, Any], list[str]]:
+    """A view's table as the Dataframe value (numbers for sorting, texts shown) and its columns' types."""
+    return table.component_value(), datatypes(list(table.values.columns))
+
+
 def default_tasks() -> list[str]:
     """The Submit form's preselected tasks: those with a headline score that any text model can run and no judge
     is needed for (from description, judge not required), read from the task files."""
@@ -277,11 +308,12 @@ def ranked_note(ranked: tuple[str, ...], any_rows: bool) -> str:
 def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any], Any]:
     """The per-view tables, plots and metric pickers, inside the leaderboard's sub-tabs; the overview's note."""
     tables, plots, pickers, note = [], [], [], None
-    for family, key, title in VIEWS:
+    for (family, key, title), first in zip(VIEWS, app.first_tables(), strict=True):
         with gr.Tab(title, id=f"view-{key}", elem_id=f"view-{key}"):
             summary = next((family_summary(f) for f in FAMILIES if f.key == family), about.OVERVIEW_SUMMARY)
             gr.Markdown(f"{summary} {about.rank_rule(family)}", elem_id=f"summary-{key}")
-            tables.append(gr.Dataframe(value=pd.DataFrame(), interactive=False, pinned_columns=2, max_height=520,
+            tables.append(gr.Dataframe(value=first[0], datatype=first[1], interactive=False,
+                                       pinned_columns=2, max_height=520,
                                        wrap=True, elem_id=f"table-{key}", label=f"{title} results",
                                        show_label=False, buttons=["fullscreen", "copy"]))
             if family is None:
@@ -315,6 +347,7 @@ def build(app: App) -> gr.Blocks:
                     settings = gr.CheckboxGroup(list(SETTINGS), value=list(SETTINGS), label="Setting")
                 with gr.Tabs(overflow_behavior="wrap"):
                     tables, plots, pickers, note = _tab_views(app)
+                    app.serve_tables(demo, tables)
                 gr.Markdown(about.CELLS_HELP)
                 downloads = gr.File(label="Download the whole table (CSV, JSON: every run and metric, with "
                                           "intervals and n)", file_count="multiple", interactive=False, height=150,

@@ -14,9 +14,6 @@ import numpy as np
 
 from .shingling import ShingleSets
 
-PAIR_WIDTH = 8  # queries per block of pairs: their bits fit a uint8 table
-_DTYPES = ((8, np.uint8), (16, np.uint16), (32, np.uint32), (64, np.uint64))
-
 
 class Verifier:
     """Jaccard of queries (ids in the vocabulary, and their full set sizes) against the stored caption sets."""
@@ -25,15 +22,12 @@ class Verifier:
         self.sets = sets
         self._tables: dict[type, np.ndarray] = {}
 
-    def _table(self, ids: Sequence[np.ndarray]) -> np.ndarray:
-        """The lookup table with bit j set on query j's shingle ids (the narrowest dtype that holds the bits)."""
-        dtype = next(d for bits, d in _DTYPES if len(ids) <= bits)
+    def _zeros(self, dtype: type) -> np.ndarray:
+        """This verifier's lookup table of `dtype` over the vocabulary: all zero between uses (callers clear what
+        they mark)."""
         if dtype not in self._tables:
             self._tables[dtype] = np.zeros(len(self.sets.vocab), dtype=dtype)
-        table = self._tables[dtype]
-        for j, query in enumerate(ids):
-            table[query] |= dtype(1 << j)
-        return table
+        return self._tables[dtype]
 
     @staticmethod
     def _clear(table: np.ndarray, ids: Sequence[np.ndarray]) -> None:
@@ -41,28 +35,34 @@ class Verifier:
             table[query] = 0
 
     def pairs(self, ids: Sequence[np.ndarray], sizes: np.ndarray, query: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """Jaccard of each pair (query[i], rows[i]): `ids`/`sizes` are every query's vocabulary ids and set size."""
+        """Jaccard of each pair (query[i], rows[i]): `ids`/`sizes` are every query's vocabulary ids and set size.
+
+        Query by query: its shingles marked 1 in a uint8 table, its candidates' stored ids gathered into one array
+        (int32 offsets while the store allows), looked up, and summed per candidate by `reduceat`.
+        """
         out = np.empty(len(query), dtype=np.float64)
         order = np.argsort(query, kind="stable")
-        bounds = np.searchsorted(query[order], np.arange(0, len(ids) + PAIR_WIDTH, PAIR_WIDTH))
+        bounds = np.searchsorted(query[order], np.arange(len(ids) + 1))
         indptr, stored = self.sets.indptr, self.sets.ids
-        for block_number, first in enumerate(range(0, len(ids), PAIR_WIDTH)):
-            lo, hi = bounds[block_number], bounds[block_number + 1]
-            if lo == hi:
-                continue
-            block, pick = ids[first:first + PAIR_WIDTH], order[lo:hi]
-            q, r = (query[pick] - first).astype(np.uint8), rows[pick].astype(np.int64)
-            starts, lengths = indptr[r], indptr[r + 1] - indptr[r]
-            ends = np.cumsum(lengths)
-            table = self._table(block)  # uint8: one bit per query of the block
-            try:
-                offsets = np.repeat(starts - ends + lengths, lengths) + np.arange(ends[-1])
-                hit = (table[stored[offsets]] >> np.repeat(q, lengths)) & np.uint8(1)
-            finally:
-                self._clear(table, block)
-            counts = np.concatenate(([0], np.cumsum(hit, dtype=np.int64)))
-            inter = counts[ends] - counts[ends - lengths]
-            out[pick] = inter / (sizes[query[pick]] + lengths - inter)
+        width = np.int32 if len(stored) < 1 << 31 else np.int64
+        table = self._zeros(np.uint8)
+        for j in np.flatnonzero(np.diff(bounds)).tolist():
+            pick = order[bounds[j]:bounds[j + 1]]
+            r = rows[pick].astype(np.int64)
+            starts, lengths = indptr[r].astype(width), (indptr[r + 1] - indptr[r]).astype(width)
+            inter = np.zeros(len(r), dtype=np.int64)
+            if (nonempty := np.flatnonzero(lengths)).size:
+                starts, counted = starts[nonempty], lengths[nonempty]
+                ends = np.cumsum(counted, dtype=width)
+                offsets = np.repeat(starts - ends + counted, counted)
+                offsets += np.arange(ends[-1], dtype=width)
+                table[ids[j]] = 1
+                try:
+                    hit = table[stored[offsets]]
+                finally:
+                    table[ids[j]] = 0
+                inter[nonempty] = np.add.reduceat(hit, ends - counted, dtype=np.int64)
+            out[pick] = inter / (sizes[j] + lengths.astype(np.int64) - inter)
         return out
 
     def block(self, ids: Sequence[np.ndarray], sizes: np.ndarray, start: int, end: int) -> np.ndarray:
@@ -82,9 +82,7 @@ class Verifier:
         longest = int(lengths.max()) if len(lengths) else 0
         field = next(bits for bits in (8, 16, 32) if longest < 1 << bits)
         per, mask = 64 // field, np.uint64((1 << field) - 1)
-        if np.uint64 not in self._tables:
-            self._tables[np.uint64] = np.zeros(len(self.sets.vocab), dtype=np.uint64)
-        table = self._tables[np.uint64]
+        table = self._zeros(np.uint64)
         nonempty = np.flatnonzero(lengths)
         counts = np.zeros(end - start, dtype=np.uint64)
         for first in range(0, len(ids), per):
