@@ -115,7 +115,8 @@ class Matcher:
     def run(self, queries: set[tuple[int, str]]) -> dict[tuple[int, str], dict[str, Match | None]]:
         """The best match of each kind (None where there is none) for every (contest, normalised caption)."""
         norms = sorted({n for _, n in queries})
-        self._queries(norms)  # every text's shingles looked up once, before the threads share them
+        if self.index.shingles is not None:  # every text's shingles looked up once, before the threads share them
+            self._queries(norms)
         by_contest: dict[int, list[str]] = {}
         for contest, norm in queries:
             by_contest.setdefault(contest, []).append(norm)
@@ -126,6 +127,12 @@ class Matcher:
             exact = self.exact_rows(norms)
             near = self.lsh_matches(norms)
             same = dict(zip(by_contest, blocks, strict=True))
+        return self.combine(queries, exact, near, same)
+
+    def combine(self, queries: set[tuple[int, str]], exact: dict[str, list[int]],
+                near: dict[str, list[tuple[int, float]]], same: dict[int, dict[str, list[tuple[int, float]]]],
+                ) -> dict[tuple[int, str], dict[str, Match | None]]:
+        """The best match of each kind per query from the exact rows, the LSH matches and each contest's."""
         results = {}
         for contest, norm in queries:
             exact_all = [self._make(r, 1.0, contest) for r in exact.get(norm, [])]
