@@ -43,9 +43,10 @@ KNOWN_MISLABELED: dict[tuple[str, int], int] = {("caption-contest-data-api", 688
 
 def _header(path: Path, data: bytes) -> list[str]:
     """The first line of a summary, split on commas (upstream headers are never quoted)."""
-    if not data.strip():
+    if not data or data.isspace():  # (isspace stops at the first other byte; strip() would copy the file)
         raise SourceError(path, "the file is empty", "restore the file from upstream or remove it", row=0)
-    first = data.split(b"\n", 1)[0]
+    end = data.find(b"\n")
+    first = data if end < 0 else data[:end]  # (split() would copy the rest of the file)
     try:
         line = first.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -128,6 +129,17 @@ def _first_bad(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0]) + 1
 
 
+def _repeats(ids: np.ndarray) -> bool:
+    """Whether any id occurs twice: counted by `bincount` when the ids span a small range (upstream numbers them
+    0..n-1), else by sorting."""
+    if len(ids) < 2:
+        return False
+    if ids.dtype.kind in "iu" and int(ids.max()) - int(ids.min()) < 4 * len(ids):
+        return bool(np.bincount((ids - ids.min()).astype(np.int64)).max() > 1)
+    ordered = np.sort(ids)
+    return bool((ordered[1:] == ordered[:-1]).any())
+
+
 def read_summary(summary: SummaryFile) -> pa.Table:
     """Read one summary into the project's columns, validated, in the file's own row order."""
     path = summary.path
@@ -176,7 +188,7 @@ def read_summary(summary: SummaryFile) -> pa.Table:
                           "ratings are 1 (unfunny) to 3 (funny); fix the score/mean column", row=_first_bad(bad))
     ids = table["target_id"].to_numpy(zero_copy_only=False)
     present = ids[~np.isnan(ids)] if ids.dtype.kind == "f" else ids
-    if len(np.unique(present)) < len(present):  # rare: only then find the rows, for the message
+    if _repeats(present):  # rare: only then find the rows, for the message
         first_row: dict[int, int] = {}
         for row, target_id in enumerate(table["target_id"].to_pylist(), start=1):
             if target_id is not None and target_id in first_row:
