@@ -46,7 +46,7 @@ ROWS = st.lists(st.tuples(st.sampled_from(["a", "b", "a\n", " ", ""]), st.sample
 @given(ROWS)
 def test_repeated_rows_and_line_breaks_equal_their_definitions(rows: list[tuple[str, float, int]]) -> None:
     """`is_repeated_row` (compared only among rows whose text repeats) is True exactly on a row equal to an earlier
-    one in every rating column; `has_line_break` equals the regular expression's answer."""
+    one in every rating column; `has_line_break` and `is_empty_text` equal their definitions."""
     table = pa.table({"caption": [r[0] for r in rows], "mean": [r[1] for r in rows], "precision": [0.1] * len(rows),
                       "votes": [r[2] for r in rows], "funny": [0] * len(rows), "somewhat_funny": [0] * len(rows),
                       "unfunny": [r[2] for r in rows]},
@@ -59,6 +59,7 @@ def test_repeated_rows_and_line_breaks_equal_their_definitions(rows: list[tuple[
     assert repeated_rows(table).to_pylist() == expected
     assert repeated_rows(table, flags["is_duplicate_text"]).to_pylist() == expected
     assert flags["has_line_break"].to_pylist() == [("\n" in r[0]) for r in rows]
+    assert flags["is_empty_text"].to_pylist() == [r[0].strip() == "" for r in rows]
 
 
 @given(st.lists(st.integers(-3, 40), max_size=30), st.booleans())

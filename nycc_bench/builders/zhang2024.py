@@ -152,7 +152,8 @@ def caption_flags(captions: pa.ChunkedArray | pa.Array) -> dict[str, pa.Array]:
     earlier = np.maximum.accumulate(np.concatenate(([-1], codes[:-1]))) if len(codes) else codes
     return {
         "is_duplicate_text": pa.array(codes <= earlier, pa.bool_()),
-        "is_empty_text": pc.equal(pc.utf8_trim_whitespace(captions), ""),
+        # empty, or whitespace only (what trimming whitespace would empty), without copying every caption
+        "is_empty_text": pc.or_(pc.equal(pc.utf8_length(whole), 0), pc.utf8_is_space(whole)),
         "has_line_break": _line_breaks(whole),
     }
 
