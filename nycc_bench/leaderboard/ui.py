@@ -81,7 +81,8 @@ class App:
         self.contests = ContestIndex(settings.dataset)
         self.predictions = Predictions()
         self._frame: tuple[tuple[int, ...], pd.DataFrame] | None = None
-        self._page: tuple[gr.Blocks, list[gr.Dataframe]] | None = None  # what `first_tables` keeps current
+        self._page: tuple[gr.Blocks, list[gr.Component]] | None = None  # what `first_tables` keeps current
+        self.tables_version = 0  # counts the frames built: the page holds the first tables of one of them
         self._exports: tuple[tuple[int, ...], list[str]] | None = None
         # what pages link to (exports, predictions JSONL) is copied here; the store itself is never served
         self.public = Path(tempfile.mkdtemp(prefix="nycc-lb-public-"))
@@ -113,6 +114,7 @@ class App:
         key = tuple(id(r) for r in results)
         if self._frame is None or self._frame[0] != key:
             self._frame = (key, build_frame(results))
+            self.tables_version += 1
             self._serve_first_tables(self._frame[1])
         return self._frame[1]
 
@@ -123,9 +125,10 @@ class App:
         frame = self.frame(self.results()[0]) if frame is None else frame
         return [_table_value(tab_table(frame, family, Filters())) for family, _, _ in VIEWS]
 
-    def serve_tables(self, demo: gr.Blocks, tables: list[gr.Dataframe]) -> None:
-        """Keep the page Gradio serves current: whenever the results change, its tables' initial values follow."""
-        self._page = (demo, tables)
+    def serve_tables(self, demo: gr.Blocks, tables: list[gr.Dataframe], version: gr.Textbox) -> None:
+        """Keep the page Gradio serves current: whenever the results change, its tables' initial values follow,
+        with the version they are of (the page sends it back on load, so unchanged tables are not sent again)."""
+        self._page = (demo, [*tables, version])
 
     def _serve_first_tables(self, frame: pd.DataFrame) -> None:
         """Write the current first tables into the config of the page Gradio serves (once it is launched; the
@@ -133,11 +136,14 @@ class App:
         if self._page is None or not isinstance(config := getattr(self._page[0], "config", None), dict):
             return
         props = {c.get("id"): c.get("props") for c in config.get("components", []) if isinstance(c, dict)}
-        for component, (value, types) in zip(self._page[1], self.first_tables(frame), strict=True):
+        *tables, version = self._page[1]
+        for component, (value, types) in zip(tables, self.first_tables(frame), strict=True):
             if isinstance(target := props.get(component._id), dict):
                 shown = component.postprocess(value)
                 component.value = target["value"] = shown.model_dump() if hasattr(shown, "model_dump") else shown
                 component.datatype = target["datatype"] = types  # a config Gradio rebuilds keeps them too
+        if isinstance(target := props.get(version._id), dict):  # last: a page never holds a newer version's number
+            version.value = target["value"] = str(self.tables_version)
 
     def exports(self, results: list[dict[str, Any]]) -> list[str] | None:
         """The whole table as CSV and JSON files in the store folder (rewritten when the results change)."""
@@ -165,12 +171,16 @@ class App:
 
     # -- leaderboard -----------------------------------------------------------------------------------------
     def refresh(self, search: str, types: list[str], sizes: list[str], settings: list[str], show_sample: bool,
-                details: bool, *metric_labels: str) -> list[Any]:
-        """Banner, then per view its table and plot, then the run dropdown, the downloads and compare choices."""
+                details: bool, *metric_labels: str, page_version: str | None = None) -> list[Any]:
+        """Banner, then per view its table and plot, then the run dropdown, the downloads and compare choices.
+
+        `page_version`: on page load, the version of the first tables the page was served; when the results have
+        not changed since and the filters are the defaults, the tables are left as they are (not sent again)."""
         results, error = self.results()
         frame = self.frame(results)
         filters = Filters(search or "", tuple(types or ()), tuple(sizes or ()), tuple(settings or ()),
                           bool(show_sample), bool(details))
+        current = page_version == str(self.tables_version) and filters == Filters()
         out: list[Any] = [self.banner_html(error, results)]
         kept = filter_rows(frame, filters)
         ranked: tuple[str, ...] = ()
@@ -178,7 +188,7 @@ class App:
             table = tab_table(frame, family, filters)
             ranked = table.ranked if family is None else ranked
             value, types = _table_value(table)
-            out.append(gr.Dataframe(value=value, datatype=types))
+            out.append(gr.skip() if current else gr.Dataframe(value=value, datatype=types))
             metric = next((m for m in family_metrics(family) if m.label == label), family_metrics(family)[0])
             out.append(interval_plot(kept, metric))
         choices = run_choices(results)
@@ -347,7 +357,8 @@ def build(app: App) -> gr.Blocks:
                     settings = gr.CheckboxGroup(list(SETTINGS), value=list(SETTINGS), label="Setting")
                 with gr.Tabs(overflow_behavior="wrap"):
                     tables, plots, pickers, note = _tab_views(app)
-                    app.serve_tables(demo, tables)
+                tables_version = gr.Textbox(str(app.tables_version), visible=False, elem_id="tables-version")
+                app.serve_tables(demo, tables, tables_version)
                 gr.Markdown(about.CELLS_HELP)
                 downloads = gr.File(label="Download the whole table (CSV, JSON: every run and metric, with "
                                           "intervals and n)", file_count="multiple", interactive=False, height=150,
@@ -403,8 +414,9 @@ def build(app: App) -> gr.Blocks:
                         compared, note, about_box]
 
         def refresh(search: str, show_sample: bool, details: bool, types: list[str], sizes: list[str],
-                    settings: list[str], *labels: str) -> list[Any]:
-            return app.refresh(search, types, sizes, settings, show_sample, details, *labels)
+                    settings: list[str], *labels: str, page_version: str | None = None) -> list[Any]:
+            return app.refresh(search, types, sizes, settings, show_sample, details, *labels,
+                               page_version=page_version)
 
         refresh_inputs = [*filters, *pickers]
         guarded_refresh = app.guarded(refresh)
@@ -415,7 +427,11 @@ def build(app: App) -> gr.Blocks:
         for i, (picker, plot) in enumerate(zip(pickers, plots, strict=True)):
             picker.change(app.guarded(lambda *a, i=i: app.plot(i, *a)), [search, types, sizes, show_sample, picker],
                           plot, show_progress="hidden")
-        demo.load(guarded_refresh, refresh_inputs, view_outputs)
+
+        def load_refresh(version: str, *inputs: Any) -> list[Any]:
+            return refresh(*inputs, page_version=version)
+
+        demo.load(named(app.guarded(load_refresh), "load_refresh"), [tables_version, *refresh_inputs], view_outputs)
         demo.load(app.compare_first, None, [compared, compare_plot_box])
         demo.load(app.show_contest, contest, [image, text, said])  # answers of runs finished since start-up
         for trigger in (compared.change, compare_view.change):
