@@ -1,8 +1,8 @@
 """The leaderboard page in headless Chromium with --runs synthetic runs (default 200) against the same page with
 only the package's seed: seconds from the page's load event until the overview table shows its rows, and until
 every family tab's table has been shown, each the best of --repeat fresh page loads. The page serves its tables'
-rows with the page itself; `previous` is the same 200-run page with the rows left to the load event (the tables
-built empty and filled by the refresh that also draws the plots), as before. A benchmark, not a test: it asserts
+rows and plots with the page itself; `previous` is the same 200-run page with them left to the load event (the
+tables built empty and filled by the refresh that also draws the plots), as before. A benchmark, not a test: it asserts
 nothing about time. Last line: one JSON object.
 """
 
@@ -27,7 +27,7 @@ from nycc_bench.results import read_results
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-FIRST_TABLES = App.first_tables
+FIRST_TABLES, FIRST_PLOTS = App.first_tables, App.first_plots
 ROWS_JS = """([key, name]) => {
   const root = document.querySelector('#table-' + key);
   return !!root && [...root.querySelectorAll('[role=row].virtual-row')].some(r => r.innerText.includes(name));
@@ -55,12 +55,13 @@ def serve(data_dir: Path, dataset: Path, runs: int, previous: bool = False) -> t
         record["model"]["name"] = f"org{i % 17}/model-{i}"
         record["extra"] = {**(record.get("extra") or {}), "run_id": f"run-{i:04d}"}
         store.save_result(record)
-    if previous:  # the tables built empty and never served with rows: filled only by the page's load event
+    if previous:  # tables built empty and plots blank, never served with rows: filled only by the load event
         App.first_tables = lambda self, frame=None: [(pd.DataFrame(), "str")] * len(VIEWS)
+        App.first_plots = lambda self, frame=None: [None] * len(VIEWS)
     try:
         demo, app = create_app(settings)
     finally:
-        App.first_tables = FIRST_TABLES
+        App.first_tables, App.first_plots = FIRST_TABLES, FIRST_PLOTS
     if previous:
         app._serve_first_tables = lambda frame: None  # the previous page kept no rows in its config
     port = free_port()

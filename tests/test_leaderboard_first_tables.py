@@ -18,6 +18,7 @@ from nycc_bench.leaderboard import SEED_DIR, Settings, create_app
 from nycc_bench.leaderboard.ui import VIEWS, launch_options
 from nycc_bench.results import read_results
 from nycc_bench.standings import SETTINGS, SIZES, TYPES, UNKNOWN_SIZE
+from nycc_bench.tasks.scores import family_metrics
 
 
 def free_port() -> int:
@@ -62,6 +63,8 @@ def test_every_view_is_served_with_its_rows(board: tuple[str, Any]) -> None:
     assert set(tables) == {f"table-{key}" for _, key, _ in VIEWS}
     for elem_id, value in tables.items():
         assert value["data"] and "random" in names(value), elem_id  # the seed's baselines, ranked
+    plots = {k: v for k, v in served(url, "plot-").items() if not k.startswith("plot-metric-")}
+    assert set(plots) == {f"plot-{key}" for _, key, _ in VIEWS} and all(v and v.get("plot") for v in plots.values())
     with urllib.request.urlopen(f"{url}/", timeout=30) as response:
         assert "Random baseline" in response.read().decode() or "random" in names(tables["table-overview"])
 
@@ -79,14 +82,17 @@ def test_a_result_published_after_start_up_is_served_after_the_next_refresh(boar
 
 def test_the_load_event_sends_the_tables_only_when_the_page_has_older_ones(board: tuple[str, Any]) -> None:
     """On load the page sends back the version of the tables it was served: the same version under the default
-    filters gets the tables left as they are (not sent and drawn again); an older one gets them."""
+    filters gets the tables and plots left as they are (not sent and drawn again), a plot of another metric is
+    drawn; an older version gets every table."""
     url, app = board
     version = served(url, "tables-version")["tables-version"]
     defaults = (list(TYPES.values()), [s[0] for s in SIZES] + [UNKNOWN_SIZE], list(SETTINGS))
-    labels = [""] * len(VIEWS)
+    labels = [family_metrics(family)[0].label for family, _, _ in VIEWS]  # the pickers' defaults
     same = app.refresh("", *defaults, True, False, *labels, page_version=version)
-    tables = same[1:1 + 2 * len(VIEWS):2]
-    assert all(t == {"__type__": "update"} for t in tables)  # gr.skip(): unchanged
+    assert all(t == {"__type__": "update"} for t in same[1:1 + 2 * len(VIEWS)])  # gr.skip(): tables, plots
+    other_metric = [m.label for m in family_metrics(None)][1]
+    replotted = app.refresh("", *defaults, True, False, other_metric, *labels[1:], page_version=version)
+    assert replotted[1] == {"__type__": "update"} and replotted[2] != {"__type__": "update"}
     older = app.refresh("", *defaults, True, False, *labels, page_version=str(int(version) - 1))
     assert all(t.value["data"] for t in older[1:1 + 2 * len(VIEWS):2])  # every table sent, with its rows
     assert "published-later" in json.dumps(older[1].value, default=str)

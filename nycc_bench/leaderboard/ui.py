@@ -125,23 +125,37 @@ class App:
         frame = self.frame(self.results()[0]) if frame is None else frame
         return [_table_value(tab_table(frame, family, Filters())) for family, _, _ in VIEWS]
 
-    def serve_tables(self, demo: gr.Blocks, tables: list[gr.Dataframe], version: gr.Textbox) -> None:
-        """Keep the page Gradio serves current: whenever the results change, its tables' initial values follow,
-        with the version they are of (the page sends it back on load, so unchanged tables are not sent again)."""
-        self._page = (demo, [*tables, version])
+    def first_plots(self, frame: pd.DataFrame | None = None) -> list[Any]:
+        """Every view's plot under the default filters and its first metric, served with the page like the tables
+        (so the load event has no plots to draw while the visitor opens tabs)."""
+        frame = self.frame(self.results()[0]) if frame is None else frame
+        kept = filter_rows(frame, Filters())
+        return [interval_plot(kept, family_metrics(family)[0]) for family, _, _ in VIEWS]
+
+    def serve_tables(self, demo: gr.Blocks, tables: list[gr.Dataframe], plots: list[gr.Plot],
+                     version: gr.Textbox) -> None:
+        """Keep the page Gradio serves current: whenever the results change, its tables' and plots' initial
+        values follow, with the version they are of (the page sends it back on load, so unchanged ones are not
+        sent again)."""
+        self._page = (demo, [*tables, *plots, version])
 
     def _serve_first_tables(self, frame: pd.DataFrame) -> None:
-        """Write the current first tables into the config of the page Gradio serves (once it is launched; the
-        load event still refreshes them, so a page served a moment before a change is corrected)."""
+        """Write the current first tables and plots into the config of the page Gradio serves (once it is
+        launched; the load event still refreshes them, so a page served a moment before a change is corrected)."""
         if self._page is None or not isinstance(config := getattr(self._page[0], "config", None), dict):
             return
         props = {c.get("id"): c.get("props") for c in config.get("components", []) if isinstance(c, dict)}
-        *tables, version = self._page[1]
-        for component, (value, types) in zip(tables, self.first_tables(frame), strict=True):
+        components, version = self._page[1][:-1], self._page[1][-1]
+        tables, plots = components[:len(VIEWS)], components[len(VIEWS):]
+        values = [(value, {"datatype": types}) for value, types in self.first_tables(frame)]
+        values += [(figure, {}) for figure in self.first_plots(frame)]
+        for component, (value, extra) in zip([*tables, *plots], values, strict=True):
             if isinstance(target := props.get(component._id), dict):
                 shown = component.postprocess(value)
                 component.value = target["value"] = shown.model_dump() if hasattr(shown, "model_dump") else shown
-                component.datatype = target["datatype"] = types  # a config Gradio rebuilds keeps them too
+                for key, setting in extra.items():  # a config Gradio rebuilds keeps them too
+                    setattr(component, key, setting)
+                    target[key] = setting
         if isinstance(target := props.get(version._id), dict):  # last: a page never holds a newer version's number
             version.value = target["value"] = str(self.tables_version)
 
@@ -181,6 +195,8 @@ class App:
         filters = Filters(search or "", tuple(types or ()), tuple(sizes or ()), tuple(settings or ()),
                           bool(show_sample), bool(details))
         current = page_version == str(self.tables_version) and filters == Filters()
+        plots_current = current and all(label == family_metrics(family)[0].label
+                                        for (family, _, _), label in zip(VIEWS, metric_labels, strict=True))
         out: list[Any] = [self.banner_html(error, results)]
         kept = filter_rows(frame, filters)
         ranked: tuple[str, ...] = ()
@@ -190,7 +206,7 @@ class App:
             value, types = _table_value(table)
             out.append(gr.skip() if current else gr.Dataframe(value=value, datatype=types))
             metric = next((m for m in family_metrics(family) if m.label == label), family_metrics(family)[0])
-            out.append(interval_plot(kept, metric))
+            out.append(gr.skip() if plots_current else interval_plot(kept, metric))
         choices = run_choices(results)
         out.append(gr.Dropdown(choices=choices))
         out.append(self.exports(results))
@@ -318,7 +334,7 @@ def ranked_note(ranked: tuple[str, ...], any_rows: bool) -> str:
 def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any], Any]:
     """The per-view tables, plots and metric pickers, inside the leaderboard's sub-tabs; the overview's note."""
     tables, plots, pickers, note = [], [], [], None
-    for (family, key, title), first in zip(VIEWS, app.first_tables(), strict=True):
+    for (family, key, title), first, plot in zip(VIEWS, app.first_tables(), app.first_plots(), strict=True):
         with gr.Tab(title, id=f"view-{key}", elem_id=f"view-{key}"):
             summary = next((family_summary(f) for f in FAMILIES if f.key == family), about.OVERVIEW_SUMMARY)
             gr.Markdown(f"{summary} {about.rank_rule(family)}", elem_id=f"summary-{key}")
@@ -330,7 +346,7 @@ def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any], Any]:
                 note = gr.Markdown(elem_id="ranked-overview")
             labels = [m.label for m in family_metrics(family)]
             pickers.append(gr.Dropdown(labels, value=labels[0], label="Plot", elem_id=f"plot-metric-{key}"))
-            plots.append(gr.Plot(label="Score by run", format="png", elem_id=f"plot-{key}"))
+            plots.append(gr.Plot(plot, label="Score by run", format="png", elem_id=f"plot-{key}"))
     return tables, plots, pickers, note
 
 
@@ -358,7 +374,7 @@ def build(app: App) -> gr.Blocks:
                 with gr.Tabs(overflow_behavior="wrap"):
                     tables, plots, pickers, note = _tab_views(app)
                 tables_version = gr.Textbox(str(app.tables_version), visible=False, elem_id="tables-version")
-                app.serve_tables(demo, tables, tables_version)
+                app.serve_tables(demo, tables, plots, tables_version)
                 gr.Markdown(about.CELLS_HELP)
                 downloads = gr.File(label="Download the whole table (CSV, JSON: every run and metric, with "
                                           "intervals and n)", file_count="multiple", interactive=False, height=150,
