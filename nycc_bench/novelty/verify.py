@@ -78,7 +78,8 @@ class Verifier:
         bounds = np.asarray(indptr[start:end + 1], dtype=np.int64) - base
         lengths = np.diff(bounds)
         out = np.empty((len(ids), end - start), dtype=np.float64)
-        segment = self.sets.ids[base:int(indptr[end])]
+        # as NumPy's index type once: indexing with uint32 converts them again on every lookup, and more slowly
+        segment = self.sets.ids[base:int(indptr[end])].astype(np.intp)
         longest = int(lengths.max()) if len(lengths) else 0
         field = next(bits for bits in (8, 16, 32) if longest < 1 << bits)
         per, mask = 64 // field, np.uint64((1 << field) - 1)
