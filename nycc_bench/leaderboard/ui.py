@@ -81,7 +81,7 @@ class App:
         self.contests = ContestIndex(settings.dataset)
         self.predictions = Predictions()
         self._frame: tuple[tuple[int, ...], pd.DataFrame] | None = None
-        self._page: tuple[gr.Blocks, list[gr.Component]] | None = None  # what `first_tables` keeps current
+        self._page: tuple[gr.Blocks, list[gr.Component]] | None = None  # what `serve_tables` keeps current
         self.tables_version = 0  # counts the frames built: the page holds the first tables of one of them
         self._exports: tuple[tuple[int, ...], list[str]] | None = None
         # what pages link to (exports, predictions JSONL) is copied here; the store itself is never served
@@ -189,7 +189,8 @@ class App:
         """Banner, then per view its table and plot, then the run dropdown, the downloads and compare choices.
 
         `page_version`: on page load, the version of the first tables the page was served; when the results have
-        not changed since and the filters are the defaults, the tables are left as they are (not sent again)."""
+        not changed since and the filters are the defaults, the tables (and the plots of the default metrics) are
+        left as they are (not sent and drawn again)."""
         results, error = self.results()
         frame = self.frame(results)
         filters = Filters(search or "", tuple(types or ()), tuple(sizes or ()), tuple(settings or ()),
