@@ -1,7 +1,9 @@
 """The leaderboard page in headless Chromium with --runs synthetic runs (default 200) against the same page with
 only the package's seed: seconds from the page's load event until the overview table shows its rows, and until
-every family tab's table has been shown, each the best of --repeat fresh page loads. A benchmark, not a test:
-it asserts nothing about time. Last line: one JSON object.
+every family tab's table has been shown, each the best of --repeat fresh page loads. The page serves its tables'
+rows and plots with the page itself; `previous` is the same 200-run page with them left to the load event (the
+tables built empty and filled by the refresh that also draws the plots), as before. A benchmark, not a test: it asserts
+nothing about time. Last line: one JSON object.
 """
 
 from __future__ import annotations
@@ -16,12 +18,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from nycc_bench.leaderboard import SEED_DIR
+from nycc_bench.leaderboard.ui import App
 from nycc_bench.results import read_results
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FIRST_TABLES, FIRST_PLOTS = App.first_tables, App.first_plots
 ROWS_JS = """([key, name]) => {
   const root = document.querySelector('#table-' + key);
   return !!root && [...root.querySelectorAll('[role=row].virtual-row')].some(r => r.innerText.includes(name));
@@ -34,19 +40,30 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def serve(data_dir: Path, dataset: Path, runs: int) -> tuple[Any, int, str]:
-    """A leaderboard over a fresh data dir (the seed, plus `runs` synthetic runs); its port and a model to look for."""
-    from nycc_bench.leaderboard import Settings, create_app
-    from nycc_bench.leaderboard.ui import launch_options
+def serve(data_dir: Path, dataset: Path, runs: int, previous: bool = False) -> tuple[Any, int, str]:
+    """A leaderboard over a fresh data dir holding the seed and `runs` synthetic runs when it starts (as a Space
+    restarts over its store); its port and a model to look for. `previous`: the tables start empty."""
+    from nycc_bench.leaderboard import Settings, create_app, open_store
+    from nycc_bench.leaderboard.ui import VIEWS, App, launch_options
 
     settings = Settings(data_dir=data_dir, dataset=str(dataset), sample_data=True, worker=False)
-    demo, app = create_app(settings)
+    store = open_store(settings)
+    store.seed(SEED_DIR)
     seeded = [read_results(p) for p in sorted((SEED_DIR / "results").glob("*.json"))]
     for i in range(runs):  # the seed's records under new names: the shape the page renders, 200 rows of it
         record = copy.deepcopy(seeded[i % len(seeded)])
         record["model"]["name"] = f"org{i % 17}/model-{i}"
         record["extra"] = {**(record.get("extra") or {}), "run_id": f"run-{i:04d}"}
-        app.store.save_result(record)
+        store.save_result(record)
+    if previous:  # tables built empty and plots blank, never served with rows: filled only by the load event
+        App.first_tables = lambda self, frame=None: [(pd.DataFrame(), "str")] * len(VIEWS)
+        App.first_plots = lambda self, frame=None: [None] * len(VIEWS)
+    try:
+        demo, app = create_app(settings)
+    finally:
+        App.first_tables, App.first_plots = FIRST_TABLES, FIRST_PLOTS
+    if previous:
+        app._serve_first_tables = lambda frame: None  # the previous page kept no rows in its config
     port = free_port()
     demo.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
                         **launch_options(settings))
@@ -88,14 +105,15 @@ def main() -> None:
         dataset = Path(tmp) / "dataset"
         build_dataset(SAMPLE_DIR, dataset, progress=False)
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        for label, runs in (("seed_only", 0), (f"runs_{args.runs}", args.runs)):
-            demo, port, name = serve(Path(tmp) / label, dataset, runs)
+        for label, runs, previous in (("seed_only", 0, False), (f"runs_{args.runs}", args.runs, False),
+                                      (f"runs_{args.runs}_previous", args.runs, True)):
+            demo, port, name = serve(Path(tmp) / label, dataset, runs, previous)
             try:
                 times = [time_page(browser, port, name, tabs) for _ in range(args.repeat)]
             finally:
                 demo.close()
             figures[label] = {k: min(t[k] for t in times) for k in times[0]}
-            print(f"{label:>10}: overview table {figures[label]['overview_s']:.2f} s after load, every family tab "
+            print(f"{label:>20}: overview table {figures[label]['overview_s']:.2f} s after load, every family tab "
                   f"{figures[label]['all_tabs_s']:.2f} s (best of {args.repeat})", flush=True)
         browser.close()
     print(json.dumps({"runs": args.runs, **figures, "load_average": round(os.getloadavg()[0], 2),

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nycc_bench.builders.zhang2024 import caption_flags, caption_multiset_key
+from nycc_bench.builders.nextml import _repeats
+from nycc_bench.builders.zhang2024 import caption_flags, caption_multiset_key, repeated_rows
 
 CAPTIONS = st.lists(st.text("ab \n’😀", max_size=4), max_size=12)
 
@@ -34,3 +36,35 @@ def test_multiset_key_is_equal_iff_the_sorted_captions_are(a: list[str], b: list
         pa.chunked_array([pa.array(shuffled, pa.string())]))
     assert (caption_multiset_key(pa.array(a, pa.string())) == caption_multiset_key(pa.array(b, pa.string()))) == (
         sorted(a) == sorted(b))
+
+
+ROWS = st.lists(st.tuples(st.sampled_from(["a", "b", "a\n", " ", ""]), st.sampled_from([1.5, 2.0]),
+                          st.integers(0, 2)), max_size=14)
+
+
+@settings(max_examples=150, deadline=None)
+@given(ROWS)
+def test_repeated_rows_and_line_breaks_equal_their_definitions(rows: list[tuple[str, float, int]]) -> None:
+    """`is_repeated_row` (compared only among rows whose text repeats) is True exactly on a row equal to an earlier
+    one in every rating column; `has_line_break` and `is_empty_text` equal their definitions."""
+    table = pa.table({"caption": [r[0] for r in rows], "mean": [r[1] for r in rows], "precision": [0.1] * len(rows),
+                      "votes": [r[2] for r in rows], "funny": [0] * len(rows), "somewhat_funny": [0] * len(rows),
+                      "unfunny": [r[2] for r in rows]},
+                     schema=pa.schema([("caption", pa.string()), ("mean", pa.float64()), ("precision", pa.float64()),
+                                       ("votes", pa.int64()), ("funny", pa.int64()), ("somewhat_funny", pa.int64()),
+                                       ("unfunny", pa.int64())]))
+    seen: set[tuple] = set()
+    expected = [row in seen or seen.add(row) is not None for row in rows]
+    flags = caption_flags(table["caption"])
+    assert repeated_rows(table).to_pylist() == expected
+    assert repeated_rows(table, flags["is_duplicate_text"]).to_pylist() == expected
+    assert flags["has_line_break"].to_pylist() == [("\n" in r[0]) for r in rows]
+    assert flags["is_empty_text"].to_pylist() == [r[0].strip() == "" for r in rows]
+
+
+@given(st.lists(st.integers(-3, 40), max_size=30), st.booleans())
+def test_repeated_ids_are_found_in_any_range(ids: list[int], spread: bool) -> None:
+    """A repeated target_id is found whether the ids span a small range (counted) or a wide one (sorted)."""
+    values = np.array([i * (10**9 if spread else 1) for i in ids], dtype=np.int64)
+    assert _repeats(values) == (len(set(ids)) < len(ids))
+    assert _repeats(values.astype(np.float64)) == (len(set(ids)) < len(ids))

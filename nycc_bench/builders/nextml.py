@@ -6,6 +6,7 @@ import csv
 import hashlib
 import io
 import logging
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -42,9 +43,10 @@ KNOWN_MISLABELED: dict[tuple[str, int], int] = {("caption-contest-data-api", 688
 
 def _header(path: Path, data: bytes) -> list[str]:
     """The first line of a summary, split on commas (upstream headers are never quoted)."""
-    if not data.strip():
+    if not data or data.isspace():  # (isspace stops at the first other byte; strip() would copy the file)
         raise SourceError(path, "the file is empty", "restore the file from upstream or remove it", row=0)
-    first = data.split(b"\n", 1)[0]
+    end = data.find(b"\n")
+    first = data if end < 0 else data[:end]  # (split() would copy the rest of the file)
     try:
         line = first.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -127,6 +129,17 @@ def _first_bad(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0]) + 1
 
 
+def _repeats(ids: np.ndarray) -> bool:
+    """Whether any id occurs twice: counted by `bincount` when the ids span a small range (upstream numbers them
+    0..n-1), else by sorting."""
+    if len(ids) < 2:
+        return False
+    if ids.dtype.kind in "iu" and int(ids.max()) - int(ids.min()) < 4 * len(ids):
+        return bool(np.bincount((ids - ids.min()).astype(np.int64)).max() > 1)
+    ordered = np.sort(ids)
+    return bool((ordered[1:] == ordered[:-1]).any())
+
+
 def read_summary(summary: SummaryFile) -> pa.Table:
     """Read one summary into the project's columns, validated, in the file's own row order."""
     path = summary.path
@@ -175,7 +188,7 @@ def read_summary(summary: SummaryFile) -> pa.Table:
                           "ratings are 1 (unfunny) to 3 (funny); fix the score/mean column", row=_first_bad(bad))
     ids = table["target_id"].to_numpy(zero_copy_only=False)
     present = ids[~np.isnan(ids)] if ids.dtype.kind == "f" else ids
-    if len(np.unique(present)) < len(present):  # rare: only then find the rows, for the message
+    if _repeats(present):  # rare: only then find the rows, for the message
         first_row: dict[int, int] = {}
         for row, target_id in enumerate(table["target_id"].to_pylist(), start=1):
             if target_id is not None and target_id in first_row:
@@ -186,14 +199,25 @@ def read_summary(summary: SummaryFile) -> pa.Table:
     return table.select(RATING_COLUMNS)
 
 
+def _size(path: Path) -> int:
+    """A file's size in bytes; -1 when it cannot be read (the read names the fault later)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return -1
+
+
 def unique_summaries(summaries: list[SummaryFile]) -> tuple[list[SummaryFile], list[tuple[SummaryFile, SummaryFile]]]:
     """(the summaries to read, [(duplicate, the file it repeats)]): a file of a contest byte-identical to an
     earlier one of the same contest, under any name, is one rating run saved twice; it is read once and reported,
     never counted as a new run. (Two contests may have identical files upstream, 643 and 644: both are kept.)"""
     first: dict[tuple[int, bytes], SummaryFile] = {}
     duplicates = []
+    # identical files have one size: only files sharing their contest and size with another are read and hashed
+    sizes = Counter(same_size := [(s.contest_number, _size(s.path)) for s in summaries])
+    alike = {id(s) for s, key in zip(summaries, same_size, strict=True) if sizes[key] > 1}
     # of identical files the first round, then the first path, is the one read (whatever order they were found in)
-    for summary in sorted(summaries, key=lambda s: (s.round, str(s.path))):
+    for summary in sorted((s for s in summaries if id(s) in alike), key=lambda s: (s.round, str(s.path))):
         digest = hashlib.sha256(read_bytes(summary.path)).digest()
         if (original := first.setdefault((summary.contest_number, digest), summary)) is not summary:
             duplicates.append((summary, original))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -118,6 +119,7 @@ PREFERENCE_PAIRS = ConfigSpec(
         "contest whose caption list equals a held-out one's is a leak upstream keeps; filter on it if needed). "
     ),
 )
+RATING_SCHEMA = CAPTION_RATINGS.features.arrow_schema
 CONFIGS = {c.name: c for c in (CAPTION_RATINGS, CAPTION_GENERATION, PREFERENCE_PAIRS, CARTOONS)}
 
 
@@ -145,24 +147,56 @@ def caption_flags(captions: pa.ChunkedArray | pa.Array) -> dict[str, pa.Array]:
     """Per caption of one stable-sorted run: repeats an earlier (better-rated) text, is blank, holds a line break."""
     whole = captions.combine_chunks() if isinstance(captions, pa.ChunkedArray) else captions
     codes = pc.dictionary_encode(whole, null_encoding="encode").indices.to_numpy(zero_copy_only=False)
-    repeated = np.ones(len(codes), dtype=bool)
-    repeated[np.unique(codes, return_index=True)[1]] = False  # the first row of each text
+    # Arrow numbers a text at its first row, in row order: a row is a text's first iff its code exceeds every
+    # code before it.
+    earlier = np.maximum.accumulate(np.concatenate(([-1], codes[:-1]))) if len(codes) else codes
     return {
-        "is_duplicate_text": pa.array(repeated, pa.bool_()),
-        "is_empty_text": pc.equal(pc.utf8_trim_whitespace(captions), ""),
-        "has_line_break": pc.match_substring_regex(captions, "[\r\n]"),
+        "is_duplicate_text": pa.array(codes <= earlier, pa.bool_()),
+        # empty, or whitespace only (what trimming whitespace would empty), without copying every caption
+        "is_empty_text": pc.or_(pc.equal(pc.utf8_length(whole), 0), pc.utf8_is_space(whole)),
+        "has_line_break": _line_breaks(whole),
     }
+
+
+def _line_breaks(captions: pa.Array) -> pa.Array:
+    """Whether each caption holds a line break, found as \\n and \\r bytes of the text buffer (UTF-8 never uses
+    those bytes inside another character) and mapped to their rows through the offsets."""
+    if captions.null_count or not (pa.types.is_string(captions.type) or pa.types.is_large_string(captions.type)):
+        return pc.match_substring_regex(captions, "[\r\n]")
+    width = np.int64 if pa.types.is_large_string(captions.type) else np.int32
+    n = len(captions)
+    offsets = np.frombuffer(captions.buffers()[1], dtype=width)[captions.offset:captions.offset + n + 1]
+    flags = np.zeros(n, dtype=bool)
+    if n and captions.buffers()[2] is not None:
+        raw = np.frombuffer(captions.buffers()[2], dtype=np.uint8)[int(offsets[0]):int(offsets[-1])]
+        at = np.flatnonzero((raw == 10) | (raw == 13)) + int(offsets[0])
+        flags[np.searchsorted(offsets, at, side="right") - 1] = True
+    return pa.array(flags, pa.bool_())
 
 
 REPEAT_COLUMNS = ("caption", "mean", "precision", "votes", "funny", "somewhat_funny", "unfunny")
 """What a repeated row repeats: its caption and every rating (rank columns and target ids aside)."""
 
 
-def repeated_rows(table: pa.Table) -> pa.Array:
-    """Per row of one run: it repeats an earlier row exactly (`REPEAT_COLUMNS`); the first copy is not flagged."""
-    seen: set[tuple] = set()
-    rows = zip(*(table[c].to_pylist() for c in REPEAT_COLUMNS), strict=True)
-    return pa.array([row in seen or seen.add(row) is not None for row in rows], pa.bool_())
+def repeated_rows(table: pa.Table, duplicate_text: pa.Array | None = None) -> pa.Array:
+    """Per row of one run: it repeats an earlier row exactly (`REPEAT_COLUMNS`); the first copy is not flagged.
+
+    A repeated row repeats its caption, so only rows whose text occurs more than once are compared, in Python,
+    in file order; `duplicate_text` (the run's `is_duplicate_text`) lets a run without repeated texts skip even
+    that.
+    """
+    flags = np.zeros(table.num_rows, dtype=bool)
+    if duplicate_text is not None and not pc.any(duplicate_text).as_py():
+        return pa.array(flags, pa.bool_())
+    captions = table["caption"].combine_chunks()
+    codes = pc.dictionary_encode(captions, null_encoding="encode").indices.to_numpy(zero_copy_only=False)
+    shared = np.flatnonzero(np.bincount(codes)[codes] > 1) if len(codes) else codes
+    if len(shared):
+        subset = table.select(list(REPEAT_COLUMNS)).take(pa.array(shared))
+        seen: set[tuple] = set()
+        rows = zip(*(subset[c].to_pylist() for c in REPEAT_COLUMNS), strict=True)
+        flags[shared] = [row in seen or seen.add(row) is not None for row in rows]
+    return pa.array(flags, pa.bool_())
 
 
 def caption_multiset_key(captions: pa.ChunkedArray | pa.Array) -> bytes:
@@ -180,9 +214,23 @@ def caption_multiset_key(captions: pa.ChunkedArray | pa.Array) -> bytes:
 
 
 def mark_duplicate_contests(runs: list[Run]) -> None:
-    """Set `duplicate_of` on each run whose caption multiset equals a run of a lower-numbered contest."""
+    """Set `duplicate_of` on each run whose caption multiset equals a run of a lower-numbered contest.
+
+    Equal multisets have equal row counts and text bytes, so only runs that share both with another run are
+    sorted and hashed (`caption_multiset_key`).
+    """
+    def size(run: Run) -> tuple[int, int]:
+        captions = run.table["caption"]
+        return captions.length(), sum(pc.sum(pc.binary_length(c)).as_py() or 0 for c in captions.chunks)
+
+    sizes = [size(run) for run in runs]
+    shared = {s for s, times in Counter(sizes).items() if times > 1}
     first: dict[bytes, int] = {}
-    for run in sorted(runs, key=lambda r: (r.summary.contest_number, r.summary.run_id)):
+    for run, run_size in sorted(zip(runs, sizes, strict=True),
+                                key=lambda pair: (pair[0].summary.contest_number, pair[0].summary.run_id)):
+        if run_size not in shared:
+            run.duplicate_of = None
+            continue
         earlier = first.setdefault(caption_multiset_key(run.table["caption"]), run.summary.contest_number)
         run.duplicate_of = earlier if earlier != run.summary.contest_number else None
 
@@ -236,30 +284,36 @@ def read_zhang_groups(paths: dict[str, Path]) -> dict[int, dict[str, list[str]]]
     return out
 
 
+def _rating_rows(run: Run) -> pa.Table:
+    """One run's rows of `caption_ratings`, in the config's schema."""
+    s, t = run.summary, run.table
+    n = t.num_rows
+    algorithm, question = s.algorithm, "funny"
+    for asked in ("funny", "original"):  # 560_summary_KLUCB_original.csv asked "how original?"
+        if algorithm.endswith(f"_{asked}"):
+            algorithm, question = algorithm.removesuffix(f"_{asked}"), asked
+    flags = caption_flags(t["caption"])
+    meta = {
+        "contest_number": pa.repeat(pa.scalar(s.contest_number, pa.int32()), n),
+        "run_id": pa.repeat(s.run_id, n), "algorithm": pa.repeat(algorithm, n),
+        "question": pa.repeat(question, n), "round": pa.repeat(pa.scalar(s.round, pa.int32()), n),
+        "is_primary": pa.repeat(run.primary, n), "rank": pa.array(np.arange(n, dtype=np.int32)),
+        **flags, "is_repeated_row": repeated_rows(t, flags["is_duplicate_text"]),
+        "duplicate_of": pa.repeat(pa.scalar(run.duplicate_of, pa.int32()), n),
+    }
+    columns = {name: t[name] if name in t.column_names else meta[name] for name in RATING_SCHEMA.names}
+    return pa.table(columns).cast(RATING_SCHEMA)
+
+
 def build_caption_ratings(runs: list[Run]) -> dict[str, pa.Table]:
-    """All runs, all captions, split by contest."""
+    """All runs, all captions, split by contest (the runs' rows made in parallel: Arrow and NumPy drop the GIL)."""
+    with ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
+        tables = list(pool.map(_rating_rows, runs))
     parts: dict[str, list[pa.Table]] = {s: [] for s in SPLITS}
-    for run in runs:
-        s, t = run.summary, run.table
-        n = t.num_rows
-        algorithm, question = s.algorithm, "funny"
-        for asked in ("funny", "original"):  # 560_summary_KLUCB_original.csv asked "how original?"
-            if algorithm.endswith(f"_{asked}"):
-                algorithm, question = algorithm.removesuffix(f"_{asked}"), asked
-        meta = {
-            "contest_number": pa.repeat(pa.scalar(s.contest_number, pa.int32()), n),
-            "run_id": pa.repeat(s.run_id, n), "algorithm": pa.repeat(algorithm, n),
-            "question": pa.repeat(question, n), "round": pa.repeat(pa.scalar(s.round, pa.int32()), n),
-            "is_primary": pa.repeat(run.primary, n), "rank": pa.array(np.arange(n, dtype=np.int32)),
-            **caption_flags(t["caption"]), "is_repeated_row": repeated_rows(t),
-            "duplicate_of": pa.repeat(pa.scalar(run.duplicate_of, pa.int32()), n),
-        }
-        for name, col in meta.items():
-            t = t.append_column(name, col)
-        parts[zhang_split(s.contest_number)].append(t)
-    schema = CAPTION_RATINGS.features.arrow_schema
-    return {split: pa.concat_tables([p.select(schema.names).cast(schema) for p in tables])
-            if tables else schema.empty_table() for split, tables in parts.items()}
+    for run, table in zip(runs, tables, strict=True):
+        parts[zhang_split(run.summary.contest_number)].append(table)
+    return {split: pa.concat_tables(tables) if tables else RATING_SCHEMA.empty_table()
+            for split, tables in parts.items()}
 
 
 def read_hessel_annotations(sources: SourceFiles) -> dict[int, dict]:

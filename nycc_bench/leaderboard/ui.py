@@ -81,6 +81,8 @@ class App:
         self.contests = ContestIndex(settings.dataset)
         self.predictions = Predictions()
         self._frame: tuple[tuple[int, ...], pd.DataFrame] | None = None
+        self._page: tuple[gr.Blocks, list[gr.Component]] | None = None  # what `serve_tables` keeps current
+        self.tables_version = 0  # counts the frames built: the page holds the first tables of one of them
         self._exports: tuple[tuple[int, ...], list[str]] | None = None
         # what pages link to (exports, predictions JSONL) is copied here; the store itself is never served
         self.public = Path(tempfile.mkdtemp(prefix="nycc-lb-public-"))
@@ -112,7 +114,50 @@ class App:
         key = tuple(id(r) for r in results)
         if self._frame is None or self._frame[0] != key:
             self._frame = (key, build_frame(results))
+            self.tables_version += 1
+            self._serve_first_tables(self._frame[1])
         return self._frame[1]
+
+    def first_tables(self, frame: pd.DataFrame | None = None) -> list[tuple[dict[str, Any], list[str]]]:
+        """Every view's table under the default filters (value, column types), as the page's initial values: the
+        rows arrive with the page itself instead of after a load event (Gradio's start-up in the browser and its
+        queue take seconds)."""
+        frame = self.frame(self.results()[0]) if frame is None else frame
+        return [_table_value(tab_table(frame, family, Filters())) for family, _, _ in VIEWS]
+
+    def first_plots(self, frame: pd.DataFrame | None = None) -> list[Any]:
+        """Every view's plot under the default filters and its first metric, served with the page like the tables
+        (so the load event has no plots to draw while the visitor opens tabs)."""
+        frame = self.frame(self.results()[0]) if frame is None else frame
+        kept = filter_rows(frame, Filters())
+        return [interval_plot(kept, family_metrics(family)[0]) for family, _, _ in VIEWS]
+
+    def serve_tables(self, demo: gr.Blocks, tables: list[gr.Dataframe], plots: list[gr.Plot],
+                     version: gr.Textbox) -> None:
+        """Keep the page Gradio serves current: whenever the results change, its tables' and plots' initial
+        values follow, with the version they are of (the page sends it back on load, so unchanged ones are not
+        sent again)."""
+        self._page = (demo, [*tables, *plots, version])
+
+    def _serve_first_tables(self, frame: pd.DataFrame) -> None:
+        """Write the current first tables and plots into the config of the page Gradio serves (once it is
+        launched; the load event still refreshes them, so a page served a moment before a change is corrected)."""
+        if self._page is None or not isinstance(config := getattr(self._page[0], "config", None), dict):
+            return
+        props = {c.get("id"): c.get("props") for c in config.get("components", []) if isinstance(c, dict)}
+        components, version = self._page[1][:-1], self._page[1][-1]
+        tables, plots = components[:len(VIEWS)], components[len(VIEWS):]
+        values = [(value, {"datatype": types}) for value, types in self.first_tables(frame)]
+        values += [(figure, {}) for figure in self.first_plots(frame)]
+        for component, (value, extra) in zip([*tables, *plots], values, strict=True):
+            if isinstance(target := props.get(component._id), dict):
+                shown = component.postprocess(value)
+                component.value = target["value"] = shown.model_dump() if hasattr(shown, "model_dump") else shown
+                for key, setting in extra.items():  # a config Gradio rebuilds keeps them too
+                    setattr(component, key, setting)
+                    target[key] = setting
+        if isinstance(target := props.get(version._id), dict):  # last: a page never holds a newer version's number
+            version.value = target["value"] = str(self.tables_version)
 
     def exports(self, results: list[dict[str, Any]]) -> list[str] | None:
         """The whole table as CSV and JSON files in the store folder (rewritten when the results change)."""
@@ -140,21 +185,29 @@ class App:
 
     # -- leaderboard -----------------------------------------------------------------------------------------
     def refresh(self, search: str, types: list[str], sizes: list[str], settings: list[str], show_sample: bool,
-                details: bool, *metric_labels: str) -> list[Any]:
-        """Banner, then per view its table and plot, then the run dropdown, the downloads and compare choices."""
+                details: bool, *metric_labels: str, page_version: str | None = None) -> list[Any]:
+        """Banner, then per view its table and plot, then the run dropdown, the downloads and compare choices.
+
+        `page_version`: on page load, the version of the first tables the page was served; when the results have
+        not changed since and the filters are the defaults, the tables (and the plots of the default metrics) are
+        left as they are (not sent and drawn again)."""
         results, error = self.results()
         frame = self.frame(results)
         filters = Filters(search or "", tuple(types or ()), tuple(sizes or ()), tuple(settings or ()),
                           bool(show_sample), bool(details))
+        current = page_version == str(self.tables_version) and filters == Filters()
+        plots_current = current and all(label == family_metrics(family)[0].label
+                                        for (family, _, _), label in zip(VIEWS, metric_labels, strict=True))
         out: list[Any] = [self.banner_html(error, results)]
         kept = filter_rows(frame, filters)
         ranked: tuple[str, ...] = ()
         for (family, _, _), label in zip(VIEWS, metric_labels, strict=True):
             table = tab_table(frame, family, filters)
             ranked = table.ranked if family is None else ranked
-            out.append(gr.Dataframe(value=table.component_value(), datatype=datatypes(list(table.values.columns))))
+            value, types = _table_value(table)
+            out.append(gr.skip() if current else gr.Dataframe(value=value, datatype=types))
             metric = next((m for m in family_metrics(family) if m.label == label), family_metrics(family)[0])
-            out.append(interval_plot(kept, metric))
+            out.append(gr.skip() if plots_current else interval_plot(kept, metric))
         choices = run_choices(results)
         out.append(gr.Dropdown(choices=choices))
         out.append(self.exports(results))
@@ -258,6 +311,11 @@ class App:
                             f"{e(', '.join(job.tasks))}."), self.queue()
 
 
+def _table_value(table: Any) -> tuple[dict[str, Any], list[str]]:
+    """A view's table as the Dataframe value (numbers for sorting, texts shown) and its columns' types."""
+    return table.component_value(), datatypes(list(table.values.columns))
+
+
 def default_tasks() -> list[str]:
     """The Submit form's preselected tasks: those with a headline score that any text model can run and no judge
     is needed for (from description, judge not required), read from the task files."""
@@ -277,18 +335,19 @@ def ranked_note(ranked: tuple[str, ...], any_rows: bool) -> str:
 def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any], Any]:
     """The per-view tables, plots and metric pickers, inside the leaderboard's sub-tabs; the overview's note."""
     tables, plots, pickers, note = [], [], [], None
-    for family, key, title in VIEWS:
+    for (family, key, title), first, plot in zip(VIEWS, app.first_tables(), app.first_plots(), strict=True):
         with gr.Tab(title, id=f"view-{key}", elem_id=f"view-{key}"):
             summary = next((family_summary(f) for f in family_list() if f.key == family), about.OVERVIEW_SUMMARY)
             gr.Markdown(f"{summary} {about.rank_rule(family)}", elem_id=f"summary-{key}")
-            tables.append(gr.Dataframe(value=pd.DataFrame(), interactive=False, pinned_columns=2, max_height=520,
+            tables.append(gr.Dataframe(value=first[0], datatype=first[1], interactive=False,
+                                       pinned_columns=2, max_height=520,
                                        wrap=True, elem_id=f"table-{key}", label=f"{title} results",
                                        show_label=False, buttons=["fullscreen", "copy"]))
             if family is None:
                 note = gr.Markdown(elem_id="ranked-overview")
             labels = [m.label for m in family_metrics(family)]
             pickers.append(gr.Dropdown(labels, value=labels[0], label="Plot", elem_id=f"plot-metric-{key}"))
-            plots.append(gr.Plot(label="Score by run", format="png", elem_id=f"plot-{key}"))
+            plots.append(gr.Plot(plot, label="Score by run", format="png", elem_id=f"plot-{key}"))
     return tables, plots, pickers, note
 
 
@@ -315,6 +374,8 @@ def build(app: App) -> gr.Blocks:
                     settings = gr.CheckboxGroup(list(SETTINGS), value=list(SETTINGS), label="Setting")
                 with gr.Tabs(overflow_behavior="wrap"):
                     tables, plots, pickers, note = _tab_views(app)
+                tables_version = gr.Textbox(str(app.tables_version), visible=False, elem_id="tables-version")
+                app.serve_tables(demo, tables, plots, tables_version)
                 gr.Markdown(about.CELLS_HELP)
                 downloads = gr.File(label="Download the whole table (CSV, JSON: every run and metric, with "
                                           "intervals and n)", file_count="multiple", interactive=False, height=150,
@@ -370,8 +431,9 @@ def build(app: App) -> gr.Blocks:
                         compared, note, about_box]
 
         def refresh(search: str, show_sample: bool, details: bool, types: list[str], sizes: list[str],
-                    settings: list[str], *labels: str) -> list[Any]:
-            return app.refresh(search, types, sizes, settings, show_sample, details, *labels)
+                    settings: list[str], *labels: str, page_version: str | None = None) -> list[Any]:
+            return app.refresh(search, types, sizes, settings, show_sample, details, *labels,
+                               page_version=page_version)
 
         refresh_inputs = [*filters, *pickers]
         guarded_refresh = app.guarded(refresh)
@@ -382,7 +444,11 @@ def build(app: App) -> gr.Blocks:
         for i, (picker, plot) in enumerate(zip(pickers, plots, strict=True)):
             picker.change(app.guarded(lambda *a, i=i: app.plot(i, *a)), [search, types, sizes, show_sample, picker],
                           plot, show_progress="hidden")
-        demo.load(guarded_refresh, refresh_inputs, view_outputs)
+
+        def load_refresh(version: str, *inputs: Any) -> list[Any]:
+            return refresh(*inputs, page_version=version)
+
+        demo.load(named(app.guarded(load_refresh), "load_refresh"), [tables_version, *refresh_inputs], view_outputs)
         demo.load(app.compare_first, None, [compared, compare_plot_box])
         demo.load(app.show_contest, contest, [image, text, said])  # answers of runs finished since start-up
         for trigger in (compared.change, compare_view.change):

@@ -42,6 +42,9 @@ class Matcher:
         self.index, self.settings = index, settings
         self.contests = index.table["contest_number"].to_numpy()
         self.ranks = index.table["rank"]
+        # as NumPy (a null rank as -1 beside its mask): a match reads its rank without an Arrow scalar per row
+        self._rank_values = pc.fill_null(self.ranks, -1).to_numpy()
+        self._rank_null = self.ranks.is_null().to_numpy()
         # one contiguous copy: take() on the memory-mapped, chunked column concatenates every chunk per call
         self._norms = index.table["norm"].combine_chunks()
         self._local = threading.local()
@@ -57,9 +60,10 @@ class Matcher:
 
     def _make(self, row: int, similarity: float, contest: int) -> Match:
         """A match of a caption generated for `contest`, ordered by similarity, same contest, rank, contest."""
-        found, rank = int(self.contests[row]), self.ranks[row].as_py()
+        found, no_rank = int(self.contests[row]), bool(self._rank_null[row])
         same = found == contest
-        return Match((-similarity, not same, rank is None, rank or 0, found, row), row, similarity, same)
+        return Match((-similarity, not same, no_rank, 0 if no_rank else int(self._rank_values[row]), found, row),
+                     row, similarity, same)
 
     def exact_rows(self, norms: list[str]) -> dict[str, list[int]]:
         """normalised text → every corpus row with exactly that text (one vectorised pass over the corpus)."""
@@ -111,14 +115,24 @@ class Matcher:
     def run(self, queries: set[tuple[int, str]]) -> dict[tuple[int, str], dict[str, Match | None]]:
         """The best match of each kind (None where there is none) for every (contest, normalised caption)."""
         norms = sorted({n for _, n in queries})
-        exact = self.exact_rows(norms)
-        near = self.lsh_matches(norms)
+        if self.index.shingles is not None:  # every text's shingles looked up once, before the threads share them
+            self._queries(norms)
         by_contest: dict[int, list[str]] = {}
         for contest, norm in queries:
             by_contest.setdefault(contest, []).append(norm)
-        with ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool:  # NumPy and scipy release the GIL
-            same = dict(zip(by_contest, pool.map(lambda item: self.same_contest_matches(*item), by_contest.items()),
-                            strict=True))
+        # the contests' brute force runs in the pool while this thread does the exact and LSH steps (NumPy
+        # releases the GIL)
+        with ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool:
+            blocks = pool.map(lambda item: self.same_contest_matches(*item), by_contest.items())
+            exact = self.exact_rows(norms)
+            near = self.lsh_matches(norms)
+            same = dict(zip(by_contest, blocks, strict=True))
+        return self.combine(queries, exact, near, same)
+
+    def combine(self, queries: set[tuple[int, str]], exact: dict[str, list[int]],
+                near: dict[str, list[tuple[int, float]]], same: dict[int, dict[str, list[tuple[int, float]]]],
+                ) -> dict[tuple[int, str], dict[str, Match | None]]:
+        """The best match of each kind per query from the exact rows, the LSH matches and each contest's."""
         results = {}
         for contest, norm in queries:
             exact_all = [self._make(r, 1.0, contest) for r in exact.get(norm, [])]

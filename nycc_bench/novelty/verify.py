@@ -1,8 +1,8 @@
 """Exact Jaccard of query shingle sets against stored caption sets, vectorised over pairs and contest blocks.
 
-Up to 64 queries at a time are marked in a lookup table over the vocabulary (bit j set on query j's shingles);
-a caption's intersection with query j is then the number of its shingle ids whose entry has bit j, counted by
-NumPy over the caption's stored ids. |A ∪ B| = |A| + |B| - |A ∩ B|, so the similarity is the one `jaccard()`
+Queries are marked in a lookup table over the vocabulary (a bit or a bit field per query on its shingles); a
+caption's intersection with query j is then the number of its shingle ids whose entry has query j's mark, counted
+by NumPy over the caption's stored ids. |A ∪ B| = |A| + |B| - |A ∩ B|, so the similarity is the one `jaccard()`
 in text.py defines, with the same float arithmetic.
 """
 
@@ -11,13 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import sparse
 
 from .shingling import ShingleSets
-
-WIDTH = 64
-PAIR_WIDTH = 8  # queries per block of pairs: their bits fit a uint8 table
-_DTYPES = ((8, np.uint8), (16, np.uint16), (32, np.uint32), (64, np.uint64))
 
 
 class Verifier:
@@ -27,15 +22,12 @@ class Verifier:
         self.sets = sets
         self._tables: dict[type, np.ndarray] = {}
 
-    def _table(self, ids: Sequence[np.ndarray]) -> np.ndarray:
-        """The lookup table with bit j set on query j's shingle ids (the narrowest dtype that holds the bits)."""
-        dtype = next(d for bits, d in _DTYPES if len(ids) <= bits)
+    def _zeros(self, dtype: type) -> np.ndarray:
+        """This verifier's lookup table of `dtype` over the vocabulary: all zero between uses (callers clear what
+        they mark)."""
         if dtype not in self._tables:
             self._tables[dtype] = np.zeros(len(self.sets.vocab), dtype=dtype)
-        table = self._tables[dtype]
-        for j, query in enumerate(ids):
-            table[query] |= dtype(1 << j)
-        return table
+        return self._tables[dtype]
 
     @staticmethod
     def _clear(table: np.ndarray, ids: Sequence[np.ndarray]) -> None:
@@ -43,52 +35,67 @@ class Verifier:
             table[query] = 0
 
     def pairs(self, ids: Sequence[np.ndarray], sizes: np.ndarray, query: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """Jaccard of each pair (query[i], rows[i]): `ids`/`sizes` are every query's vocabulary ids and set size."""
+        """Jaccard of each pair (query[i], rows[i]): `ids`/`sizes` are every query's vocabulary ids and set size.
+
+        Query by query: its shingles marked 1 in a uint8 table, its candidates' stored ids gathered into one array
+        (int32 offsets while the store allows), looked up, and summed per candidate by `reduceat`.
+        """
         out = np.empty(len(query), dtype=np.float64)
         order = np.argsort(query, kind="stable")
-        bounds = np.searchsorted(query[order], np.arange(0, len(ids) + PAIR_WIDTH, PAIR_WIDTH))
+        bounds = np.searchsorted(query[order], np.arange(len(ids) + 1))
         indptr, stored = self.sets.indptr, self.sets.ids
-        for block_number, first in enumerate(range(0, len(ids), PAIR_WIDTH)):
-            lo, hi = bounds[block_number], bounds[block_number + 1]
-            if lo == hi:
-                continue
-            block, pick = ids[first:first + PAIR_WIDTH], order[lo:hi]
-            q, r = (query[pick] - first).astype(np.uint8), rows[pick].astype(np.int64)
-            starts, lengths = indptr[r], indptr[r + 1] - indptr[r]
-            ends = np.cumsum(lengths)
-            table = self._table(block)  # uint8: one bit per query of the block
-            try:
-                offsets = np.repeat(starts - ends + lengths, lengths) + np.arange(ends[-1])
-                hit = (table[stored[offsets]] >> np.repeat(q, lengths)) & np.uint8(1)
-            finally:
-                self._clear(table, block)
-            counts = np.concatenate(([0], np.cumsum(hit, dtype=np.int64)))
-            inter = counts[ends] - counts[ends - lengths]
-            out[pick] = inter / (sizes[query[pick]] + lengths - inter)
+        width = np.int32 if len(stored) < 1 << 31 else np.int64
+        table = self._zeros(np.uint8)
+        for j in np.flatnonzero(np.diff(bounds)).tolist():
+            pick = order[bounds[j]:bounds[j + 1]]
+            r = rows[pick].astype(np.int64)
+            starts, lengths = indptr[r].astype(width), (indptr[r + 1] - indptr[r]).astype(width)
+            inter = np.zeros(len(r), dtype=np.int64)
+            if (nonempty := np.flatnonzero(lengths)).size:
+                starts, counted = starts[nonempty], lengths[nonempty]
+                ends = np.cumsum(counted, dtype=width)
+                offsets = np.repeat(starts - ends + counted, counted)
+                offsets += np.arange(ends[-1], dtype=width)
+                table[ids[j]] = 1
+                try:
+                    hit = table[stored[offsets]]
+                finally:
+                    table[ids[j]] = 0
+                inter[nonempty] = np.add.reduceat(hit, ends - counted, dtype=np.int64)
+            out[pick] = inter / (sizes[j] + lengths.astype(np.int64) - inter)
         return out
 
     def block(self, ids: Sequence[np.ndarray], sizes: np.ndarray, start: int, end: int) -> np.ndarray:
-        """Jaccard of every query against every stored set of rows [start, end): shape (queries, end - start)."""
+        """Jaccard of every query against every stored set of rows [start, end): shape (queries, end - start).
+
+        One pass over the rows' stored ids per group of queries: the lookup table holds, for each shingle, a 1 in
+        query j's bit field of a uint64 (8 queries of 8-bit fields, or 4 of 16 bits, 2 of 32 when a row has 256+ or
+        65,536+ shingles, so no field can overflow). Summing the looked-up values over each row (`reduceat` at the
+        starts of the non-empty rows) gives the row's intersection with every query of the group at once.
+        """
         indptr = self.sets.indptr
         base = int(indptr[start])
         bounds = np.asarray(indptr[start:end + 1], dtype=np.int64) - base
         lengths = np.diff(bounds)
         out = np.empty((len(ids), end - start), dtype=np.float64)
-        segment = self.sets.ids[base:int(indptr[end])]
-        for first in range(0, len(ids), WIDTH):
-            block = ids[first:first + WIDTH]
-            table = self._table(block)
+        # as NumPy's index type once: indexing with uint32 converts them again on every lookup, and more slowly
+        segment = self.sets.ids[base:int(indptr[end])].astype(np.intp)
+        longest = int(lengths.max()) if len(lengths) else 0
+        field = next(bits for bits in (8, 16, 32) if longest < 1 << bits)
+        per, mask = 64 // field, np.uint64((1 << field) - 1)
+        table = self._zeros(np.uint64)
+        nonempty = np.flatnonzero(lengths)
+        counts = np.zeros(end - start, dtype=np.uint64)
+        for first in range(0, len(ids), per):
+            group = ids[first:first + per]
+            for j, query in enumerate(group):
+                table[query] |= np.uint64(1 << (field * j))
             try:
-                bits = table[segment]
+                if len(nonempty):  # a row's span runs to the next non-empty row's start: empty rows hold nothing
+                    counts[nonempty] = np.add.reduceat(table[segment], bounds[nonempty])
             finally:
-                self._clear(table, block)
-            hits = np.flatnonzero(bits)
-            # bit j of each hit's entry as column j (little-endian bytes), summed per row by a sparse product: the
-            # intersection of each row with query j
-            packed = bits[hits].view(np.uint8).reshape(len(hits), bits.itemsize)
-            columns = np.unpackbits(packed, axis=1, count=len(block), bitorder="little").astype(np.float32)
-            rows = sparse.csr_matrix((np.ones(len(hits), dtype=np.float32), np.arange(len(hits)),
-                                      np.searchsorted(hits, bounds)), shape=(end - start, len(hits)))
-            inter = (rows @ columns).T.astype(np.int64)
-            out[first:first + len(block)] = inter / (sizes[first:first + len(block), None] + lengths - inter)
+                self._clear(table, group)
+            for j in range(len(group)):
+                inter = ((counts >> np.uint64(field * j)) & mask).astype(np.int64)
+                out[first + j] = inter / (sizes[first + j] + lengths - inter)
         return out
