@@ -448,7 +448,9 @@ def build(app: App) -> gr.Blocks:
         def load_refresh(version: str, *inputs: Any) -> list[Any]:
             return refresh(*inputs, page_version=version)
 
-        demo.load(named(app.guarded(load_refresh), "load_refresh"), [tables_version, *refresh_inputs], view_outputs)
+        # the tables came with the page: their refresh draws no progress overlay over rows already shown
+        demo.load(named(app.guarded(load_refresh), "load_refresh"), [tables_version, *refresh_inputs], view_outputs,
+                  show_progress="hidden")
         demo.load(app.compare_first, None, [compared, compare_plot_box])
         demo.load(app.show_contest, contest, [image, text, said])  # answers of runs finished since start-up
         for trigger in (compared.change, compare_view.change):
