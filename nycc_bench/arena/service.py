@@ -58,6 +58,11 @@ class Arena:
         self.tokens = tokens or Tokens(max_age_s=self.settings.token_ttl_s)
         self.clock = clock
         self.rng = random.Random(seed)
+        # ids: unguessable in a live arena; from their own seeded stream in a simulated one (seed given), so a
+        # regenerated seed round is the same file, and drawing ids leaves the battles' random choices as they were
+        ids = random.Random(f"ids-{seed}") if seed is not None else None
+        self._new_id: Callable[[], str] = (lambda: f"{ids.getrandbits(64):016x}") if ids else (
+            lambda: secrets.token_hex(8))
         self._lock = threading.Lock()
         self._seen: dict[str, set[tuple[str, str]]] = {}
         self._counts = store.pair_counts()
@@ -99,7 +104,7 @@ class Arena:
                 raise ArenaRefused("arena: no cartoon has captions from two players yet; publish a caption_generation "
                                    "run or build the caption_generation config")
             contest, a, b, gold = pick
-            battle = Battle(secrets.token_hex(8), contest, a.id, b.id, self.rng.choice("ab"), gold, voter)
+            battle = Battle(self._new_id(), contest, a.id, b.id, self.rng.choice("ab"), gold, voter)
             seen.add(pair_key(a.id, b.id))
         shown = self.clock()
         self.store.add_battle(battle.battle_id, voter, contest, a.id, b.id, battle.left_side, gold, shown)
@@ -157,7 +162,7 @@ class Arena:
             battle.left_side if choice == "left" else ("b" if battle.left_side == "a" else "a"))
         flags = (flag_left, flag_right) if battle.left_side == "a" else (flag_right, flag_left)
         player_a, player_b = (GOLD_REAL, GOLD_DECOY) if battle.gold else (a.player, b.player)
-        vote = Vote(secrets.token_hex(8), battle.battle_id, voter, battle.contest, a.id, b.id, player_a, player_b,
+        vote = Vote(self._new_id(), battle.battle_id, voter, battle.contest, a.id, b.id, player_a, player_b,
                     a.text, b.text, self.pool.cartoons[battle.contest].description, battle.left_side, winner,
                     bool(flags[0]), bool(flags[1]), shown, now, battle.gold, (winner == "a") if battle.gold else None,
                     simulated)

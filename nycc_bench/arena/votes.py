@@ -86,7 +86,9 @@ VOTE_COLUMNS = list(Vote.__dataclass_fields__)
 class VoteStore:
     """`arena.sqlite` in a folder; one connection per call, `BEGIN IMMEDIATE` per write, fsync per commit."""
 
-    def __init__(self, folder: str | Path) -> None:
+    def __init__(self, folder: str | Path, salt: str | None = None) -> None:
+        """Open (or create) the store; `salt` keys the voter pseudonyms of a new store (default: random; a
+        simulated round passes a fixed one, its voters being no one)."""
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.path = self.folder / "arena.sqlite"
@@ -95,7 +97,7 @@ class VoteStore:
         db.execute("PRAGMA journal_mode=WAL")
         db.executescript(_SCHEMA)
         with self._write() as db:
-            db.execute("INSERT OR IGNORE INTO meta VALUES ('salt', ?)", (secrets.token_hex(16),))
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('salt', ?)", (salt or secrets.token_hex(16),))
         self.salt = self.read_one("SELECT value FROM meta WHERE key = 'salt'")
 
     def _connect(self) -> sqlite3.Connection:
