@@ -5,12 +5,12 @@ holds a temporary path; the sample's offline judges are built on demand, once, w
 from __future__ import annotations
 
 import json
-import re
 import shlex
 import subprocess
 from pathlib import Path
 
 import pytest
+from temporary_paths import TEMPORARY
 
 from nycc_bench import sample_judges as sj
 from nycc_bench.baselines import DATASET, RUN, placeholders
@@ -25,9 +25,6 @@ from nycc_bench.results import read_results
 from nycc_bench.systems import BASELINES
 from nycc_bench.systems.registry import REGISTRY, answered, baseline_matrix, lookup
 from nycc_bench.tasks import all_tasks
-
-# spelled in pieces so that this file does not hold what it looks for
-TEMPORARY = re.compile("|".join(["/" + "tmp/", "/var/" + "folders", "pytest" + "-of-"]))
 
 
 def _seed(spec: str) -> dict:

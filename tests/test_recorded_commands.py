@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import tempfile
 from pathlib import Path
 
 import pytest
+from temporary_paths import TEMPORARY
 
 from nycc_bench.cli import main, parser
 from nycc_bench.paths import SEED_DIR
@@ -20,10 +20,6 @@ ROOT = Path(__file__).resolve().parents[1]
 PLACEHOLDER = re.compile(r"\b(SAMPLE_DATASET|SAMPLE_JUDGES|SAMPLE_RUN|DATASET|RUN)\b")
 """What the seed (`SAMPLE_*`) and the cards (`DATASET`, `RUN`, the judges under `RUN/judges/`) write in place
 of the folders of the run that made them."""
-TEMP_ROOTS = ["/" + "tmp/", "/var/" + "tmp/", "/private/var/" + "folders/", "/var/" + "folders/"]  # split: this
-# file is committed too, and the test that no committed file names a temporary folder reads it
-TEMPORARY = re.compile(r"(^|[\s=:'\"])(" + "|".join(map(re.escape, TEMP_ROOTS)) + "|"
-                       + re.escape(tempfile.gettempdir().rstrip("/") + "/") + ")")
 
 
 def recorded_commands() -> list[tuple[str, str, dict | None]]:
