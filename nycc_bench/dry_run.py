@@ -143,12 +143,11 @@ def plan_run(system: Any, tasks: str | Sequence[str] = "all", dataset: str = DEF
              include_path: IncludePath = None, **system_options: Any) -> Plan:
     """The plan of `evaluate` with the same arguments (see the module docstring): no call, nothing written."""
     from .predictions import FAILED, read_meta, read_predictions
-    from .runner import for_system_kind, split_options, task_option_aliases
+    from .runner import choose_task_options, for_system_kind
     from .systems import System, make_system
 
     names = resolve_tasks(tasks if isinstance(tasks, str) else list(tasks))
-    aliased = {k: system_options.pop(k) for k in task_option_aliases(names) if k in system_options}
-    chosen = {n: split_options(get_task(n), aliased, (task_options or {}).get(n))[1] for n in names}
+    _aliased, chosen = choose_task_options(names, system_options, task_options)
     # each task's judge resolved once, as `evaluate` resolves it, in dry-run mode: its calls are counted, not made
     judges = {n: resolve_task_judge(get_task(n), replace(j, dry_run=True) if j is not None else None, chosen[n])
               for n, j in judges_for(judge, names).items()}

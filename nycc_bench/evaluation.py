@@ -214,11 +214,10 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
     for name in names:
         check_task(get_task(name))
     out = Path(out)
-    from .runner import split_options, task_option_aliases
+    from .runner import choose_task_options
 
     # system options that are task options (a family's `Hooks.option_aliases`) leave before the system is built
-    aliased = {k: system_options.pop(k) for k in task_option_aliases(names) if k in system_options}
-    chosen = {n: split_options(get_task(n), aliased, (task_options or {}).get(n))[1] for n in names}
+    aliased, chosen = choose_task_options(names, system_options, task_options)
     # each task's judge resolved once, before anything runs: a judge that cannot play a task fails here
     judges: dict[str, ResolvedJudge | None] = {}
     unresolved: dict[str, str] = {}

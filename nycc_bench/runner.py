@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,15 @@ def split_options(task: Task, system_options: dict[str, Any] | None,
             if key in task.options:
                 task_options.setdefault(key, value)
     return system_options, task_options
+
+
+def choose_task_options(names: list[str], system_options: dict[str, Any],
+                        task_options: Mapping[str, Mapping[str, Any]] | None) -> tuple[dict[str, Any], dict]:
+    """(aliased, chosen): the system options that are task options of these tasks (their families'
+    `Hooks.option_aliases`), taken out of `system_options` before the system is built, and each task's chosen
+    options with them (as `evaluate` and its dry run both read them)."""
+    aliased = {k: system_options.pop(k) for k in task_option_aliases(names) if k in system_options}
+    return aliased, {n: split_options(get_task(n), aliased, (task_options or {}).get(n))[1] for n in names}
 
 
 def for_system_kind(task: Task, system: System, options: dict[str, Any]) -> tuple[Task, dict[str, Any]]:
