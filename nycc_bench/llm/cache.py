@@ -178,8 +178,7 @@ class LLMCache:
         self._db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("BEGIN IMMEDIATE")  # one process at a time creates or upgrades the schema
-        try:
+        with _Transaction(self._db):  # one process at a time creates or upgrades the schema
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS completions ("
                 " key TEXT PRIMARY KEY, completion TEXT NOT NULL, model TEXT, prompt_version TEXT,"
@@ -194,10 +193,6 @@ class LLMCache:
             columns = {row[1] for row in self._db.execute("PRAGMA table_info(completions)")}
             if "identity" not in columns:  # a cache written before rows named their endpoint (read by `cache info`)
                 self._db.execute("ALTER TABLE completions ADD COLUMN identity TEXT")
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
 
     @_guarded
     def get(self, key: str) -> Completion | None:
