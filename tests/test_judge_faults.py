@@ -13,6 +13,7 @@ import doctest
 import importlib
 import json
 import random
+import re
 import threading
 import time
 import traceback
@@ -200,7 +201,9 @@ def test_hang_and_slow_drip_are_cut_at_the_timeout(tmp_path: Path) -> None:
         elapsed = time.monotonic() - started
     assert [r["verdict"] for r in records] == ["ERROR", "ERROR"]
     for record in records:
-        assert record["error"].startswith("request failed: timed out after 0.4 s (timeout_s=0.4)"), record
+        # the measured wait is printed as measured (at least the limit; more on a loaded machine)
+        waited = re.match(r"request failed: timed out after (\d+\.\d) s \(timeout_s=0\.4\) waiting for ", record["error"])
+        assert waited and float(waited.group(1)) >= 0.4, record
         assert record["error"].endswith("(after 2 attempts)")
     assert server.count() == 4
     assert elapsed < NEVER_S / 4  # two attempts of 0.4 s each, not the server's 4 s drip or two-minute hang
