@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nycc_bench.builders.nextml import _repeats
-from nycc_bench.builders.zhang2024 import caption_flags, caption_multiset_key, repeated_rows
+from nycc_bench.builders.errors import SourceError
+from nycc_bench.builders.nextml import _rating_fault, _ratings_valid, _repeats
+from nycc_bench.builders.zhang2024 import caption_flags, caption_multiset_key, one_array, repeated_rows
 
 CAPTIONS = st.lists(st.text("ab \n’😀", max_size=4), max_size=12)
 
@@ -68,3 +71,44 @@ def test_repeated_ids_are_found_in_any_range(ids: list[int], spread: bool) -> No
     values = np.array([i * (10**9 if spread else 1) for i in ids], dtype=np.int64)
     assert _repeats(values) == (len(set(ids)) < len(ids))
     assert _repeats(values.astype(np.float64)) == (len(set(ids)) < len(ids))
+
+
+COUNT = st.integers(-2, 6)
+RATING_ROWS = st.lists(st.tuples(COUNT, COUNT, COUNT, st.integers(-1, 2), st.sampled_from([0.1, 0.0, -0.2, np.nan,
+                                                                                             np.inf]),
+                                 st.sampled_from([1.0, 2.5, 3.0, 0.9, 3.1, np.nan, -np.inf])), min_size=1,
+                       max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(RATING_ROWS, st.booleans())
+def test_the_ratings_pass_the_fast_check_iff_no_fault_is_named(rows: list[tuple], api: bool) -> None:
+    """`_ratings_valid` (reductions) is True exactly when `_rating_fault` (the masks that name the row) finds
+    nothing: NaN, infinity, negatives and miscounted votes are all caught by the fast check."""
+    funny, somewhat, unfunny, extra = (np.array([r[i] for r in rows], dtype=np.int64) for i in range(4))
+    votes = funny + somewhat + unfunny + extra
+    precision, mean = (np.array([r[i] for r in rows], dtype=np.float64) for i in (4, 5))
+    arrays = (votes, funny, somewhat, unfunny, precision, mean)
+    try:
+        _rating_fault(Path("x.csv"), api, *arrays)
+        named = False
+    except SourceError:
+        named = True
+    assert _ratings_valid(api, *arrays) is not named
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text("a\t\n\r\x0b\x0c\x1f é’😀", max_size=5), max_size=12), st.integers(0, 3))
+def test_line_breaks_are_found_among_other_control_bytes(captions: list[str], skip: int) -> None:
+    """`has_line_break` is True exactly on captions holding \\n or \\r, whatever other low bytes are near them."""
+    sliced = pa.array(["\n"] * skip + captions, pa.string()).slice(skip)
+    assert caption_flags(sliced)["has_line_break"].to_pylist() == [("\n" in c or "\r" in c) for c in captions]
+
+
+def test_one_array_keeps_a_lone_chunk_without_copying() -> None:
+    """A one-chunk column is used as it is (no copy of every caption); several chunks are joined in order."""
+    array = pa.array(["a", "bc"], pa.string())
+    assert one_array(pa.chunked_array([array])).buffers()[2].address == array.buffers()[2].address
+    assert one_array(pa.chunked_array([array, array])).to_pylist() == ["a", "bc", "a", "bc"]
+    assert one_array(pa.chunked_array([], pa.string())).to_pylist() == []
+    assert one_array(array) is array

@@ -9,6 +9,7 @@ from pathlib import Path
 from . import arena, hessel2023, humorbench, merge, zhang2024
 from .card import write_card
 from .errors import SourceError
+from .memory import build_memory_pool
 from .options import BuildOptions
 from .sources import discover
 from .staging import staged_output
@@ -72,29 +73,31 @@ def build_dataset(source: Path | list[Path], out_dir: Path, configs: list[str] |
     existing = merge.read_existing(out_dir)
     if configs and not replace:  # refuse before a long build when the clash is known already
         merge.refuse_conflicts(existing, wanted, label, out_dir)
-    sources = discover(*roots)
-    built: list[BuiltConfig] = []
-    for module in FAMILIES.values():
-        built += module.build(sources, wanted, progress, options or BuildOptions())
-    if not built:
-        raise SourceError(roots[0], "no upstream file of any requested config was found",
-                          "point --source at a folder holding nextml summaries, Hessel parquet, Zhang human_*.csv "
-                          "or HumorBench comprehensive_annotations.csv")
-    names = [b.spec.name for b in built]
-    if not replace:
-        merge.refuse_conflicts(existing, names, label, out_dir)
-    specs = {name: mod.CONFIGS[name] for mod in FAMILIES.values() for name in mod.CONFIGS}
-    kept = [e for e in merge.kept_configs(existing, names) if e.name in specs]
-    order = list(ALL_CONFIGS)
-    with staged_output(out_dir) as stage:
-        infos = {b.spec.name: write_config(stage, b) for b in built}
-        old = sorted(p.name for p in (out_dir / "data").iterdir() if p.is_dir()) if (out_dir / "data").is_dir() else []
-        merge.link_data(out_dir, stage, [n for n in old if n not in names])  # every folder it did not build stays
-        every = built + [merge.as_built(out_dir, e, specs[e.name]) for e in kept]
-        infos |= {e.name: e.info for e in kept}
-        sources_of = {b.spec.name: label for b in built} | {e.name: e.source for e in kept}
-        every.sort(key=lambda b: order.index(b.spec.name))
-        write_card(stage, every, infos, sources=sources_of)
+    with build_memory_pool():  # (the tables live until written: see memory.py)
+        sources = discover(*roots)
+        built: list[BuiltConfig] = []
+        for module in FAMILIES.values():
+            built += module.build(sources, wanted, progress, options or BuildOptions())
+        if not built:
+            raise SourceError(roots[0], "no upstream file of any requested config was found",
+                              "point --source at a folder holding nextml summaries, Hessel parquet, Zhang human_*.csv "
+                              "or HumorBench comprehensive_annotations.csv")
+        names = [b.spec.name for b in built]
+        if not replace:
+            merge.refuse_conflicts(existing, names, label, out_dir)
+        specs = {name: mod.CONFIGS[name] for mod in FAMILIES.values() for name in mod.CONFIGS}
+        kept = [e for e in merge.kept_configs(existing, names) if e.name in specs]
+        order = list(ALL_CONFIGS)
+        with staged_output(out_dir) as stage:
+            infos = {b.spec.name: write_config(stage, b) for b in built}
+            data = out_dir / "data"
+            old = sorted(p.name for p in data.iterdir() if p.is_dir()) if data.is_dir() else []
+            merge.link_data(out_dir, stage, [n for n in old if n not in names])  # every folder it did not build stays
+            every = built + [merge.as_built(out_dir, e, specs[e.name]) for e in kept]
+            infos |= {e.name: e.info for e in kept}
+            sources_of = {b.spec.name: label for b in built} | {e.name: e.source for e in kept}
+            every.sort(key=lambda b: order.index(b.spec.name))
+            write_card(stage, every, infos, sources=sources_of)
     rows = {b.spec.name: {s: t.num_rows for s, t in b.splits.items()} for b in sorted(built, key=lambda b:
                                                                                        order.index(b.spec.name))}
     return BuildReport(out_dir, rows, sorted(wanted - set(rows), key=order.index), [e.name for e in kept])

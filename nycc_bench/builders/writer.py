@@ -87,7 +87,9 @@ def write_config(out_dir: Path, built: BuiltConfig) -> DatasetInfo:
         n_shards = max(1, -(-table.num_rows // per_shard))
         jobs += [(table.slice(i * per_shard, per_shard), folder / f"{split}-{i:05d}-of-{n_shards:05d}.parquet")
                  for i in range(n_shards)]
-    # Arrow encodes without the GIL: shards are written in parallel, each to its own fixed name.
+    # Arrow encodes without the GIL: shards are written in parallel, each to its own fixed name, the largest first
+    # (so that the small ones fill the last gaps instead of one large shard running alone at the end).
+    jobs.sort(key=lambda job: -job[0].num_rows)
     with ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
         list(pool.map(lambda job: pq.write_table(
             job[0], job[1], row_group_size=rows_per_group(spec.features), compression="snappy",

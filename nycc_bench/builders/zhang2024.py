@@ -143,9 +143,16 @@ class Run:
     duplicate_of: int | None = None  # an earlier contest with exactly this caption list
 
 
+def one_array(values: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """The values as one array: a lone chunk as it is (`combine_chunks` would copy it), several concatenated."""
+    if not isinstance(values, pa.ChunkedArray):
+        return values
+    return values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
+
+
 def caption_flags(captions: pa.ChunkedArray | pa.Array) -> dict[str, pa.Array]:
     """Per caption of one stable-sorted run: repeats an earlier (better-rated) text, is blank, holds a line break."""
-    whole = captions.combine_chunks() if isinstance(captions, pa.ChunkedArray) else captions
+    whole = one_array(captions)
     codes = pc.dictionary_encode(whole, null_encoding="encode").indices.to_numpy(zero_copy_only=False)
     # Arrow numbers a text at its first row, in row order: a row is a text's first iff its code exceeds every
     # code before it.
@@ -153,7 +160,7 @@ def caption_flags(captions: pa.ChunkedArray | pa.Array) -> dict[str, pa.Array]:
     return {
         "is_duplicate_text": pa.array(codes <= earlier, pa.bool_()),
         # empty, or whitespace only (what trimming whitespace would empty), without copying every caption
-        "is_empty_text": pc.or_(pc.equal(pc.utf8_length(whole), 0), pc.utf8_is_space(whole)),
+        "is_empty_text": pc.or_(pc.equal(pc.binary_length(whole), 0), pc.utf8_is_space(whole)),  # (bytes: no decode)
         "has_line_break": _line_breaks(whole),
     }
 
@@ -169,7 +176,8 @@ def _line_breaks(captions: pa.Array) -> pa.Array:
     flags = np.zeros(n, dtype=bool)
     if n and captions.buffers()[2] is not None:
         raw = np.frombuffer(captions.buffers()[2], dtype=np.uint8)[int(offsets[0]):int(offsets[-1])]
-        at = np.flatnonzero((raw == 10) | (raw == 13)) + int(offsets[0])
+        low = np.flatnonzero(raw <= 13)  # one pass; then the few control bytes found are told apart
+        at = low[(raw[low] == 10) | (raw[low] == 13)] + int(offsets[0])
         flags[np.searchsorted(offsets, at, side="right") - 1] = True
     return pa.array(flags, pa.bool_())
 
@@ -188,7 +196,7 @@ def repeated_rows(table: pa.Table, duplicate_text: pa.Array | None = None) -> pa
     flags = np.zeros(table.num_rows, dtype=bool)
     if duplicate_text is not None and not pc.any(duplicate_text).as_py():
         return pa.array(flags, pa.bool_())
-    captions = table["caption"].combine_chunks()
+    captions = one_array(table["caption"])
     codes = pc.dictionary_encode(captions, null_encoding="encode").indices.to_numpy(zero_copy_only=False)
     shared = np.flatnonzero(np.bincount(codes)[codes] > 1) if len(codes) else codes
     if len(shared):
@@ -203,7 +211,7 @@ def caption_multiset_key(captions: pa.ChunkedArray | pa.Array) -> bytes:
     """sha256 of a run's captions in sorted (byte) order, offsets included: equal iff the caption lists are equal
     as multisets."""
     ordered = pc.take(captions, pc.sort_indices(captions))
-    ordered = ordered.combine_chunks() if isinstance(ordered, pa.ChunkedArray) else ordered
+    ordered = one_array(ordered)
     width = np.int64 if pa.types.is_large_string(ordered.type) else np.int32
     offsets = np.frombuffer(ordered.buffers()[1], dtype=width)[ordered.offset:ordered.offset + len(ordered) + 1]
     offsets = offsets.astype(np.int64)
@@ -301,8 +309,12 @@ def _rating_rows(run: Run) -> pa.Table:
         **flags, "is_repeated_row": repeated_rows(t, flags["is_duplicate_text"]),
         "duplicate_of": pa.repeat(pa.scalar(run.duplicate_of, pa.int32()), n),
     }
-    columns = {name: t[name] if name in t.column_names else meta[name] for name in RATING_SCHEMA.names}
-    return pa.table(columns).cast(RATING_SCHEMA)
+    read = set(t.column_names)
+    columns = [t[field.name] if field.name in read else meta[field.name] for field in RATING_SCHEMA]
+    # only the columns of another type are cast (upstream_rank: int64 -> int32, checked for overflow)
+    return pa.Table.from_arrays([c if c.type == f.type else c.cast(f.type) for c, f in zip(columns, RATING_SCHEMA,
+                                                                                          strict=True)],
+                                schema=RATING_SCHEMA)
 
 
 def build_caption_ratings(runs: list[Run]) -> dict[str, pa.Table]:
