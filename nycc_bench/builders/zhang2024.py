@@ -29,7 +29,7 @@ from .cartoons import (
 )
 from .csvfile import read_parquet, read_rows
 from .errors import SourceError
-from .nextml import primary_runs, read_descriptions, read_summary, stable_rank, unique_summaries
+from .nextml import primary_runs, read_descriptions, read_summary, stable_sorted, unique_summaries
 from .options import BuildOptions
 from .pairs import describe, draw_pairs, in_pair_train
 from .sources import ZHANG_GROUP_FILES, ZHANG_HF_REPO, SourceFiles, SummaryFile
@@ -247,7 +247,7 @@ def read_runs(sources: SourceFiles, progress: bool = True) -> list[Run]:
     """Read and validate every summary; sort each run once for all three configs."""
     def read(summary: SummaryFile) -> Run:
         table = read_summary(summary)
-        return Run(summary, table.take(pa.array(stable_rank(table["mean"].to_numpy()))))
+        return Run(summary, stable_sorted(table))
 
     # Arrow parses without the GIL, so files are read in parallel; map() keeps the discovery order.
     summaries, _ = unique_summaries(sources.summaries)  # a byte-identical copy is one run, read once
