@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nycc_bench.builders.errors import SourceError
-from nycc_bench.builders.nextml import _rating_fault, _ratings_valid, _repeats
+from nycc_bench.builders.nextml import _quotes, _rating_fault, _ratings_valid, _repeats, stable_rank, stable_sorted
 from nycc_bench.builders.zhang2024 import caption_flags, caption_multiset_key, one_array, repeated_rows
 
 CAPTIONS = st.lists(st.text("ab \n’😀", max_size=4), max_size=12)
@@ -112,3 +112,38 @@ def test_one_array_keeps_a_lone_chunk_without_copying() -> None:
     assert one_array(pa.chunked_array([array, array])).to_pylist() == ["a", "bc", "a", "bc"]
     assert one_array(pa.chunked_array([], pa.string())).to_pylist() == []
     assert one_array(array) is array
+
+
+@given(st.binary(max_size=300), st.integers(1, 70))
+def test_quotes_are_counted_across_slices(data: bytes, chunk: int) -> None:
+    """The quote count that tells a truncated file is bytes.count's, whatever the slice size."""
+    assert _quotes(data, chunk) == data.count(b'"')
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from([1.0, 1.5, 2.0, 2.5, 3.0]), max_size=12), st.booleans(), st.integers(1, 3))
+def test_stable_sorted_is_the_stable_sort_in_take_s_layout(means: list[float], presorted: bool, chunks: int) -> None:
+    """`stable_sorted` gives `stable_rank`'s order (ties in file order) in one chunk per column, whether the file
+    was already in that order (kept as read) or not (taken), with the buffers `take` gives (so the card's
+    in-memory sizes are the same either way)."""
+    if presorted:
+        means = sorted(means, reverse=True)
+    size = max(1, len(means) // chunks)
+    schema = pa.schema([("mean", pa.float64()), ("row", pa.int64()), ("caption", pa.string()),
+                        ("target_id", pa.int64())])
+
+    def part(i: int) -> pa.Table:
+        rows = list(range(i, min(i + size, len(means))))
+        return pa.table([pa.array(means[i:i + size], pa.float64()), pa.array(rows, pa.int64()),
+                         pa.array([f"caption {r}" * (r % 3) for r in rows], pa.string()),
+                         pa.nulls(len(rows), pa.int64())], schema=schema)
+
+    table = pa.concat_tables([part(i) for i in range(0, len(means), size)] or [schema.empty_table()])
+    result = stable_sorted(table)
+    order = stable_rank(np.array(means, dtype=np.float64))
+    assert result["row"].to_pylist() == order.tolist()
+    taken = table.take(pa.array(order, pa.int64()))
+    assert result.equals(taken) and result.nbytes == taken.nbytes
+    for ours, theirs in zip(result.columns, taken.columns, strict=True):
+        assert ours.num_chunks == theirs.num_chunks == 1
+        assert [b and b.size for b in ours.chunk(0).buffers()] == [b and b.size for b in theirs.chunk(0).buffers()]

@@ -71,9 +71,16 @@ def _check_header(path: Path, header: list[str]) -> None:
                       + " | ".join(",".join(h) for h in KNOWN_HEADERS), row=0)
 
 
+def _quotes(data: bytes, chunk: int = 1 << 16) -> int:
+    """How many `"` bytes the data holds: NumPy over 64 KiB slices (2-3x faster than bytes.count; a slice's mask
+    stays in cache and is never a fresh mapping of its own)."""
+    view = np.frombuffer(data, np.uint8)
+    return sum(int(np.count_nonzero(view[i:i + chunk] == 34)) for i in range(0, len(view), chunk))
+
+
 def _check_complete(path: Path, data: bytes) -> None:
     """Refuse a file cut short: an unclosed quote or a last line without its line break."""
-    if np.count_nonzero(np.frombuffer(data, np.uint8) == ord('"')) % 2:  # (3x faster than bytes.count)
+    if _quotes(data) % 2:
         raise SourceError(path, "a quoted caption is never closed (the file looks truncated)",
                           "download the file again", row=records_before(data, data.rindex(b'"')))
     if not data.endswith(b"\n"):
@@ -259,8 +266,24 @@ def stable_sorted(table: pa.Table) -> pa.Table:
     its summaries by rank) is kept as read instead of copied row by row."""
     mean = table["mean"].to_numpy()
     if bool((mean[:-1] >= mean[1:]).all()):  # non-increasing: the stable sort is the identity
-        return table.combine_chunks()  # (one chunk per column, as `take` gives; a lone chunk is not copied)
+        whole = table.combine_chunks()  # (one chunk per column, as `take` gives; a lone chunk is not copied)
+        return pa.Table.from_arrays([_as_taken(c.chunk(0)) if c.num_chunks == 1 else c for c in whole.columns],
+                                    schema=whole.schema)
     return table.take(pa.array(stable_rank(mean)))
+
+
+def _as_taken(array: pa.Array) -> pa.Array:
+    """The array with the buffers `take` gives it: a text column without nulls gets an all-valid bitmap.
+
+    The card records each split's in-memory size (`num_bytes`), which counts that bitmap; a file kept as read
+    must record what a sorted copy records, so that a build's card does not depend on how the file was ordered.
+    """
+    validity, *rest = array.buffers()
+    if validity is not None or array.offset or not (pa.types.is_string(array.type)
+                                                    or pa.types.is_large_string(array.type)):
+        return array
+    bits = pa.py_buffer(np.packbits(np.ones(len(array), dtype=bool), bitorder="little"))
+    return pa.Array.from_buffers(array.type, len(array), [bits, *rest])  # (null_count=0 would drop the bitmap)
 
 
 def read_descriptions(path: Path | None) -> dict[int, str]:
