@@ -141,7 +141,8 @@ def synthetic(n: int, contests: int, repeat: int) -> None:
         steps["overlapped"] = (setup + "\nimport os, pyarrow.csv as c, pathlib\n"
                                "from concurrent.futures import ThreadPoolExecutor",
                                "with ThreadPoolExecutor(os.cpu_count()) as pool:\n"
-                               f"    reads = [pool.submit(c.read_csv, p) for p in {files}]\n"
+                               "    one = c.ReadOptions(use_threads=False)  # (the pool is the parallelism)\n"
+                               f"    reads = [pool.submit(c.read_csv, p, one) for p in {files}]\n"
                                f"    write_config(Path({str(out)!r}) / 'overlapped', "
                                "BuiltConfig(CAPTION_RATINGS, splits))\n"
                                "    value = sum(r.result().num_rows for r in reads)", {})
