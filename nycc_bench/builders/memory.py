@@ -15,7 +15,7 @@ def build_pool() -> pa.MemoryPool:
     A build holds every parsed, sorted and flagged run until the parquet is written (hundreds of MB of fresh
     buffers): with pyarrow's default mimalloc pool the 2.2M-caption build took 0.8-1.6 s more CPU than with
     jemalloc on the development machine (4.38 s against 3.54 s, 5.44 s against 3.87 s: the two runs of
-    `benchmarks/results/build-cpu-2026-11-27b.txt`; the system allocator was within 0.1 s of jemalloc).
+    `benchmarks/results/build-cpu-2026-11-27b.txt`; the system allocator took 0.1-0.2 s more than jemalloc).
     The pool changes where bytes live, never what they are. jemalloc where the wheel has it, else the system's.
     """
     try:
