@@ -202,7 +202,8 @@ def test_hang_and_slow_drip_are_cut_at_the_timeout(tmp_path: Path) -> None:
     assert [r["verdict"] for r in records] == ["ERROR", "ERROR"]
     for record in records:
         # the measured wait is printed as measured (at least the limit; more on a loaded machine)
-        waited = re.match(r"request failed: timed out after (\d+\.\d) s \(timeout_s=0\.4\) waiting for ", record["error"])
+        waited = re.match(r"request failed: timed out after (\d+\.\d) s \(timeout_s=0\.4\) waiting for ",
+                          record["error"])
         assert waited and float(waited.group(1)) >= 0.4, record
         assert record["error"].endswith("(after 2 attempts)")
     assert server.count() == 4
