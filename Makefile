@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-fast lint bench floors clean
+.PHONY: install demo test test-slow test-all lint bench floors clean
 
 install: $(STAMP)
 
@@ -25,18 +25,22 @@ $(STAMP): pyproject.toml
 demo: install
 	$(BIN)/nycc-bench demo --out out/demo
 
-# every test, spread over the cores (pytest-xdist; a file's tests stay on one worker, so its module fixtures run
-# once; session fixtures are made once for all workers, tests/conftest.py). `make test-fast` leaves out the tests
-# marked slow (live servers, browsers, wheels, the README run as written); CI runs `make test`.
+# the tests, spread over the cores (pytest-xdist; a file's tests stay on one worker, so its module fixtures run
+# once; session fixtures are made once for all workers, tests/conftest.py). `make test` runs every test not marked
+# slow; `make test-slow` runs those marked slow (live servers, browsers, wheels, the README run as written, the
+# paper's SBERT reproduction); CI (.ci/run) runs both, and `make test-all` is the two in one session.
 PYTEST := $(BIN)/python -m pytest -q -n auto --dist loadfile --durations=25
 
 test: install
 	$(BIN)/ruff check .
-	$(PYTEST)
-
-test-fast: install
-	$(BIN)/ruff check .
 	$(PYTEST) -m "not slow"
+
+test-slow: install
+	$(PYTEST) -m slow
+
+test-all: install
+	$(BIN)/ruff check .
+	$(PYTEST)
 
 floors: install
 	PYTHON=$(BIN)/python .ci/floors.sh

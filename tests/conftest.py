@@ -1,6 +1,7 @@
 """Shared fixtures: the embedded sample built once, the sample's offline judges, and one judged run of `random` on
-every task; each made once per test session, and once for all workers under pytest-xdist (`make test` runs
-`-n auto`): the first worker makes it in the session's shared folder under a file lock, the others find it."""
+every task; each made once per test session, and once for all workers under pytest-xdist (`make test` and
+`make test-slow` run `-n auto`): the first worker makes it in the session's shared folder under a file lock, the
+others find it."""
 
 from __future__ import annotations
 
