@@ -10,8 +10,6 @@ import copy
 import json
 import os
 import re
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -30,6 +28,7 @@ pytest.importorskip("transformers")
 pytestmark = pytest.mark.slow  # a live leaderboard in Chromium
 
 sys.path.insert(0, str(Path(__file__).parent))
+from live_leaderboard import free_port, start, stop  # noqa: E402
 from tiny_models import save_tiny_llama  # noqa: E402
 
 from nycc_bench.leaderboard import SEED_DIR, Settings, create_app  # noqa: E402
@@ -55,12 +54,6 @@ TABLE_JS = """(key) => {
       '[role=gridcell]')].map(td => td.innerText.trim()));
   return {heads, rows};
 }"""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def seeded() -> list[dict[str, Any]]:
@@ -329,10 +322,7 @@ def _serve(data_dir: Path, dataset: str, port: int, log: Path) -> subprocess.Pop
     """`nycc-bench leaderboard` in a fresh process, with its worker on and crashed jobs taken back at once."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NYCC_LB_ALLOW_LOCAL": "1", "NYCC_LB_SAMPLE_DATA": "1",
            "NYCC_LB_HEARTBEAT_TIMEOUT_S": "1", "GRADIO_ANALYTICS_ENABLED": "False"}
-    with open(log, "ab") as out:
-        return subprocess.Popen([sys.executable, "-m", "nycc_bench.cli", "leaderboard", "--data-dir", str(data_dir),
-                                 "--dataset", dataset, "--port", str(port)], cwd=ROOT, env=env, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+    return start(data_dir, dataset, port, log, env)
 
 
 def test_6_restarts_with_queued_jobs_keep_browse_and_tables(tmp_path: Path, assets: dict[str, Any],
@@ -363,8 +353,7 @@ def test_6_restarts_with_queued_jobs_keep_browse_and_tables(tmp_path: Path, asse
             shot(page, f"14_browse_after_restart_{restart + 1}")
         finally:
             page.close()
-            os.killpg(server.pid, signal.SIGTERM)  # the server we started, and its children
-            server.wait(timeout=60)
+            stop(server)  # the server we started, and its children
         text = log.read_text()
         assert "AttributeError" not in text and "browse index" not in text, text[-3000:]
     assert any(j.status != "PENDING" or j.attempts for j in store.jobs()), "the worker never claimed a job"

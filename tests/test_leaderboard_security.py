@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from fake_openai import FakeChatServer, Reply
+from live_leaderboard import leaderboard
 
 from nycc_bench.leaderboard.store import FAILED, FINISHED, PENDING, RUNNING, LocalStore
 
@@ -28,12 +26,6 @@ TIMEOUT_S = 45
 """The job limit: past it the silent job is killed. Every other job here must finish inside it: they take 5 to 8 s
 on a busy 2-core machine (child start-up included) and went past 20 s on one loaded four times over, so the limit
 is generous."""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def responder(body: dict[str, Any], attempt: int) -> Reply:
@@ -64,7 +56,7 @@ def decoy_folder(root: Path) -> Path:
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory, sample_dataset: str) -> Iterator[dict[str, Any]]:
     root = tmp_path_factory.mktemp("leaderboard_security")
-    data, port = root / "data", free_port()
+    data = root / "data"
     with FakeChatServer(responder) as server:
         url = server.base_url.replace("http://", f"http://user:{PASSWORD}@")
         env = {**os.environ, "PYTHONPATH": str(ROOT), "GRADIO_ANALYTICS_ENABLED": "False",
@@ -72,28 +64,11 @@ def live(tmp_path_factory: pytest.TempPathFactory, sample_dataset: str) -> Itera
                "NYCC_LB_JOB_TIMEOUT_S": str(TIMEOUT_S), "NYCC_LB_RATE_LIMIT": "50", "NYCC_LB_SAMPLE_DATA": "1",
                "OPENAI_API_KEY": "sk-test", "NYCC_BENCH_CACHE": str(root / "cache"), "HF_HUB_OFFLINE": "1"}
         log = root / "server.log"
-        with open(log, "wb") as out:
-            proc = subprocess.Popen([sys.executable, "-m", "nycc_bench.cli", "leaderboard", "--data-dir", str(data),
-                                     "--dataset", sample_dataset, "--port", str(port)], cwd=ROOT, env=env,
-                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.time() + 240
-            while True:
-                try:
-                    if httpx.get(base + "/", timeout=5).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                assert proc.poll() is None and time.time() < deadline, log.read_text()[-3000:]
-                time.sleep(1)
+        with leaderboard(data, sample_dataset, log, env) as base:  # stopped with its job processes
             from gradio_client import Client
 
             client = Client(base, verbose=False, download_files=str(root / "downloads"))
             yield {"client": client, "base": base, "data": data, "root": root, "log": log, "server": server}
-        finally:
-            os.killpg(proc.pid, signal.SIGTERM)  # the server we started and its job processes
-            proc.wait(timeout=60)
 
 
 def every_row() -> list[Any]:

@@ -47,6 +47,10 @@ class FullDisk:
             raise sqlite3.OperationalError("database or disk is full")
         return self.db.execute(sql, *args)
 
+    @property
+    def in_transaction(self) -> bool:
+        return self.db.in_transaction
+
     def close(self) -> None:
         self.db.close()
 

@@ -13,11 +13,12 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from ..sqlite_write import immediate
 
 WINNERS = ("a", "b", "tie", "both_bad")
 SIDES = ("a", "b")
@@ -109,17 +110,9 @@ class VoteStore:
             self._local.db = db
         return db
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        db = self._connect()
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            yield db
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
+    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
+        """One write transaction on this thread's connection."""
+        return immediate(self._connect())
 
     def read_one(self, sql: str, args: tuple = ()) -> Any:
         row = self._connect().execute(sql, args).fetchone()

@@ -16,7 +16,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from ..predictions import messages_path
 from ..results import ResultsError, dumps, read_results, run_id
 from ..secrets import scrub, scrub_data
+from ..sqlite_write import immediate
 
 PENDING, RUNNING, FINISHED, FAILED = "PENDING", "RUNNING", "FINISHED", "FAILED"
 RUN_ID_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-_")
@@ -143,7 +144,9 @@ class LocalStore:
         try:
             (self.root / "results").mkdir(parents=True, exist_ok=True)
             (self.root / "predictions").mkdir(exist_ok=True)
-            with self._connect() as db:
+            # closed here, not left to the garbage collector: closing the last connection removes the -wal and
+            # -shm files, which must not happen at an arbitrary later moment (a backup or a scan of the folder)
+            with closing(self._connect()) as db:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.executescript(_SCHEMA)
         except (OSError, sqlite3.Error) as err:
@@ -164,13 +167,8 @@ class LocalStore:
         """One write transaction; writers queue on SQLite's lock instead of interleaving."""
         db = self._connect()
         try:
-            db.execute("BEGIN IMMEDIATE")
-            yield db
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
+            with immediate(db):
+                yield db
         finally:
             db.close()
 

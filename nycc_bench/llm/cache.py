@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from ..sqlite_write import immediate
 from .chat import ChatRequest, Completion
 from .errors import CacheError
 
@@ -178,7 +179,7 @@ class LLMCache:
         self._db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        with _Transaction(self._db):  # one process at a time creates or upgrades the schema
+        with immediate(self._db):  # one process at a time creates or upgrades the schema
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS completions ("
                 " key TEXT PRIMARY KEY, completion TEXT NOT NULL, model TEXT, prompt_version TEXT,"
@@ -208,7 +209,7 @@ class LLMCache:
         claim on it, in one committed transaction."""
         blob = json.dumps(completion.to_dict(), ensure_ascii=False)
         shown = json.dumps(dict(identity), sort_keys=True) if identity is not None else None
-        with self._lock, self._transaction():
+        with self._lock, immediate(self._db):
             self._db.execute(
                 "INSERT OR REPLACE INTO completions (key, completion, model, prompt_version, created, identity) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -221,7 +222,7 @@ class LLMCache:
     def claim(self, key: str, owner: str) -> bool:
         """Take the in-flight claim on ``key`` for ``owner``; False while another live owner holds it."""
         now = time.time()
-        with self._lock, self._transaction():
+        with self._lock, immediate(self._db):
             row = self._db.execute("SELECT owner, expires FROM claims WHERE key = ?", (key,)).fetchone()
             if row is not None and row[0] != owner and row[1] > now and not owner_gone(row[0]):
                 return False
@@ -296,7 +297,7 @@ class LLMCache:
     @_guarded
     def clear(self, model: str | None = None) -> int:
         """Delete every stored answer (or those of one model name); returns how many were deleted."""
-        with self._lock, self._transaction():
+        with self._lock, immediate(self._db):
             where, args = ("WHERE model = ?", (model,)) if model else ("", ())
             deleted = self._db.execute(f"DELETE FROM completions {where}", args).rowcount
             if not model:
@@ -305,9 +306,6 @@ class LLMCache:
             with self._lock:
                 self._db.execute("VACUUM")  # give the space back
         return int(deleted)
-
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
 
     @_guarded
     def __len__(self) -> int:
@@ -327,17 +325,3 @@ class LLMCache:
 
     def __repr__(self) -> str:
         return f"LLMCache({str(self.path)!r})"
-
-
-class _Transaction:
-    """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on error): the write lock is taken up front, so a
-    read-then-write (a claim) cannot interleave with another writer's."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        self._db.execute("ROLLBACK" if exc_type is not None else "COMMIT")
