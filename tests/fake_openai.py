@@ -88,6 +88,7 @@ class FakeChatServer:
         self.model_requests = 0  # GET /v1/models requests received
         self.connections = 0  # TCP connections accepted (counted in the accepting thread, in arrival order)
         self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)  # notified as each request is recorded
         self._requests: list[RecordedRequest] = []
         self._attempts: dict[str, int] = {}
         self._server: ThreadingHTTPServer | None = None
@@ -108,6 +109,14 @@ class FakeChatServer:
         """Number of requests received (with that reply status)."""
         with self._lock:
             return sum(1 for r in self._requests if status is None or r.status == status)
+
+    def wait_for_count(self, n: int, limit_s: float = 120) -> int:
+        """The number of requests received, once it is at least `n` (or `limit_s` has passed: a guard, not a
+        speed test). A client may give up on a request (its timeout) before a loaded server's thread has read
+        it; the server records it later."""
+        with self._arrived:
+            self._arrived.wait_for(lambda: len(self._requests) >= n, timeout=limit_s)
+            return len(self._requests)
 
     def connections_so_far(self) -> int:
         """Connections accepted before this call's own probe connection: exact, as the listen queue is FIFO.
@@ -234,6 +243,7 @@ class FakeChatServer:
                     auth_sha256=hashlib.sha256(auth.encode()).hexdigest() if auth else None,
                 )
             )
+            self._arrived.notify_all()
         delay = reply.delay_s + self.delay_s
         if delay:
             time.sleep(delay)
