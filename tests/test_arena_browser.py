@@ -6,12 +6,12 @@ a second click on the same battle is refused as a replay, and the next battle vo
 from __future__ import annotations
 
 import os
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from live_leaderboard import free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():
@@ -25,12 +25,6 @@ from nycc_bench.leaderboard.ui import launch_options  # noqa: E402
 SHOTS = Path(__file__).resolve().parents[1] / "out" / "screenshots" / "leaderboard"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -17,17 +16,12 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from live_leaderboard import free_port
 
 from nycc_bench.arena import VoteStore
 
 gradio_client = pytest.importorskip("gradio_client")
 RECEIPT = re.compile(r"Vote <code>([0-9a-f]{16})</code> recorded")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start(data_dir: Path, dataset: str, log: Path) -> tuple[subprocess.Popen, str]:

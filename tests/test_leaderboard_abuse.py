@@ -5,7 +5,6 @@ answering a newcomer."""
 
 from __future__ import annotations
 
-import socket
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -14,6 +13,7 @@ from typing import Any
 
 import pytest
 from gradio_client import Client
+from live_leaderboard import free_port
 
 from nycc_bench.leaderboard import Settings, create_app
 from nycc_bench.leaderboard.limits import MAX_CHARS, Busy, VisitorGate
@@ -22,12 +22,6 @@ from nycc_bench.leaderboard.ui import launch_options
 from nycc_bench.standings import SEARCH_MAX_TERMS, search_terms
 
 HUGE = "; ".join(f"model-{k}" for k in range(40_000))  # a 330 kB search
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def every_row() -> list[Any]:

@@ -6,25 +6,19 @@ from __future__ import annotations
 import copy
 import json
 import os
-import socket
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from live_leaderboard import free_port
 
 from nycc_bench.leaderboard import SEED_DIR, Settings, create_app
 from nycc_bench.leaderboard.ui import VIEWS, launch_options
 from nycc_bench.results import read_results
 from nycc_bench.standings import SETTINGS, SIZES, TYPES, UNKNOWN_SIZE
 from nycc_bench.tasks.scores import family_metrics
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

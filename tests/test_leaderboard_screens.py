@@ -7,12 +7,12 @@ centre, not covered by pinned columns nor clipped); Browse and a run's detail fi
 from __future__ import annotations
 
 import os
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from live_leaderboard import free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():
@@ -102,12 +102,6 @@ VISIBLE_JS = """(selector) => {
   const r = el.getBoundingClientRect();
   return {width: r.width, height: r.height, text: el.innerText.length};
 }"""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,6 @@ import hashlib
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from fake_openai import FakeChatServer, Reply, last_user_text
+from live_leaderboard import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
@@ -65,13 +65,6 @@ def mirror(target: Path) -> Path:
     (target / "newyorker_caption_contest").symlink_to(ROOT / "nycc_bench" / "sample_data" / "newyorker_caption_contest")
     (target / "hessel_leaderboard").symlink_to(ROOT / "nycc_bench" / "sample_data" / "hessel_leaderboard")  # no zips
     return target
-
-
-def free_port() -> int:
-    """A port nothing listens on now (the OS picks it)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def serve_and_probe(command: str, cwd: Path, env: dict[str, str]) -> None:
