@@ -166,6 +166,7 @@ def run(system: Any, names: list[str], dataset: str, judges: dict[str, Any], out
             entry["peak_allocated_gib"] = round(torch.cuda.max_memory_allocated() / 2**30, 2)
         if watch is not None:
             entry["peak_device_used_gib"] = round(watch.reset() / 2**30, 2)
+        print(f"  done: {name} in {entry['wall_s']} s, {entry['generated_tokens']} new tokens", flush=True)
 
     def on_task(name: str, index: int, total: int) -> None:
         close()

@@ -9,21 +9,23 @@ as any submitted model would be, with the default placement (bf16 on the GPU; fp
 Generation: the explanation prompts of `--dataset` (default: the embedded sample, built here), every split and
 fold, greedy, `--new-tokens` new tokens each.
 - plain: one `model.generate` per batch in the order given, padded to its longest prompt, dynamic cache, no
-  compilation, at batch 64/128/256 (`--prompts-per-batch` x batch prompts);
+  compilation, at batch 128/256/512 (`--prompts-per-batch` x batch prompts; default 1);
 - ours: `CausalLMSystem.generate` fed as the runner feeds it (`system.batch_size` instances a call) on
-  `--prompts-per-batch` x the largest batch prompts: continuous batching (`batching=continuous`, the CUDA default
-  for greedy decoding) and static batches (prompts sorted by length, sized from free GPU memory, static KV cache
-  compiled by `torch.compile`);
+  `--prompts-per-batch` x the largest batch prompts, with the default placement: static batches (prompts sorted by
+  length, sized from free GPU memory, static KV cache whose decoding step `generate` compiles); `--ours-batch N`
+  adds a fixed batch of N, `--continuous` transformers' continuous batching (`batching=continuous`, opt-in);
 - the weight-read bound: a decoding step reads every weight once, so at most batch x HBM bandwidth / weight bytes
   tokens/s (bandwidth measured here by a device-to-device copy).
-Tokens are counted up to each sequence's end (EOS included), the same way for all. Every configuration runs once
-untimed first (compilation, CUDA graphs, allocator warm-up), then once timed.
+Tokens are counted up to each sequence's end (EOS included), the same way for all. Ours runs once untimed first on
+the very prompts it is timed on (so every shape is compiled and every CUDA graph recorded before the clock starts;
+the compilations are counted and printed), then once timed; plain (nothing to compile) warms up on one short batch.
 
 Multiple choice: the matching prompts (5 letters), repeated to `--mc-instances`, each made distinct by a numbered
 first line (identical prompts share one forward pass, which would time nothing); ours is `choose` fed as the
-runner feeds it (one row per prompt, batched by tokens, log-likelihood of the letter through decoder + head),
-compiled (`compile=true` given) and eager, and eager at batch 8; naive is one unpadded forward pass per
-(prompt, letter) on `--naive-mc-instances` of them. The chosen letters of ours and naive are compared.
+runner feeds it (one row per prompt, batched by tokens, log-likelihood of the letter through decoder + head) with
+the default placement (eager; `--mc-compile` also times `compile=true`), and at batch 8; naive is one unpadded
+forward pass per (prompt, letter) on `--naive-mc-instances` of them. The chosen letters of ours and naive are
+compared.
 
 Multiple choice against the FLOP bound: an instance costs about 2 x (non-embedding parameters) x (its prompt's
 tokens) FLOPs (attention and the one row of logits kept add a few percent, not counted), and the bound is the bf16
@@ -63,7 +65,7 @@ TINY = dict(vocab_size=2048, hidden_size=64, intermediate_size=128, num_hidden_l
             num_key_value_heads=2, head_dim=16, tie_word_embeddings=True, max_position_embeddings=4096)
 TEMPLATE = ("{{ bos_token }}{% for m in messages %}<|{{ m.role }}|>\n{{ m.content }}<|end|>\n{% endfor %}"
             "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
-BATCHES = (64, 128, 256)
+BATCHES = (128, 256, 512)
 
 
 def save_tokenizer(folder: Path, corpus: list[str], vocab: int) -> None:
@@ -239,6 +241,15 @@ def non_embedding_parameters(model: Any) -> int:
     return sum(p.numel() for p in model.parameters() if id(p) not in skip)
 
 
+def compilations() -> int:
+    """Frames torch.compile has compiled in this process so far (first compilations and recompilations)."""
+    try:
+        from torch._dynamo.utils import counters
+    except ImportError:
+        return 0
+    return int(counters["stats"].get("unique_graphs", 0))
+
+
 def environment() -> dict[str, Any]:
     """The machine and library versions the figures were measured with."""
     import transformers
@@ -254,10 +265,14 @@ def main() -> None:
     ap.add_argument("--tiny", action="store_true", help="a 2-layer model and short runs (a CPU check of the script)")
     ap.add_argument("--dataset", help="a built dataset folder (default: the embedded sample, built here)")
     ap.add_argument("--batch-sizes", default=",".join(map(str, BATCHES)))
-    ap.add_argument("--prompts-per-batch", type=int, help="generation prompts = this x batch (default 2)")
+    ap.add_argument("--prompts-per-batch", type=int, help="generation prompts = this x batch (default 1)")
+    ap.add_argument("--ours-batch", help="also time ours at this fixed batch (e.g. 512); `best`: at plain's best "
+                                         "batch when that is past what auto picks")
+    ap.add_argument("--continuous", action="store_true", help="also time ours with continuous batching")
+    ap.add_argument("--mc-compile", action="store_true", help="also time multiple choice with compile=true")
     ap.add_argument("--new-tokens", type=int, help="new tokens a prompt (default 256; tiny 16)")
     ap.add_argument("--mc-instances", type=int, help="matching instances for ours (default 2048; tiny 64)")
-    ap.add_argument("--naive-mc-instances", type=int, help="of them for the naive way (default 256; tiny 16)")
+    ap.add_argument("--naive-mc-instances", type=int, help="of them for the naive way (default 32; tiny 16)")
     ap.add_argument("--skip", choices=["generation", "mc"], action="append", default=[])
     args = ap.parse_args()
     import datasets
@@ -266,10 +281,10 @@ def main() -> None:
     datasets.disable_progress_bars()
     transformers.utils.logging.disable_progress_bar()
     tiny = args.tiny
-    per_batch = args.prompts_per_batch or 2
+    per_batch = args.prompts_per_batch or 1
     new_tokens = args.new_tokens or (16 if tiny else 256)
     n_mc = args.mc_instances or (64 if tiny else 2048)
-    n_naive_mc = min(n_mc, args.naive_mc_instances or (16 if tiny else 256))
+    n_naive_mc = min(n_mc, args.naive_mc_instances or (16 if tiny else 32))
     batches = [int(b) for b in args.batch_sizes.split(",")]
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -290,67 +305,16 @@ def main() -> None:
         lines = Echo([f"model: {figures['model']}, {n_params / 1e9:.3f}B parameters, built and saved in "
                       f"{built_s:.0f} s"])
 
-        if "generation" not in args.skip:
-            system = make_system(spec, dataset, temperature=0.0, max_new_tokens=new_tokens)
-            figures["placement"] = {k: system.describe()[k]
-                                    for k in ("dtype", "device", "kv_cache", "compile", "batching")}
-            lengths = [len(system.tokenizer(system.prompt(i), add_special_tokens=False)["input_ids"]) for i in explain]
-            lines.append(f"generation: {len(explain)} distinct explanation prompts, {min(lengths)}-{max(lengths)} "
-                         f"tokens; greedy, {new_tokens} new tokens; {system.describe()['dtype']} on "
-                         f"{system.describe()['device']}; ours: {figures['placement']['batching']} batching")
-            plain_tps: dict[int, float] = {}
-            for batch in batches:
-                prompts = repeated(explain, per_batch * batch)
-                plain_generate(system, task, prompts[:batch], batch)  # warm-up
-                seconds, tokens = timed(plain_generate, system, task, prompts, batch)
-                plain_tps[batch] = tokens / seconds
-                lines.append(f"  plain generate, batch {batch:>3} ({len(prompts)} prompts): "
-                             f"{plain_tps[batch]:9.0f} tok/s")
-            prompts = repeated(explain, per_batch * max(batches))
-            ours_tps: dict[str, float] = {}
-            static = copy.copy(system)  # the same model in memory: static batches sized from free memory, compiled
-            static.continuous = False
-            for name, ours in (("continuous", system), ("static", static)):
-                if name == "continuous" and not system.continuous:
-                    continue
-                our_generate(ours, task, prompts[:ours.batch_size // 4])  # warm-up (compilation, CUDA graphs)
-                seconds, tokens = timed(our_generate, ours, task, prompts)
-                ours_tps[name] = tokens / seconds
-                lines.append(f"  ours, {name} batching ({len(prompts)} prompts): {ours_tps[name]:9.0f} tok/s")
-            best_plain = max(plain_tps.values())
-            best_ours = max(ours_tps.values())
-            bandwidth = hbm_bandwidth()
-            weights = sum(p.numel() * p.element_size() for p in system.model.parameters())
-            bound = {b: b * bandwidth / weights for b in (max(batches), AUTO_MAX_BATCH)} if bandwidth else {}
-            lines.append(f"  ours at best x{best_ours / best_plain:.2f} plain at its best batch "
-                         f"({best_plain:.0f} tok/s)")
-            if bandwidth:
-                lines.append(f"  weight-read bound ({weights / 2**30:.2f} GiB of weights, {bandwidth / 1e12:.2f} TB/s "
-                             f"measured): {bound[AUTO_MAX_BATCH]:.0f} tok/s at {AUTO_MAX_BATCH} sequences a step; "
-                             f"ours at {best_ours / bound[AUTO_MAX_BATCH]:.1%} of it")
-            figures.update(
-                generation_speedup=round(best_ours / best_plain, 2),
-                tokens_per_s={k: round(v, 1) for k, v in ours_tps.items()},
-                plain_tokens_per_s={str(k): round(v, 1) for k, v in plain_tps.items()},
-                hbm_tb_per_s=round(bandwidth / 1e12, 2) if bandwidth else None,
-                weight_bytes=weights,
-                weight_read_bound_tokens_per_s={str(b): round(v) for b, v in bound.items()},
-                fraction_of_weight_read_bound=round(best_ours / bound[AUTO_MAX_BATCH], 3) if bound else None)
-            del system, static
-
         if "mc" not in args.skip:
             mc = get_task("matching")
             instances = distinct(matching, n_mc)
-            auto = make_system(spec, dataset, compile=True)  # compiled scoring is asked for, not a default
-            eager = make_system(spec, dataset, compile=False) if auto.compile_scoring else auto
-            fixed = copy.copy(eager)
+            auto = make_system(spec, dataset)  # the default placement: eager decoder + head, batched by tokens
+            fixed = copy.copy(auto)
             fixed.fixed_batch = fixed.batch_size = 8
-            runner_fed(auto, mc, instances[:COMPILE_AFTER_ROWS + 256])  # warm-up: decoder + head check, compilation
-            eager.choose(mc, instances[:64])
+            runner_fed(auto, mc, instances[:256])  # warm-up: the decoder + head check, allocator, kernels
             fixed.choose(mc, instances[:8])
             t_auto, ours = timed(runner_fed, auto, mc, instances)
-            t_eager, _ = timed(runner_fed, eager, mc, instances)
-            n_fixed = min(n_mc, 256)
+            n_fixed = min(n_mc, 128)
             t_fixed, _ = timed(lambda: [o for s in range(0, n_fixed, 8) for o in fixed.choose(mc, instances[s:s + 8])])
             naive_choose(auto, instances[:2])
             t_naive, naive = timed(naive_choose, auto, instances[:n_naive_mc])
@@ -360,11 +324,9 @@ def main() -> None:
             flops = 2 * non_embedding_parameters(auto.model) * sum(tokens) / len(tokens)
             peak = matmul_tflops()
             bound = peak * 1e12 / flops if peak else None
-            lines.append(f"multiple choice: ours (auto, {'compiled' if auto.compile_scoring else 'eager'}, "
-                         f"{'decoder + head' if auto._scorer else 'own forward'}) {n_mc / t_auto:.1f} instances/s, "
-                         f"eager {n_mc / t_eager:.1f}, ours (batch 8, eager) "
-                         f"{n_fixed / t_fixed:.1f}, one pass per choice {n_naive_mc / t_naive:.1f}; letters agree on "
-                         f"{agree}/{n_naive_mc}")
+            lines.append(f"multiple choice: ours ({'decoder + head' if auto._scorer else 'own forward'}, eager) "
+                         f"{n_mc / t_auto:.1f} instances/s, ours at batch 8 {n_fixed / t_fixed:.1f}, one pass per "
+                         f"choice {n_naive_mc / t_naive:.1f}; letters agree on {agree}/{n_naive_mc}")
             if bound:
                 lines.append(f"  prompts {sum(tokens) / len(tokens):.0f} tokens on average, {flops / 1e9:.0f} GFLOP "
                              f"an instance; bf16 matmul {peak:.0f} TFLOP/s here: bound {bound:.0f} instances/s, "
@@ -372,11 +334,83 @@ def main() -> None:
             figures.update(mc_prompt_tokens=round(sum(tokens) / len(tokens), 1), mc_gflop_per_instance=round(
                 flops / 1e9, 1), matmul_tflops=round(peak, 1), mc_flop_bound_instances_per_s=round(bound, 1)
                 if bound else None, mc_fraction_of_flop_bound=round(n_mc / t_auto / bound, 3) if bound else None,
-                mc_instances_per_s=round(n_mc / t_auto, 1), mc_eager_instances_per_s=round(n_mc / t_eager, 1),
-                mc_compiled=auto.compile_scoring, mc_decoder_head=bool(auto._scorer),
-                           mc_batch8_instances_per_s=round(n_fixed / t_fixed, 1),
-                           mc_naive_instances_per_s=round(n_naive_mc / t_naive, 1), mc_letters_agree=agree,
-                           mc_compared=n_naive_mc)
+                mc_instances_per_s=round(n_mc / t_auto, 1), mc_decoder_head=bool(auto._scorer),
+                mc_batch8_instances_per_s=round(n_fixed / t_fixed, 1),
+                mc_naive_instances_per_s=round(n_naive_mc / t_naive, 1), mc_letters_agree=agree,
+                mc_compared=n_naive_mc)
+            if args.mc_compile:
+                compiled = make_system(spec, dataset, compile=True)
+                runner_fed(compiled, mc, instances[:COMPILE_AFTER_ROWS + 256])  # eager rows, then the compilation
+                t_compiled, _ = timed(runner_fed, compiled, mc, instances)
+                lines.append(f"  compile=true: {n_mc / t_compiled:.1f} instances/s "
+                             f"({'compiled' if compiled._compile_tried and compiled._scorer else 'not compiled'})")
+                figures["mc_compiled_instances_per_s"] = round(n_mc / t_compiled, 1)
+                del compiled
+            del auto, fixed
+            if torch.cuda.is_available():
+                torch.cuda.empty_cache()
+
+        if "generation" not in args.skip:
+            system = make_system(spec, dataset, temperature=0.0, max_new_tokens=new_tokens)
+            figures["placement"] = {k: system.describe()[k]
+                                    for k in ("dtype", "device", "kv_cache", "compile", "batching")}
+            lengths = [len(system.tokenizer(system.prompt(i), add_special_tokens=False)["input_ids"]) for i in explain]
+            lines.append(f"generation: {len(explain)} distinct explanation prompts, {min(lengths)}-{max(lengths)} "
+                         f"tokens; greedy, {new_tokens} new tokens; {system.describe()['dtype']} on "
+                         f"{system.describe()['device']}; ours: static batches, kv cache "
+                         f"{figures['placement']['kv_cache']}, compile {figures['placement']['compile']}")
+            plain_tps: dict[int, float] = {}
+            plain_generate(system, task, repeated(explain, 8), 8)  # warm-up: CUDA context, allocator, kernels
+            for batch in batches:
+                prompts = repeated(explain, per_batch * batch)
+                seconds, tokens = timed(plain_generate, system, task, prompts, batch)
+                plain_tps[batch] = tokens / seconds
+                lines.append(f"  plain generate, batch {batch:>3} ({len(prompts)} prompts): "
+                             f"{plain_tps[batch]:9.0f} tok/s ({seconds:.1f} s)")
+            prompts = repeated(explain, per_batch * max(batches))
+            ours_tps: dict[str, float] = {}
+            variants: list[tuple[str, Any]] = [("auto", system)]
+            best_plain_batch = max(plain_tps, key=plain_tps.__getitem__)
+            ours_batch = best_plain_batch if args.ours_batch == "best" else int(args.ours_batch or 0)
+            if ours_batch and not (args.ours_batch == "best" and ours_batch <= AUTO_MAX_BATCH):
+                fixed_gen = copy.copy(system)  # the same model in memory, a fixed batch
+                fixed_gen.fixed_batch = fixed_gen.batch_size = ours_batch
+                variants.append((str(ours_batch), fixed_gen))
+            if args.continuous and hasattr(system.model, "generate_batch"):
+                cont = copy.copy(system)
+                cont.continuous = True
+                variants.append(("continuous", cont))
+            for name, ours in variants:
+                before = compilations()
+                warm_s, _ = timed(our_generate, ours, task, prompts)  # same prompts: every shape compiled first
+                seconds, tokens = timed(our_generate, ours, task, prompts)
+                ours_tps[name] = tokens / seconds
+                lines.append(f"  ours, batch {name} ({len(prompts)} prompts): {ours_tps[name]:9.0f} tok/s "
+                             f"({seconds:.1f} s; untimed first run {warm_s:.1f} s, {compilations() - before} "
+                             f"graphs compiled)")
+            best_plain = max(plain_tps.values())
+            best_ours = max(ours_tps.values())
+            bandwidth = hbm_bandwidth()
+            weights = sum(p.numel() * p.element_size() for p in system.model.parameters())
+            steps = {b: bandwidth / weights for b in (max(batches), AUTO_MAX_BATCH)} if bandwidth else {}
+            bound = {b: b * v for b, v in steps.items()}
+            lines.append(f"  ours at best x{best_ours / best_plain:.2f} plain at its best batch "
+                         f"({best_plain_batch}: {best_plain:.0f} tok/s)")
+            if bandwidth:
+                lines.append(f"  weight-read bound ({weights / 2**30:.2f} GiB of weights, {bandwidth / 1e12:.2f} TB/s "
+                             f"measured, {steps[AUTO_MAX_BATCH]:.0f} decoding steps/s): "
+                             f"{bound[AUTO_MAX_BATCH]:.0f} tok/s at {AUTO_MAX_BATCH} sequences a step; ours at "
+                             f"{ours_tps['auto'] / bound[AUTO_MAX_BATCH]:.1%} of it")
+            figures.update(
+                generation_speedup=round(best_ours / best_plain, 2),
+                plain_best_batch=best_plain_batch,
+                tokens_per_s={k: round(v, 1) for k, v in ours_tps.items()},
+                plain_tokens_per_s={str(k): round(v, 1) for k, v in plain_tps.items()},
+                hbm_tb_per_s=round(bandwidth / 1e12, 2) if bandwidth else None,
+                weight_bytes=weights,
+                weight_read_bound_tokens_per_s={str(b): round(v) for b, v in bound.items()},
+                fraction_of_weight_read_bound=round(ours_tps["auto"] / bound[AUTO_MAX_BATCH], 3) if bound else None)
+            del system
     print(json.dumps(figures))
 
 

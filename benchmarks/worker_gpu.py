@@ -56,6 +56,8 @@ def main() -> None:
     ap.add_argument("--tiny", action="store_true", help="a 2-layer model (a CPU check of the script)")
     ap.add_argument("--tasks", default=",".join(TASKS), help=f"the job's tasks (default {','.join(TASKS)})")
     ap.add_argument("--work", help="folder for the dataset, judges, model and store (default: a temporary one)")
+    ap.add_argument("--kill-tasks", help="the time-limited job's tasks (default: the tasks of TASKS the first job "
+                                         "did not run, or all of them: the store refuses a finished task again)")
     ap.add_argument("--kill-after-s", type=float, default=25.0,
                     help="a second job whose time limit is this many seconds: killed, and its GPU memory given back "
                          "(0: skip it)")
@@ -117,7 +119,9 @@ def main() -> None:
             figures["errors"] = result.get("errors")
         if args.kill_after_s > 0:  # a job past its time limit: its child process is killed, its GPU memory freed
             limited = replace(settings, job_timeout_s=args.kill_after_s)
-            killed = submit(store, limited, str(model), "", args.tasks.split(","), "gpu-check-killed")
+            rest = [t for t in TASKS if t not in args.tasks.split(",")] or TASKS
+            killed = submit(store, limited, str(model), "", args.kill_tasks.split(",") if args.kill_tasks else rest,
+                            "gpu-check-killed")
             if watch is not None:
                 watch.reset()
             start = time.perf_counter()

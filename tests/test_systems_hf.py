@@ -710,3 +710,27 @@ def test_cuda_defaults_size_batches_from_free_memory_and_compile(folders: dict, 
     summary = run_task("explanation", system.spec, tmp_path / "e.jsonl", dataset=dataset, system=system,
                        progress=False)
     assert summary.answered == summary.total and system.generated_tokens > 0
+
+
+def test_token_ids_are_the_tokenizers_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scoring's batch encoder (`token_ids`, the Rust backend without Python-side conversion) gives the ids the
+    tokenizer's own call gives, with and without special tokens, after a truncating call, and defers to a
+    tokenizer class that adds a Python-side step."""
+    from nycc_bench.systems.hf_causal import token_ids
+
+    tok = _tokenizer()
+    assert type(tok)._encode_plus.__qualname__ == "TokenizersBackend._encode_plus"  # the backend path is taken
+    texts = [f"Item {k}. Which caption fits? Answer:" + " B" * k for k in range(12)]
+    for add in (True, False):
+        assert token_ids(tok, texts, add) == tok(texts, add_special_tokens=add)["input_ids"]
+    tok(texts, truncation=True, max_length=3)  # leaves the backend truncating
+    assert token_ids(tok, texts, True) == [tok(t)["input_ids"] for t in texts]
+    assert max(map(len, token_ids(tok, texts, True))) > 3
+    own = type(tok).__call__
+
+    def shouting(self: Any, text: Any, **kwargs: Any) -> Any:  # a class whose call rewrites the text first
+        return own(self, [t.upper() for t in text] if isinstance(text, list) else text.upper(), **kwargs)
+
+    monkeypatch.setattr(type(tok), "__call__", shouting)
+    assert token_ids(tok, texts, False) == tok(texts, add_special_tokens=False)["input_ids"]
+    assert token_ids(tok, texts, False) != [e.ids for e in tok._tokenizer.encode_batch(texts, add_special_tokens=False)]

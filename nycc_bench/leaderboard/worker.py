@@ -204,6 +204,7 @@ def run_in_child(job: Job, store: Store, settings: Settings) -> dict[str, Any]:
                 return payload
             else:
                 raise JobFailed(payload)
+        child.kill()  # at once: no grace for a job past its limit (its GPU memory goes with the process)
         raise JobFailed(f"timed out after {limit:g} s")
     finally:
         receive.close()
