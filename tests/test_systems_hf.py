@@ -735,3 +735,27 @@ def test_token_ids_are_the_tokenizers_own(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(type(tok), "__call__", shouting)
     assert token_ids(tok, texts, False) == tok(texts, add_special_tokens=False)["input_ids"]
     assert token_ids(tok, texts, False) != [e.ids for e in tok._tokenizer.encode_batch(texts, add_special_tokens=False)]
+
+
+def test_pieces_tokenized_while_the_gpu_runs_give_the_one_piece_scores(hf: CausalLMSystem,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Requests tokenized a piece at a time (each piece's batches queued before the next is tokenized) score as one
+    piece does, each value back in its request's and continuation's place, with one read-back."""
+    import nycc_bench.systems.hf_causal as hf_causal
+
+    continuations = [" A", " Q", " caption truly"]
+    requests = [(f"Item {k}. Answer the question." + " Answer:" * (k % 3 + 1), [*continuations[:k % 3 + 1], " B"])
+                for k in range(11)]
+    whole = hf.loglikelihood(requests)
+    calls: list[int] = []
+    hook = hf.model.get_decoder().register_forward_hook(lambda *_: calls.append(1))
+    monkeypatch.setattr(hf_causal, "FIRST_PIECE", 2)
+    monkeypatch.setattr(hf_causal, "PIECE_TOKENS", 40)
+    try:
+        pieces = hf.loglikelihood(requests)
+    finally:
+        hook.remove()
+    assert len(calls) >= 4  # several pieces, each its own batches
+    assert [len(p) for p in pieces] == [len(xs) for _, xs in requests]
+    for got, expected in zip(pieces, whole, strict=True):
+        assert got == pytest.approx(expected, abs=ll_tolerance(hf.model))

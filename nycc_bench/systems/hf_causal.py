@@ -12,8 +12,10 @@ a continuation's tokens are those of the tokenized context+continuation past the
 letter's score is the sum of their log-probabilities; the argmax wins (ties: the earlier letter).
 
 Batching. Every distinct input (context plus all but the last continuation token) is one row: when each letter
-is one token, all letters share the context's row, so a prompt costs one forward pass. Rows go longest first in
-batches of about SCORE_TOKENS tokens (fewer when free GPU memory says so; `batch_size` fixes the rows instead).
+is one token, all letters share the context's row, so a prompt costs one forward pass. Requests are tokenized a
+piece at a time (FIRST_PIECE requests, then about PIECE_TOKENS row tokens), each piece's batches queued on the GPU
+before the next piece is tokenized, so tokenizing overlaps the forward passes. Within a piece rows go longest first
+in batches of about SCORE_TOKENS tokens (fewer when free GPU memory says so; `batch_size` fixes the rows instead).
 Rows are right-padded and run through the decoder with no attention mask: a causal model's real tokens never
 see the padding after them, so attention stays on the fused causal kernel. The head is applied only to the
 hidden states of the positions that predict a continuation token. A model whose decoder and head cannot be
@@ -72,6 +74,9 @@ ANSWER_PREFIX = "Answer:"
 MC_MODES = ("loglikelihood", "generate")
 PAD_MULTIPLE = 64  # compiled generation: prompt widths rounded up to this, so few shapes are compiled
 SCORE_TOKENS = 65536  # tokens (padding included) in one scoring forward pass: wide enough to keep the GPU busy
+FIRST_PIECE = 32  # requests tokenized before the first batch is queued (the GPU waits only for these)
+PIECE_TOKENS = 2 * SCORE_TOKENS  # then about this many row tokens a piece: two batches queued while the next piece
+# is tokenized
 SCORE_MULTIPLE = 8  # scoring widths rounded up to this (tensor-core friendly shapes)
 COMPILE_AFTER_ROWS = 1024  # compile=true: the scoring decoder is compiled once this many rows were scored eagerly
 BATCHINGS = ("auto", "continuous", "static")  # auto: static
@@ -222,35 +227,52 @@ class CausalLMSystem(PretrainedSystem):
 
         `add_special_tokens` defaults to False with a chat template (the template writes BOS) and True without.
         """
+        import torch
+
         add = (not self.chat) if add_special_tokens is None else add_special_tokens
+        free = None if self.fixed_batch or not on_cuda(self.model) else free_memory(self.model)
+        owners: list[tuple[int, int]] = []  # (request, continuation) of each target token, as the values come back
+        values: list[Any] = []  # per batch: the targets' log-probs, on the device
+        start, size = 0, FIRST_PIECE
+        while start < len(requests):  # a piece is tokenized while the GPU runs the batches queued before it
+            piece = requests[start:start + size]
+            rows, items = self._rows(piece, add)
+            self._queue_rows(rows, items, free, owners, values, offset=start)
+            start += len(piece)
+            size = max(1, int(PIECE_TOKENS * len(piece) / sum(map(len, rows))))  # row tokens a request: measured
+        out: list[list[float]] = [[0.0] * len(xs) for _, xs in requests]
+        for (i, j), value in zip(owners, torch.cat(values).tolist() if values else [], strict=True):
+            out[i][j] += value
+        return out
+
+    def _rows(self, requests: list[tuple[str, list[str]]], add: bool
+              ) -> tuple[list[tuple[int, ...]], list[tuple[int, int, int, list[int]]]]:
+        """The distinct rows (context + all but the last continuation token) of `requests` and their items
+        (request, continuation, row, continuation tokens): continuation tokens are those of the tokenized
+        context + continuation past the context's own tokens (lm-evaluation-harness's rule)."""
         contexts = token_ids(self.tokenizer, [c for c, _ in requests], add)
         wholes = iter(token_ids(self.tokenizer, [c + x for c, xs in requests for x in xs], add))
         rows: dict[tuple[int, ...], int] = {}
-        items: list[tuple[int, int, list[int]]] = []  # (request, row, continuation tokens)
+        items: list[tuple[int, int, int, list[int]]] = []
         for i, ((_, continuations), ctx) in enumerate(zip(requests, contexts, strict=True)):
-            for continuation in continuations:
+            for j, continuation in enumerate(continuations):
                 targets = next(wholes)[len(ctx):]
                 if not targets:
                     raise ValueError(f"system: continuation {continuation!r} adds no token to its context")
-                items.append((i, rows.setdefault((*ctx, *targets[:-1]), len(rows)), targets))
-        sums = self._score_rows(list(rows), items)
-        out: list[list[float]] = [[] for _ in requests]
-        for (i, _, _), value in zip(items, sums, strict=True):
-            out[i].append(value)
-        return out
+                items.append((i, j, rows.setdefault((*ctx, *targets[:-1]), len(rows)), targets))
+        return list(rows), items
 
-    def _score_rows(self, rows: list[tuple[int, ...]], items: list[tuple[int, int, list[int]]]) -> list[float]:
-        """Sum of target log-probs for each item; rows go through the model longest first, a batch at a time, and
-        the sums are read back from the GPU once, after the last batch is queued."""
+    def _queue_rows(self, rows: list[tuple[int, ...]], items: list[tuple[int, int, int, list[int]]],
+                    free: int | None, owners: list[tuple[int, int]], values: list[Any], offset: int) -> None:
+        """Queue the rows through the model longest first, a batch at a time, without waiting for the GPU: each
+        target token's log-prob is appended to `values` (on the device) and its (request + offset, continuation)
+        to `owners`; the caller reads them all back once."""
         import torch
 
         by_row: list[list[int]] = [[] for _ in rows]
-        for k, (_, row, _) in enumerate(items):
+        for k, (_, _, row, _) in enumerate(items):
             by_row[row].append(k)
         order = sorted(range(len(rows)), key=lambda r: -len(rows[r]))
-        free = None if self.fixed_batch or not on_cuda(self.model) else free_memory(self.model)
-        owners: list[int] = []  # the item of each target token, in the order the values come back
-        values: list[Any] = []  # per batch: the targets' log-probs, on the device
         start = 0
         while start < len(order):
             chunk = order[start:start + self._rows_per_batch(len(rows[order[start]]), free)]
@@ -262,24 +284,20 @@ class CausalLMSystem(PretrainedSystem):
             targets: list[int] = []
             for b, r in enumerate(chunk):
                 for k in by_row[r]:
-                    toks = items[k][2]
+                    i, j, _, toks = items[k]
                     first = len(rows[r]) - len(toks)  # the row position that predicts toks[0]
-                    picks += [(b, first + j) for j in range(len(toks))]
+                    picks += [(b, first + t) for t in range(len(toks))]
                     targets += toks
-                    owners += [k] * len(toks)
+                    owners += [(offset + i, j)] * len(toks)
             if fast:
                 logits = self._decoder_logits(seqs, picks)
             else:
-                keep = max(len(items[k][2]) for r in chunk for k in by_row[r])
+                keep = max(len(items[k][3]) for r in chunk for k in by_row[r])
                 full, offsets = self._forward(seqs, keep)
                 logits = full[[b for b, _ in picks], [p + offsets[b] for b, p in picks]]
             logprobs = logits.float().log_softmax(-1)
             index = self._to_device(torch.tensor(targets, dtype=torch.long)[:, None])
             values.append(logprobs.gather(-1, index)[:, 0])
-        sums = [0.0] * len(items)
-        for k, value in zip(owners, torch.cat(values).tolist() if values else [], strict=True):
-            sums[k] += value
-        return sums
 
     def _rows_per_batch(self, width: int, free: int | None) -> int:
         """Rows in the next scoring batch: `batch_size` when fixed, else SCORE_TOKENS tokens' worth of rows of this
