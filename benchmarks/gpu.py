@@ -241,6 +241,19 @@ def non_embedding_parameters(model: Any) -> int:
     return sum(p.numel() for p in model.parameters() if id(p) not in skip)
 
 
+def profile(system: Any, task: Any, instances: list[Instance], rows: int = 18) -> str:
+    """The top kernels and operators of one `our_generate` on `instances` (already warmed up), by device time."""
+    from torch.profiler import ProfilerActivity
+    from torch.profiler import profile as torch_profile
+
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if torch.cuda.is_available() else [])
+    with torch_profile(activities=activities) as prof:
+        our_generate(system, task, instances)
+        sync()
+    key = "self_cuda_time_total" if torch.cuda.is_available() else "self_cpu_time_total"
+    return f"  profile of ours on {len(instances)} prompts:\n" + prof.key_averages().table(sort_by=key, row_limit=rows)
+
+
 def compilations() -> int:
     """Frames torch.compile has compiled in this process so far (first compilations and recompilations)."""
     try:
@@ -270,6 +283,9 @@ def main() -> None:
                                          "batch when that is past what auto picks")
     ap.add_argument("--continuous", action="store_true", help="also time ours with continuous batching")
     ap.add_argument("--mc-compile", action="store_true", help="also time multiple choice with compile=true")
+    ap.add_argument("--profile", type=int, default=0, metavar="N",
+                    help="after the timed runs, profile ours on N prompts (torch.profiler): the kernels and CPU ops "
+                         "that take the time of a decoding step")
     ap.add_argument("--new-tokens", type=int, help="new tokens a prompt (default 256; tiny 16)")
     ap.add_argument("--mc-instances", type=int, help="matching instances for ours (default 2048; tiny 64)")
     ap.add_argument("--naive-mc-instances", type=int, help="of them for the naive way (default 32; tiny 16)")
@@ -388,6 +404,8 @@ def main() -> None:
                 lines.append(f"  ours, batch {name} ({len(prompts)} prompts): {ours_tps[name]:9.0f} tok/s "
                              f"({seconds:.1f} s; untimed first run {warm_s:.1f} s, {compilations() - before} "
                              f"graphs compiled)")
+            if args.profile:
+                lines.append(profile(system, task, prompts[:args.profile]))
             best_plain = max(plain_tps.values())
             best_ours = max(ours_tps.values())
             bandwidth = hbm_bandwidth()

