@@ -3,9 +3,9 @@
 transformers' `sdpa` attention copies every KV head once per query head it serves (`repeat_kv`) whenever it runs
 under `torch.compile` with a mask, which is every decoding step of a compiled static-cache `generate` over a padded
 batch: for Qwen2.5-7B (28 query heads on 4 KV heads) that copies the whole static cache seven times a step. On an
-H200 (`benchmarks/results/*-h200-2026-11-27.*`) a 7B decoding step at batch 256 took about 119 ms against about
-10 ms to read the weights and the cache once. Here a single query token's heads are laid out as the query
-positions of their KV head (transformers' `pack_gqa`, which it applies only outside compilation), so
+H200 (`benchmarks/results/*-h200-2026-11-27.*`) a 7B decoding step at batch 256 took up to 119 ms (compilation
+included) against about 10 ms to read the weights and the cache once. Here a single query token's heads are laid
+out as the query positions of their KV head (transformers' `pack_gqa`, which it applies only outside compilation), so
 `scaled_dot_product_attention` reads each KV head once; the attention is the same, per head. Every other call
 (prefill, scoring, models without grouped heads) is transformers' own `sdpa_attention_forward`, unchanged.
 """
