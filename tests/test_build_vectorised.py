@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -147,3 +148,16 @@ def test_stable_sorted_is_the_stable_sort_in_take_s_layout(means: list[float], p
     for ours, theirs in zip(result.columns, taken.columns, strict=True):
         assert ours.num_chunks == theirs.num_chunks == 1
         assert [b and b.size for b in ours.chunk(0).buffers()] == [b and b.size for b in theirs.chunk(0).buffers()]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(" a.\t\n\x1c\x85\xa0\u2003\u3000é😀~\x7f", max_size=4), max_size=14), st.integers(0, 3))
+def test_blank_captions_equal_arrow_s_whitespace_test(captions: list[str], skip: int) -> None:
+    """`is_empty_text`, which asks Arrow only about captions not starting with printable ASCII, equals Arrow's
+    whitespace test over every caption (empty, or Unicode whitespace only: tabs, NBSP, ideographic spaces)."""
+    sliced = pa.array(["x"] * skip + captions, pa.string()).slice(skip)
+    whole = pa.array(captions, pa.string())
+    expected = pc.or_(pc.equal(pc.binary_length(whole), 0), pc.utf8_is_space(whole)).to_pylist()
+    assert caption_flags(sliced)["is_empty_text"].to_pylist() == expected
+    assert caption_flags(pa.chunked_array([whole]))["is_empty_text"].to_pylist() == expected
+    assert expected == [c.strip() == "" or all(ch.isspace() for ch in c) for c in captions]

@@ -141,6 +141,7 @@ class Run:
     table: pa.Table  # sorted by mean descending, stable
     primary: bool = False
     duplicate_of: int | None = None  # an earlier contest with exactly this caption list
+    flags: dict[str, pa.Array] | None = None  # `run_flags`, made in the thread that read the run (a ratings build)
 
 
 def one_array(values: pa.ChunkedArray | pa.Array) -> pa.Array:
@@ -153,16 +154,42 @@ def one_array(values: pa.ChunkedArray | pa.Array) -> pa.Array:
 def caption_flags(captions: pa.ChunkedArray | pa.Array) -> dict[str, pa.Array]:
     """Per caption of one stable-sorted run: repeats an earlier (better-rated) text, is blank, holds a line break."""
     whole = one_array(captions)
-    codes = pc.dictionary_encode(whole, null_encoding="encode").indices.to_numpy(zero_copy_only=False)
-    # Arrow numbers a text at its first row, in row order: a row is a text's first iff its code exceeds every
-    # code before it.
-    earlier = np.maximum.accumulate(np.concatenate(([-1], codes[:-1]))) if len(codes) else codes
-    return {
-        "is_duplicate_text": pa.array(codes <= earlier, pa.bool_()),
-        # empty, or whitespace only (what trimming whitespace would empty), without copying every caption
-        "is_empty_text": pc.or_(pc.equal(pc.binary_length(whole), 0), pc.utf8_is_space(whole)),  # (bytes: no decode)
-        "has_line_break": _line_breaks(whole),
-    }
+    return {"is_duplicate_text": _repeated_texts(whole), "is_empty_text": _blank(whole),
+            "has_line_break": _line_breaks(whole)}
+
+
+def _repeated_texts(captions: pa.Array) -> pa.Array:
+    """Whether each row's text occurs in an earlier row: Arrow's hash numbers each text at its first row, in row
+    order, so a row is a text's first iff its code exceeds every code before it; a run whose texts are all
+    distinct (as many codes as rows, the usual case) needs no look at the codes."""
+    encoded = pc.dictionary_encode(captions, null_encoding="encode")
+    if len(encoded.dictionary) == len(captions):
+        return pa.repeat(False, len(captions))
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    earlier = np.maximum.accumulate(np.concatenate(([-1], codes[:-1])))
+    return pa.array(codes <= earlier, pa.bool_())
+
+
+def _blank(captions: pa.Array) -> pa.Array:
+    """Whether each caption is empty or whitespace only (what trimming whitespace would empty).
+
+    A caption that starts with a printable ASCII character other than a space (nearly all) is neither, so Arrow's
+    whitespace test (bytes, no decode) runs only on the others: the empty ones and those starting with a space,
+    a control or a non-ASCII byte.
+    """
+    if captions.null_count or not pa.types.is_string(captions.type) or captions.buffers()[2] is None:
+        return pc.or_(pc.equal(pc.binary_length(captions), 0), pc.utf8_is_space(captions))
+    n = len(captions)
+    offsets = np.frombuffer(captions.buffers()[1], dtype=np.int32)[captions.offset:captions.offset + n + 1]
+    raw = np.frombuffer(captions.buffers()[2], dtype=np.uint8)
+    starts = offsets[:-1]
+    empty = offsets[1:] == starts
+    first = raw[np.minimum(starts, len(raw) - 1)] if len(raw) else np.zeros(n, np.uint8)
+    looked = np.flatnonzero(empty | (first <= 32) | (first >= 127))
+    flags = empty
+    if len(looked):
+        flags[looked] |= pc.utf8_is_space(captions.take(pa.array(looked))).to_numpy(zero_copy_only=False)
+    return pa.array(flags, pa.bool_())
 
 
 def _line_breaks(captions: pa.Array) -> pa.Array:
@@ -243,11 +270,18 @@ def mark_duplicate_contests(runs: list[Run]) -> None:
         run.duplicate_of = earlier if earlier != run.summary.contest_number else None
 
 
-def read_runs(sources: SourceFiles, progress: bool = True) -> list[Run]:
-    """Read and validate every summary; sort each run once for all three configs."""
+def run_flags(table: pa.Table) -> dict[str, pa.Array]:
+    """The per-row flags of one stable-sorted run in `caption_ratings` (`caption_flags` and `is_repeated_row`)."""
+    flags = caption_flags(table["caption"])
+    return {**flags, "is_repeated_row": repeated_rows(table, flags["is_duplicate_text"])}
+
+
+def read_runs(sources: SourceFiles, progress: bool = True, flags: bool = False) -> list[Run]:
+    """Read and validate every summary; sort each run once for all three configs; with `flags`, also make each run's
+    `run_flags` in the thread that read it (a ratings build: no second pass over the runs for them)."""
     def read(summary: SummaryFile) -> Run:
-        table = read_summary(summary)
-        return Run(summary, stable_sorted(table))
+        table = stable_sorted(read_summary(summary))
+        return Run(summary, table, flags=run_flags(table) if flags else None)
 
     # Arrow parses without the GIL, so files are read in parallel; map() keeps the discovery order.
     summaries, _ = unique_summaries(sources.summaries)  # a byte-identical copy is one run, read once
@@ -300,13 +334,13 @@ def _rating_rows(run: Run) -> pa.Table:
     for asked in ("funny", "original"):  # 560_summary_KLUCB_original.csv asked "how original?"
         if algorithm.endswith(f"_{asked}"):
             algorithm, question = algorithm.removesuffix(f"_{asked}"), asked
-    flags = caption_flags(t["caption"])
+    flags = run.flags or run_flags(t)
     meta = {
         "contest_number": pa.repeat(pa.scalar(s.contest_number, pa.int32()), n),
         "run_id": pa.repeat(s.run_id, n), "algorithm": pa.repeat(algorithm, n),
         "question": pa.repeat(question, n), "round": pa.repeat(pa.scalar(s.round, pa.int32()), n),
         "is_primary": pa.repeat(run.primary, n), "rank": pa.array(np.arange(n, dtype=np.int32)),
-        **flags, "is_repeated_row": repeated_rows(t, flags["is_duplicate_text"]),
+        **flags,
         "duplicate_of": pa.repeat(pa.scalar(run.duplicate_of, pa.int32()), n),
     }
     read = set(t.column_names)
@@ -411,7 +445,7 @@ def build(sources: SourceFiles, configs: set[str], progress: bool = True,
     zhang_hub = bool(sources.gpt4o_descriptions or sources.cartoon_images)
     if not wanted or not (sources.summaries or sources.zhang_groups or zhang_hub):
         return []
-    runs = read_runs(sources, progress)
+    runs = read_runs(sources, progress, flags="caption_ratings" in wanted)
     descriptions = read_descriptions(sources.descriptions)
     gpt4o = read_gpt4o(sources.gpt4o_descriptions)
     images = zhang_images(sources) if {"cartoons", "caption_generation"} & set(wanted) else {}
