@@ -141,7 +141,7 @@ class Run:
     table: pa.Table  # sorted by mean descending, stable
     primary: bool = False
     duplicate_of: int | None = None  # an earlier contest with exactly this caption list
-    flags: dict[str, pa.Array] | None = None  # `run_flags`, made in the thread that read the run (a ratings build)
+    ratings: pa.Table | None = None  # its `rating_rows`, made in the thread that read it (a ratings build)
 
 
 def one_array(values: pa.ChunkedArray | pa.Array) -> pa.Array:
@@ -276,12 +276,13 @@ def run_flags(table: pa.Table) -> dict[str, pa.Array]:
     return {**flags, "is_repeated_row": repeated_rows(table, flags["is_duplicate_text"])}
 
 
-def read_runs(sources: SourceFiles, progress: bool = True, flags: bool = False) -> list[Run]:
-    """Read and validate every summary; sort each run once for all three configs; with `flags`, also make each run's
-    `run_flags` in the thread that read it (a ratings build: no second pass over the runs for them)."""
+def read_runs(sources: SourceFiles, progress: bool = True, ratings: bool = False) -> list[Run]:
+    """Read and validate every summary; sort each run once for all three configs; with `ratings`, also make each
+    run's `rating_rows` in the thread that read it (a ratings build: no second pass over the runs, no thread
+    hand-off per run, while the other thread is still parsing)."""
     def read(summary: SummaryFile) -> Run:
         table = stable_sorted(read_summary(summary))
-        return Run(summary, table, flags=run_flags(table) if flags else None)
+        return Run(summary, table, ratings=rating_rows(summary, table) if ratings else None)
 
     # Arrow parses without the GIL, so files are read in parallel; map() keeps the discovery order.
     summaries, _ = unique_summaries(sources.summaries)  # a byte-identical copy is one run, read once
@@ -326,22 +327,21 @@ def read_zhang_groups(paths: dict[str, Path]) -> dict[int, dict[str, list[str]]]
     return out
 
 
-def _rating_rows(run: Run) -> pa.Table:
-    """One run's rows of `caption_ratings`, in the config's schema."""
-    s, t = run.summary, run.table
+def rating_rows(s: SummaryFile, t: pa.Table) -> pa.Table:
+    """One stable-sorted run's rows of `caption_ratings`, in the config's schema, but for the two columns that need
+    every run: `is_primary` (False here) and `duplicate_of` (null here), which `build_caption_ratings` sets."""
     n = t.num_rows
     algorithm, question = s.algorithm, "funny"
     for asked in ("funny", "original"):  # 560_summary_KLUCB_original.csv asked "how original?"
         if algorithm.endswith(f"_{asked}"):
             algorithm, question = algorithm.removesuffix(f"_{asked}"), asked
-    flags = run.flags or run_flags(t)
     meta = {
         "contest_number": pa.repeat(pa.scalar(s.contest_number, pa.int32()), n),
         "run_id": pa.repeat(s.run_id, n), "algorithm": pa.repeat(algorithm, n),
         "question": pa.repeat(question, n), "round": pa.repeat(pa.scalar(s.round, pa.int32()), n),
-        "is_primary": pa.repeat(run.primary, n), "rank": pa.array(np.arange(n, dtype=np.int32)),
-        **flags,
-        "duplicate_of": pa.repeat(pa.scalar(run.duplicate_of, pa.int32()), n),
+        "is_primary": pa.repeat(False, n), "rank": pa.array(np.arange(n, dtype=np.int32)),
+        **run_flags(t),
+        "duplicate_of": pa.repeat(pa.scalar(None, pa.int32()), n),
     }
     read = set(t.column_names)
     columns = [t[field.name] if field.name in read else meta[field.name] for field in RATING_SCHEMA]
@@ -351,13 +351,20 @@ def _rating_rows(run: Run) -> pa.Table:
                                 schema=RATING_SCHEMA)
 
 
+PRIMARY, DUPLICATE_OF = (RATING_SCHEMA.get_field_index(name) for name in ("is_primary", "duplicate_of"))
+
+
 def build_caption_ratings(runs: list[Run]) -> dict[str, pa.Table]:
-    """All runs, all captions, split by contest (the runs' rows made in parallel: Arrow and NumPy drop the GIL)."""
-    with ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
-        tables = list(pool.map(_rating_rows, runs))
+    """All runs, all captions, split by contest: each run's `rating_rows` with its `is_primary` and `duplicate_of`."""
     parts: dict[str, list[pa.Table]] = {s: [] for s in SPLITS}
-    for run, table in zip(runs, tables, strict=True):
-        parts[zhang_split(run.summary.contest_number)].append(table)
+    for run in runs:
+        rows = run.ratings if run.ratings is not None else rating_rows(run.summary, run.table)
+        if run.primary:
+            rows = rows.set_column(PRIMARY, RATING_SCHEMA.field(PRIMARY), pa.repeat(True, rows.num_rows))
+        if run.duplicate_of is not None:
+            rows = rows.set_column(DUPLICATE_OF, RATING_SCHEMA.field(DUPLICATE_OF),
+                                   pa.repeat(pa.scalar(run.duplicate_of, pa.int32()), rows.num_rows))
+        parts[zhang_split(run.summary.contest_number)].append(rows)
     return {split: pa.concat_tables(tables) if tables else RATING_SCHEMA.empty_table()
             for split, tables in parts.items()}
 
@@ -445,7 +452,7 @@ def build(sources: SourceFiles, configs: set[str], progress: bool = True,
     zhang_hub = bool(sources.gpt4o_descriptions or sources.cartoon_images)
     if not wanted or not (sources.summaries or sources.zhang_groups or zhang_hub):
         return []
-    runs = read_runs(sources, progress, flags="caption_ratings" in wanted)
+    runs = read_runs(sources, progress, ratings="caption_ratings" in wanted)
     descriptions = read_descriptions(sources.descriptions)
     gpt4o = read_gpt4o(sources.gpt4o_descriptions)
     images = zhang_images(sources) if {"cartoons", "caption_generation"} & set(wanted) else {}
