@@ -11,7 +11,9 @@ least wall time of each is shown): the builder; the builder with pyarrow's defau
 used before); and the floors: pyarrow reading every file (one thread, as `read_csv` is called), pyarrow reading
 every file on as many threads as the builder uses, and the project's parquet writer writing the built rows again
 (in the build's chunk layout, so the same bytes: checked). "read + write" is the floor of a build that parses,
-then writes, and does nothing else.
+then writes, and does nothing else. The same rows are also written with the writer's previous encoding (snappy on
+every column, only repetitive text dictionary-encoded, statistics everywhere) to print both sets of file sizes and
+write times: the parquet encoding may not grow the files by more than ~15%.
 """
 
 from __future__ import annotations
@@ -135,6 +137,17 @@ def synthetic(n: int, contests: int, repeat: int) -> None:
                       f"write_config(Path({str(out)!r}) / 'again', BuiltConfig(CAPTION_RATINGS, splits))\n"
                       "value = sum(t.num_rows for t in splits.values())", {}),
         }
+        # the same rows with the encoding the writer used before (for the file sizes and the write time)
+        setup, code, _ = steps["write"]
+        steps["write_previous"] = (
+            setup + "\nimport pyarrow.compute as pc\nfrom nycc_bench.builders import writer\n"
+            "def previous(table):\n"
+            "    sample = table.slice(0, 10_000)\n"
+            "    return {'compression': 'snappy', 'use_dictionary': [f.name for f in table.schema if "
+            "pa.types.is_string(f.type) and sample.num_rows and "
+            "pc.count_distinct(sample[f.name]).as_py() <= sample.num_rows // 10]}\n"
+            "writer.encoding = previous",
+            code.replace("/ 'again'", "/ 'previous'"), {})
         # the floor of any build on this machine: the reads and the write at once (the reads on the builder's
         # threads, the writer on its own), as if parsing could overlap the writing of rows not yet made
         setup, code, _ = steps["write"]
@@ -155,7 +168,12 @@ def synthetic(n: int, contests: int, repeat: int) -> None:
         same_bytes = digests(out / "again" / "data" / "caption_ratings") == digests(out / "data" / "caption_ratings")
         same_mimalloc = digests(Path(tmp) / "out_mimalloc" / "data" / "caption_ratings") == digests(
             out / "data" / "caption_ratings")
+        sizes = {p.name: p.stat().st_size for p in sorted((out / "data" / "caption_ratings").glob("*.parquet"))}
+        previous_sizes = {p.name: p.stat().st_size
+                          for p in sorted((out / "previous" / "data" / "caption_ratings").glob("*.parquet"))}
     best = {name: min(results, key=lambda r: r["wall_s"]) for name, results in runs.items()}
+    previous = best["write_previous"]
+    mb, previous_mb = sum(sizes.values()) / 1e6, sum(previous_sizes.values()) / 1e6
     floor, threads, write, build, old, overlapped = (best[k] for k in ("floor", "floor_threads", "write", "build",
                                                                       "build_mimalloc", "overlapped"))
     both = {"wall_s": round(threads["wall_s"] + write["wall_s"], 2), "cpu_s": round(floor["cpu_s"] + write["cpu_s"], 2)}
@@ -169,6 +187,9 @@ def synthetic(n: int, contests: int, repeat: int) -> None:
     print(line(f"pyarrow read floor ({os.cpu_count()} threads over files):", threads))
     print(line("parquet write floor (built rows again):", write,
                f", {write['value']:,} rows; same bytes as the build: {'yes' if same_bytes else 'NO'}"))
+    print(line("  the same rows in the previous encoding:", previous))
+    print(f"parquet files: {mb:,.1f} MB ({', '.join(f'{n} {b / 1e6:.1f}' for n, b in sizes.items())}); in the "
+          f"previous encoding {previous_mb:,.1f} MB: {mb / previous_mb:.2f}x (at most ~1.15x allowed)")
     print(f"{'read (threads) + write floor:':<44}{both['wall_s']:>6.2f} s wall {both['cpu_s']:>6.2f} s CPU")
     print(line("read and write at once (overlapped floor):", overlapped))
     print(line("nycc-bench build caption_ratings:", build, f", {build['value']:,} rows"))
@@ -182,7 +203,9 @@ def synthetic(n: int, contests: int, repeat: int) -> None:
     print(json.dumps({"synthetic_captions": n, "contests": contests, "csv_mib": round(size / 2**20, 1),
                       "repeat": repeat, "floor": floor, "floor_threads": threads, "write_floor": write,
                       "read_plus_write_floor": both, "overlapped_floor": overlapped, "build": build,
-                      "build_mimalloc": old,
+                      "build_mimalloc": old, "write_previous_encoding": previous,
+                      "parquet_mb": round(mb, 1), "previous_encoding_parquet_mb": round(previous_mb, 1),
+                      "size_vs_previous_encoding": round(mb / previous_mb, 3), "parquet_bytes": sizes,
                       "same_bytes": same_bytes and same_mimalloc,
                       "wall_vs_floor": round(build["wall_s"] / floor["wall_s"], 2),
                       "cpu_vs_floor": round(build["cpu_s"] / floor["cpu_s"], 2),
