@@ -11,7 +11,9 @@ least wall time of each is shown): the builder; the builder with pyarrow's defau
 used before); and the floors: pyarrow reading every file (one thread, as `read_csv` is called), pyarrow reading
 every file on as many threads as the builder uses, and the project's parquet writer writing the built rows again
 (in the build's chunk layout, so the same bytes: checked). "read + write" is the floor of a build that parses,
-then writes, and does nothing else. The same rows are also written with the writer's previous encoding (snappy on
+then writes, and does nothing else. Two steps of the build are timed alone (its read: parse, check and sort every
+run; then the same with each run's rows and flags), so that what each part adds is measured in the same run. The
+same rows are also written with the writer's previous encoding (snappy on
 every column, only repetitive text dictionary-encoded, statistics everywhere) to print both sets of file sizes and
 write times: the parquet encoding may not grow the files by more than ~15%.
 """
@@ -116,6 +118,20 @@ def synthetic(n: int, contests: int, repeat: int) -> None:
             "build": ("from pathlib import Path\nfrom nycc_bench.builders import build_dataset",
                       f"r = build_dataset(Path({str(source)!r}), Path({str(out)!r}), ['caption_ratings'], "
                       "progress=False, replace=True)\nvalue = sum(r.rows['caption_ratings'].values())", {}),
+            # the build's own steps up to the writer, within the build's memory pool: its read (parse, validate,
+            # sort each run), then the same with each run's rows and flags made in the reading thread
+            "read_runs": ("from pathlib import Path\nfrom nycc_bench.builders.memory import build_memory_pool\n"
+                          "from nycc_bench.builders.sources import discover\n"
+                          "from nycc_bench.builders.zhang2024 import read_runs",
+                          "with build_memory_pool():\n"
+                          f"    value = sum(r.table.num_rows for r in read_runs(discover(Path({str(source)!r})), "
+                          "progress=False))", {}),
+            "read_rows": ("from pathlib import Path\nfrom nycc_bench.builders.memory import build_memory_pool\n"
+                          "from nycc_bench.builders.sources import discover\n"
+                          "from nycc_bench.builders.zhang2024 import read_runs",
+                          "with build_memory_pool():\n"
+                          f"    value = sum(r.ratings.num_rows for r in read_runs(discover(Path({str(source)!r})), "
+                          "progress=False, ratings=True))", {}),
             "build_mimalloc": ("from pathlib import Path\nfrom nycc_bench.builders import build_dataset",
                                f"r = build_dataset(Path({str(source)!r}), Path({str(tmp)!r}) / 'out_mimalloc', "
                                "['caption_ratings'], progress=False, replace=True)\n"
@@ -192,6 +208,8 @@ def synthetic(n: int, contests: int, repeat: int) -> None:
           f"previous encoding {previous_mb:,.1f} MB: {mb / previous_mb:.2f}x (at most ~1.15x allowed)")
     print(f"{'read (threads) + write floor:':<44}{both['wall_s']:>6.2f} s wall {both['cpu_s']:>6.2f} s CPU")
     print(line("read and write at once (overlapped floor):", overlapped))
+    print(line("the build's read (parse, check, sort runs):", best["read_runs"]))
+    print(line("  and each run's rows and flags:", best["read_rows"]))
     print(line("nycc-bench build caption_ratings:", build, f", {build['value']:,} rows"))
     print(line("  the same with pyarrow's mimalloc pool:", old,
                f" (before this change; same bytes: {'yes' if same_mimalloc else 'NO'})"))
@@ -204,6 +222,7 @@ def synthetic(n: int, contests: int, repeat: int) -> None:
                       "repeat": repeat, "floor": floor, "floor_threads": threads, "write_floor": write,
                       "read_plus_write_floor": both, "overlapped_floor": overlapped, "build": build,
                       "build_mimalloc": old, "write_previous_encoding": previous,
+                      "build_read_runs": best["read_runs"], "build_read_runs_with_rows": best["read_rows"],
                       "parquet_mb": round(mb, 1), "previous_encoding_parquet_mb": round(previous_mb, 1),
                       "size_vs_previous_encoding": round(mb / previous_mb, 3), "parquet_bytes": sizes,
                       "same_bytes": same_bytes and same_mimalloc,
