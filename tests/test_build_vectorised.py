@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 
 from nycc_bench.builders.errors import SourceError
 from nycc_bench.builders.nextml import _quotes, _rating_fault, _ratings_valid, _repeats, stable_rank, stable_sorted
-from nycc_bench.builders.zhang2024 import caption_flags, caption_multiset_key, one_array, repeated_rows
+from nycc_bench.builders.zhang2024 import (
+    caption_flags,
+    caption_multiset_key,
+    one_array,
+    repeated_rows,
+    repeated_text,
+)
 
 CAPTIONS = st.lists(st.text("ab \n’😀", max_size=4), max_size=12)
 
@@ -161,3 +167,12 @@ def test_blank_captions_equal_arrow_s_whitespace_test(captions: list[str], skip:
     assert caption_flags(sliced)["is_empty_text"].to_pylist() == expected
     assert caption_flags(pa.chunked_array([whole]))["is_empty_text"].to_pylist() == expected
     assert expected == [c.strip() == "" or all(ch.isspace() for ch in c) for c in captions]
+
+
+@given(st.text("ab/_é😀", max_size=6), st.integers(0, 20))
+def test_repeated_text_is_pa_repeat(value: str, n: int) -> None:
+    """A run's repeated texts have `pa.repeat`'s values and buffers (so the card's in-memory sizes are the same)."""
+    ours, theirs = repeated_text(value, n), pa.repeat(value, n)
+    assert ours.equals(theirs) and ours.nbytes == theirs.nbytes and ours.null_count == 0
+    assert [b and b.size for b in ours.buffers()] == [b and b.size for b in theirs.buffers()]
+    ours.validate(full=True)

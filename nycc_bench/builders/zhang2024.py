@@ -327,6 +327,16 @@ def read_zhang_groups(paths: dict[str, Path]) -> dict[int, dict[str, list[str]]]
     return out
 
 
+def repeated_text(value: str, n: int) -> pa.Array:
+    """`pa.repeat(value, n)` (the same buffers), made from NumPy offsets and one bytes product: 3x faster than
+    `pa.repeat` for the three texts every caption row repeats from its run (6.6M values at 2.2M captions)."""
+    encoded = value.encode()
+    if n * len(encoded) >= 2**31:  # (past a string array's 32-bit offsets: Arrow's own error)
+        return pa.repeat(value, n)
+    offsets = np.arange(n + 1, dtype=np.int32) * np.int32(len(encoded))
+    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(encoded * n)])
+
+
 def rating_rows(s: SummaryFile, t: pa.Table) -> pa.Table:
     """One stable-sorted run's rows of `caption_ratings`, in the config's schema, but for the two columns that need
     every run: `is_primary` (False here) and `duplicate_of` (null here), which `build_caption_ratings` sets."""
@@ -337,8 +347,8 @@ def rating_rows(s: SummaryFile, t: pa.Table) -> pa.Table:
             algorithm, question = algorithm.removesuffix(f"_{asked}"), asked
     meta = {
         "contest_number": pa.repeat(pa.scalar(s.contest_number, pa.int32()), n),
-        "run_id": pa.repeat(s.run_id, n), "algorithm": pa.repeat(algorithm, n),
-        "question": pa.repeat(question, n), "round": pa.repeat(pa.scalar(s.round, pa.int32()), n),
+        "run_id": repeated_text(s.run_id, n), "algorithm": repeated_text(algorithm, n),
+        "question": repeated_text(question, n), "round": pa.repeat(pa.scalar(s.round, pa.int32()), n),
         "is_primary": pa.repeat(False, n), "rank": pa.array(np.arange(n, dtype=np.int32)),
         **run_flags(t),
         "duplicate_of": pa.repeat(pa.scalar(None, pa.int32()), n),
