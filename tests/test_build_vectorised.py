@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from nycc_bench.builders.errors import SourceError
 from nycc_bench.builders.nextml import _quotes, _rating_fault, _ratings_valid, _repeats, stable_rank, stable_sorted
 from nycc_bench.builders.zhang2024 import (
+    _repeated_codes,
+    _repeated_texts,
     caption_flags,
     caption_multiset_key,
     one_array,
@@ -176,3 +178,16 @@ def test_repeated_text_is_pa_repeat(value: str, n: int) -> None:
     assert ours.equals(theirs) and ours.nbytes == theirs.nbytes and ours.null_count == 0
     assert [b and b.size for b in ours.buffers()] == [b and b.size for b in theirs.buffers()]
     ours.validate(full=True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text("ab’", min_size=0, max_size=40), max_size=30), st.integers(0, 9))
+def test_repeated_texts_by_keys_equal_the_definition_for_long_texts(captions: list[str], skip: int) -> None:
+    """`is_duplicate_text` by 64-bit keys (length, first, middle and last 8 bytes) equals its definition for texts
+    longer than a key's bytes, sharing prefixes and suffixes, at any byte alignment of the text buffer, and equals
+    Arrow's hash (`_repeated_codes`)."""
+    seen: set[str] = set()
+    expected = [text in seen or seen.add(text) is not None for text in captions]
+    sliced = pa.array(["x" * skip] * skip + captions, pa.string()).slice(skip)
+    assert _repeated_texts(sliced).to_pylist() == expected
+    assert _repeated_codes(pa.array(captions, pa.string())).to_pylist() == expected

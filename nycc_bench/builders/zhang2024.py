@@ -159,9 +159,58 @@ def caption_flags(captions: pa.ChunkedArray | pa.Array) -> dict[str, pa.Array]:
 
 
 def _repeated_texts(captions: pa.Array) -> pa.Array:
-    """Whether each row's text occurs in an earlier row: Arrow's hash numbers each text at its first row, in row
-    order, so a row is a text's first iff its code exceeds every code before it; a run whose texts are all
-    distinct (as many codes as rows, the usual case) needs no look at the codes."""
+    """Whether each row's text occurs in an earlier row.
+
+    Each text gets a 64-bit key from its length and its first, middle and last 8 bytes (NumPy over the text
+    buffer, no per-text work): texts with different keys differ, so only rows sharing a key with another row are
+    compared, as Python strings in row order. A run of distinct texts (the usual case) has distinct keys and needs
+    no comparison at all. Over the 2.2M captions of `benchmarks/build.py --synthetic 2.2M` this takes 0.24 s of
+    CPU where hashing every whole text with Arrow (`_repeated_codes`, kept for nulls and large strings) took 0.53 s;
+    0.058 s against 0.081 s over the 77 real runs of the shared data, half of which repeat a text.
+    """
+    n = len(captions)
+    if captions.null_count or not pa.types.is_string(captions.type) or n < 2 or captions.buffers()[2] is None:
+        return _repeated_codes(captions)
+    offsets = np.frombuffer(captions.buffers()[1], dtype=np.int32)[captions.offset:captions.offset + n + 1]
+    raw = np.frombuffer(captions.buffers()[2], dtype=np.uint8)
+    words = np.zeros(len(raw) // 8 + 2, dtype="<u8")  # the text buffer as little-endian 64-bit words, padded
+    words.view(np.uint8)[:len(raw)] = raw
+    starts = offsets[:-1].astype(np.int64)
+    lengths = (offsets[1:] - offsets[:-1]).astype(np.int64)
+    short = lengths < 8
+    head = _word_at(words, starts)
+    head[short] &= (np.uint64(1) << (8 * lengths[short]).astype(np.uint64)) - np.uint64(1)  # (a text's own bytes)
+    tail = np.where(short, np.uint64(0), _word_at(words, np.maximum(starts + lengths - 8, starts)))
+    middle = np.where(short, np.uint64(0), _word_at(words, starts + np.maximum(lengths - 8, 0) // 2))
+    key = (head * np.uint64(0x9E3779B97F4A7C15)) ^ (tail * np.uint64(0xC2B2AE3D27D4EB4F)) ^ (
+        middle * np.uint64(0x165667B19E3779F9)) ^ lengths.astype(np.uint64)
+    flags = np.zeros(n, dtype=bool)
+    ordered = np.sort(key)  # (a plain sort tells whether any key repeats, 10x faster than a stable argsort)
+    if (ordered[1:] == ordered[:-1]).any():
+        order = np.argsort(key)
+        same = np.flatnonzero(key[order][1:] == key[order][:-1])
+        shared = np.zeros(n, dtype=bool)
+        shared[order[same]] = shared[order[same + 1]] = True
+        rows = np.flatnonzero(shared)  # in row order: a text's earlier rows share its key, so they are here too
+        seen: set[str] = set()
+        flags[rows] = [text in seen or seen.add(text) is not None
+                       for text in captions.take(pa.array(rows)).to_pylist()]
+    return pa.array(flags, pa.bool_())
+
+
+def _word_at(words: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The 8 bytes at each byte offset of a buffer held as little-endian 64-bit words (two aligned loads and
+    shifts; the buffer is padded by a word)."""
+    index, shift = at >> 3, ((at & 7) * 8).astype(np.uint64)
+    low, high = words[index], words[index + 1]
+    with np.errstate(over="ignore"):
+        joined = (low >> shift) | (high << (np.uint64(64) - shift))
+    return np.where(shift == 0, low, joined)
+
+
+def _repeated_codes(captions: pa.Array) -> pa.Array:
+    """`_repeated_texts` by Arrow's hash: it numbers each text at its first row, in row order, so a row is a
+    text's first iff its code exceeds every code before it."""
     encoded = pc.dictionary_encode(captions, null_encoding="encode")
     if len(encoded.dictionary) == len(captions):
         return pa.repeat(False, len(captions))
