@@ -15,7 +15,9 @@ then writes, and does nothing else. Two steps of the build are timed alone (its 
 run; then the same with each run's rows and flags), so that what each part adds is measured in the same run. The
 same rows are also written with the writer's previous encoding (snappy on
 every column, only repetitive text dictionary-encoded, statistics everywhere) to print both sets of file sizes and
-write times: the parquet encoding may not grow the files by more than ~15%.
+write times: the parquet encoding may not grow the files by more than ~15%. `--previous REV` also times the
+build as it was at a git revision (unpacked with `git archive`, run under the same rounds), so that a change is
+measured against what it replaces under the same load.
 """
 
 from __future__ import annotations
@@ -100,7 +102,17 @@ def digests(folder: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.glob("*.parquet"))}
 
 
-def synthetic(n: int, contests: int, repeat: int) -> None:
+def previous_tree(revision: str, into: Path) -> Path:
+    """The package as it was at a git revision of this repository, unpacked below `into` (for PYTHONPATH)."""
+    root = Path(__file__).resolve().parent.parent
+    into.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(root), "archive", revision, "nycc_bench"], capture_output=True,
+                             check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
+def synthetic(n: int, contests: int, repeat: int, previous: str | None = None) -> None:
     """Build caption_ratings from a synthetic upstream-format input; compare with pyarrow's read and write floors."""
     with tempfile.TemporaryDirectory() as tmp:
         source, out = Path(tmp) / "source", Path(tmp) / "out"
@@ -175,6 +187,12 @@ def synthetic(n: int, contests: int, repeat: int) -> None:
                                f"    write_config(Path({str(out)!r}) / 'overlapped', "
                                "BuiltConfig(CAPTION_RATINGS, splits))\n"
                                "    value = sum(r.result().num_rows for r in reads)", {})
+        if previous:  # the same build at an earlier commit, in the same interleaved rounds
+            tree = previous_tree(previous, Path(tmp) / "previous_tree")
+            setup, code, _ = steps["build"]
+            steps["build_previous"] = (setup, code.replace(f"Path({str(out)!r}), ['caption_ratings']",
+                                                           f"Path({str(tmp)!r}) / 'out_previous', ['caption_ratings']"),
+                                       {"PYTHONPATH": str(tree)})
         runs: dict[str, list[dict]] = {name: [] for name in steps}
         loads = [os.getloadavg()[0]]
         for _ in range(repeat):
@@ -211,8 +229,11 @@ def synthetic(n: int, contests: int, repeat: int) -> None:
     print(line("the build's read (parse, check, sort runs):", best["read_runs"]))
     print(line("  and each run's rows and flags:", best["read_rows"]))
     print(line("nycc-bench build caption_ratings:", build, f", {build['value']:,} rows"))
+    if "build_previous" in best:
+        print(line("  the same build at the previous revision:", best["build_previous"],
+                   f" ({best['build_previous']['wall_s'] / floor['wall_s']:.2f}x the read floor)"))
     print(line("  the same with pyarrow's mimalloc pool:", old,
-               f" (before this change; same bytes: {'yes' if same_mimalloc else 'NO'})"))
+               f" (pyarrow's default pool; same bytes: {'yes' if same_mimalloc else 'NO'})"))
     print(f"build: {build['wall_s'] / floor['wall_s']:.2f}x the read floor's wall time "
           f"({build['cpu_s'] / floor['cpu_s']:.2f}x its CPU), {build['wall_s'] / both['wall_s']:.2f}x read + write "
           f"({build['cpu_s'] / both['cpu_s']:.2f}x its CPU), {build['wall_s'] / overlapped['wall_s']:.2f}x read and "
@@ -222,6 +243,7 @@ def synthetic(n: int, contests: int, repeat: int) -> None:
                       "repeat": repeat, "floor": floor, "floor_threads": threads, "write_floor": write,
                       "read_plus_write_floor": both, "overlapped_floor": overlapped, "build": build,
                       "build_mimalloc": old, "write_previous_encoding": previous,
+                      "build_previous_revision": best.get("build_previous"),
                       "build_read_runs": best["read_runs"], "build_read_runs_with_rows": best["read_rows"],
                       "parquet_mb": round(mb, 1), "previous_encoding_parquet_mb": round(previous_mb, 1),
                       "size_vs_previous_encoding": round(mb / previous_mb, 3), "parquet_bytes": sizes,
@@ -244,9 +266,11 @@ def main() -> None:
     ap.add_argument("--synthetic", type=count, default=None, metavar="N",
                     help="build from N synthetic captions in the upstream format instead (e.g. 2.2M)")
     ap.add_argument("--contests", type=int, default=365, help="contests of the synthetic input (default 365)")
+    ap.add_argument("--previous", metavar="REV", default=None,
+                    help="with --synthetic, also time the build as it was at this git revision (e.g. HEAD~3)")
     args = ap.parse_args()
     if args.synthetic:
-        synthetic(args.synthetic, args.contests, args.repeat)
+        synthetic(args.synthetic, args.contests, args.repeat, args.previous)
         return
     files = [s.path for s in discover(Path(args.source)).summaries]
     size_mb = sum(p.stat().st_size for p in files) / 2**20
