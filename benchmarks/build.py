@@ -11,7 +11,13 @@ least wall time of each is shown): the builder; the builder with pyarrow's defau
 used before); and the floors: pyarrow reading every file (one thread, as `read_csv` is called), pyarrow reading
 every file on as many threads as the builder uses, and the project's parquet writer writing the built rows again
 (in the build's chunk layout, so the same bytes: checked). "read + write" is the floor of a build that parses,
-then writes, and does nothing else.
+then writes, and does nothing else. Two steps of the build are timed alone (its read: parse, check and sort every
+run; then the same with each run's rows and flags), so that what each part adds is measured in the same run. The
+same rows are also written with the writer's previous encoding (snappy on
+every column, only repetitive text dictionary-encoded, statistics everywhere) to print both sets of file sizes and
+write times: the parquet encoding may not grow the files by more than ~15%. `--previous REV` also times the
+build as it was at a git revision (unpacked with `git archive`, run under the same rounds), so that a change is
+measured against what it replaces under the same load.
 """
 
 from __future__ import annotations
@@ -96,7 +102,17 @@ def digests(folder: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.glob("*.parquet"))}
 
 
-def synthetic(n: int, contests: int, repeat: int) -> None:
+def previous_tree(revision: str, into: Path) -> Path:
+    """The package as it was at a git revision of this repository, unpacked below `into` (for PYTHONPATH)."""
+    root = Path(__file__).resolve().parent.parent
+    into.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(root), "archive", revision, "nycc_bench"], capture_output=True,
+                             check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
+def synthetic(n: int, contests: int, repeat: int, previous: str | None = None) -> None:
     """Build caption_ratings from a synthetic upstream-format input; compare with pyarrow's read and write floors."""
     with tempfile.TemporaryDirectory() as tmp:
         source, out = Path(tmp) / "source", Path(tmp) / "out"
@@ -114,6 +130,20 @@ def synthetic(n: int, contests: int, repeat: int) -> None:
             "build": ("from pathlib import Path\nfrom nycc_bench.builders import build_dataset",
                       f"r = build_dataset(Path({str(source)!r}), Path({str(out)!r}), ['caption_ratings'], "
                       "progress=False, replace=True)\nvalue = sum(r.rows['caption_ratings'].values())", {}),
+            # the build's own steps up to the writer, within the build's memory pool: its read (parse, validate,
+            # sort each run), then the same with each run's rows and flags made in the reading thread
+            "read_runs": ("from pathlib import Path\nfrom nycc_bench.builders.memory import build_memory_pool\n"
+                          "from nycc_bench.builders.sources import discover\n"
+                          "from nycc_bench.builders.zhang2024 import read_runs",
+                          "with build_memory_pool():\n"
+                          f"    value = sum(r.table.num_rows for r in read_runs(discover(Path({str(source)!r})), "
+                          "progress=False))", {}),
+            "read_rows": ("from pathlib import Path\nfrom nycc_bench.builders.memory import build_memory_pool\n"
+                          "from nycc_bench.builders.sources import discover\n"
+                          "from nycc_bench.builders.zhang2024 import read_runs",
+                          "with build_memory_pool():\n"
+                          f"    value = sum(r.ratings.num_rows for r in read_runs(discover(Path({str(source)!r})), "
+                          "progress=False, ratings=True))", {}),
             "build_mimalloc": ("from pathlib import Path\nfrom nycc_bench.builders import build_dataset",
                                f"r = build_dataset(Path({str(source)!r}), Path({str(tmp)!r}) / 'out_mimalloc', "
                                "['caption_ratings'], progress=False, replace=True)\n"
@@ -135,6 +165,17 @@ def synthetic(n: int, contests: int, repeat: int) -> None:
                       f"write_config(Path({str(out)!r}) / 'again', BuiltConfig(CAPTION_RATINGS, splits))\n"
                       "value = sum(t.num_rows for t in splits.values())", {}),
         }
+        # the same rows with the encoding the writer used before (for the file sizes and the write time)
+        setup, code, _ = steps["write"]
+        steps["write_previous"] = (
+            setup + "\nimport pyarrow.compute as pc\nfrom nycc_bench.builders import writer\n"
+            "def previous(table):\n"
+            "    sample = table.slice(0, 10_000)\n"
+            "    return {'compression': 'snappy', 'use_dictionary': [f.name for f in table.schema if "
+            "pa.types.is_string(f.type) and sample.num_rows and "
+            "pc.count_distinct(sample[f.name]).as_py() <= sample.num_rows // 10]}\n"
+            "writer.encoding = previous",
+            code.replace("/ 'again'", "/ 'previous'"), {})
         # the floor of any build on this machine: the reads and the write at once (the reads on the builder's
         # threads, the writer on its own), as if parsing could overlap the writing of rows not yet made
         setup, code, _ = steps["write"]
@@ -146,6 +187,12 @@ def synthetic(n: int, contests: int, repeat: int) -> None:
                                f"    write_config(Path({str(out)!r}) / 'overlapped', "
                                "BuiltConfig(CAPTION_RATINGS, splits))\n"
                                "    value = sum(r.result().num_rows for r in reads)", {})
+        if previous:  # the same build at an earlier commit, in the same interleaved rounds
+            tree = previous_tree(previous, Path(tmp) / "previous_tree")
+            setup, code, _ = steps["build"]
+            steps["build_previous"] = (setup, code.replace(f"Path({str(out)!r}), ['caption_ratings']",
+                                                           f"Path({str(tmp)!r}) / 'out_previous', ['caption_ratings']"),
+                                       {"PYTHONPATH": str(tree)})
         runs: dict[str, list[dict]] = {name: [] for name in steps}
         loads = [os.getloadavg()[0]]
         for _ in range(repeat):
@@ -155,7 +202,12 @@ def synthetic(n: int, contests: int, repeat: int) -> None:
         same_bytes = digests(out / "again" / "data" / "caption_ratings") == digests(out / "data" / "caption_ratings")
         same_mimalloc = digests(Path(tmp) / "out_mimalloc" / "data" / "caption_ratings") == digests(
             out / "data" / "caption_ratings")
+        sizes = {p.name: p.stat().st_size for p in sorted((out / "data" / "caption_ratings").glob("*.parquet"))}
+        previous_sizes = {p.name: p.stat().st_size
+                          for p in sorted((out / "previous" / "data" / "caption_ratings").glob("*.parquet"))}
     best = {name: min(results, key=lambda r: r["wall_s"]) for name, results in runs.items()}
+    previous = best["write_previous"]
+    mb, previous_mb = sum(sizes.values()) / 1e6, sum(previous_sizes.values()) / 1e6
     floor, threads, write, build, old, overlapped = (best[k] for k in ("floor", "floor_threads", "write", "build",
                                                                       "build_mimalloc", "overlapped"))
     both = {"wall_s": round(threads["wall_s"] + write["wall_s"], 2), "cpu_s": round(floor["cpu_s"] + write["cpu_s"], 2)}
@@ -169,11 +221,19 @@ def synthetic(n: int, contests: int, repeat: int) -> None:
     print(line(f"pyarrow read floor ({os.cpu_count()} threads over files):", threads))
     print(line("parquet write floor (built rows again):", write,
                f", {write['value']:,} rows; same bytes as the build: {'yes' if same_bytes else 'NO'}"))
+    print(line("  the same rows in the previous encoding:", previous))
+    print(f"parquet files: {mb:,.1f} MB ({', '.join(f'{n} {b / 1e6:.1f}' for n, b in sizes.items())}); in the "
+          f"previous encoding {previous_mb:,.1f} MB: {mb / previous_mb:.2f}x (at most ~1.15x allowed)")
     print(f"{'read (threads) + write floor:':<44}{both['wall_s']:>6.2f} s wall {both['cpu_s']:>6.2f} s CPU")
     print(line("read and write at once (overlapped floor):", overlapped))
+    print(line("the build's read (parse, check, sort runs):", best["read_runs"]))
+    print(line("  and each run's rows and flags:", best["read_rows"]))
     print(line("nycc-bench build caption_ratings:", build, f", {build['value']:,} rows"))
+    if "build_previous" in best:
+        print(line("  the same build at the previous revision:", best["build_previous"],
+                   f" ({best['build_previous']['wall_s'] / floor['wall_s']:.2f}x the read floor)"))
     print(line("  the same with pyarrow's mimalloc pool:", old,
-               f" (before this change; same bytes: {'yes' if same_mimalloc else 'NO'})"))
+               f" (pyarrow's default pool; same bytes: {'yes' if same_mimalloc else 'NO'})"))
     print(f"build: {build['wall_s'] / floor['wall_s']:.2f}x the read floor's wall time "
           f"({build['cpu_s'] / floor['cpu_s']:.2f}x its CPU), {build['wall_s'] / both['wall_s']:.2f}x read + write "
           f"({build['cpu_s'] / both['cpu_s']:.2f}x its CPU), {build['wall_s'] / overlapped['wall_s']:.2f}x read and "
@@ -182,7 +242,11 @@ def synthetic(n: int, contests: int, repeat: int) -> None:
     print(json.dumps({"synthetic_captions": n, "contests": contests, "csv_mib": round(size / 2**20, 1),
                       "repeat": repeat, "floor": floor, "floor_threads": threads, "write_floor": write,
                       "read_plus_write_floor": both, "overlapped_floor": overlapped, "build": build,
-                      "build_mimalloc": old,
+                      "build_mimalloc": old, "write_previous_encoding": previous,
+                      "build_previous_revision": best.get("build_previous"),
+                      "build_read_runs": best["read_runs"], "build_read_runs_with_rows": best["read_rows"],
+                      "parquet_mb": round(mb, 1), "previous_encoding_parquet_mb": round(previous_mb, 1),
+                      "size_vs_previous_encoding": round(mb / previous_mb, 3), "parquet_bytes": sizes,
                       "same_bytes": same_bytes and same_mimalloc,
                       "wall_vs_floor": round(build["wall_s"] / floor["wall_s"], 2),
                       "cpu_vs_floor": round(build["cpu_s"] / floor["cpu_s"], 2),
@@ -202,9 +266,11 @@ def main() -> None:
     ap.add_argument("--synthetic", type=count, default=None, metavar="N",
                     help="build from N synthetic captions in the upstream format instead (e.g. 2.2M)")
     ap.add_argument("--contests", type=int, default=365, help="contests of the synthetic input (default 365)")
+    ap.add_argument("--previous", metavar="REV", default=None,
+                    help="with --synthetic, also time the build as it was at this git revision (e.g. HEAD~3)")
     args = ap.parse_args()
     if args.synthetic:
-        synthetic(args.synthetic, args.contests, args.repeat)
+        synthetic(args.synthetic, args.contests, args.repeat, args.previous)
         return
     files = [s.path for s in discover(Path(args.source)).summaries]
     size_mb = sum(p.stat().st_size for p in files) / 2**20

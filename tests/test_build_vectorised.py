@@ -6,12 +6,21 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nycc_bench.builders.errors import SourceError
 from nycc_bench.builders.nextml import _quotes, _rating_fault, _ratings_valid, _repeats, stable_rank, stable_sorted
-from nycc_bench.builders.zhang2024 import caption_flags, caption_multiset_key, one_array, repeated_rows
+from nycc_bench.builders.zhang2024 import (
+    _repeated_codes,
+    _repeated_texts,
+    caption_flags,
+    caption_multiset_key,
+    one_array,
+    repeated_rows,
+    repeated_text,
+)
 
 CAPTIONS = st.lists(st.text("ab \n’😀", max_size=4), max_size=12)
 
@@ -147,3 +156,38 @@ def test_stable_sorted_is_the_stable_sort_in_take_s_layout(means: list[float], p
     for ours, theirs in zip(result.columns, taken.columns, strict=True):
         assert ours.num_chunks == theirs.num_chunks == 1
         assert [b and b.size for b in ours.chunk(0).buffers()] == [b and b.size for b in theirs.chunk(0).buffers()]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(" a.\t\n\x1c\x85\xa0\u2003\u3000é😀~\x7f", max_size=4), max_size=14), st.integers(0, 3))
+def test_blank_captions_equal_arrow_s_whitespace_test(captions: list[str], skip: int) -> None:
+    """`is_empty_text`, which asks Arrow only about captions not starting with printable ASCII, equals Arrow's
+    whitespace test over every caption (empty, or Unicode whitespace only: tabs, NBSP, ideographic spaces)."""
+    sliced = pa.array(["x"] * skip + captions, pa.string()).slice(skip)
+    whole = pa.array(captions, pa.string())
+    expected = pc.or_(pc.equal(pc.binary_length(whole), 0), pc.utf8_is_space(whole)).to_pylist()
+    assert caption_flags(sliced)["is_empty_text"].to_pylist() == expected
+    assert caption_flags(pa.chunked_array([whole]))["is_empty_text"].to_pylist() == expected
+    assert expected == [c.strip() == "" or all(ch.isspace() for ch in c) for c in captions]
+
+
+@given(st.text("ab/_é😀", max_size=6), st.integers(0, 20))
+def test_repeated_text_is_pa_repeat(value: str, n: int) -> None:
+    """A run's repeated texts have `pa.repeat`'s values and buffers (so the card's in-memory sizes are the same)."""
+    ours, theirs = repeated_text(value, n), pa.repeat(value, n)
+    assert ours.equals(theirs) and ours.nbytes == theirs.nbytes and ours.null_count == 0
+    assert [b and b.size for b in ours.buffers()] == [b and b.size for b in theirs.buffers()]
+    ours.validate(full=True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text("ab’", min_size=0, max_size=40), max_size=30), st.integers(0, 9))
+def test_repeated_texts_by_keys_equal_the_definition_for_long_texts(captions: list[str], skip: int) -> None:
+    """`is_duplicate_text` by 64-bit keys (length, first, middle and last 8 bytes) equals its definition for texts
+    longer than a key's bytes, sharing prefixes and suffixes, at any byte alignment of the text buffer, and equals
+    Arrow's hash (`_repeated_codes`)."""
+    seen: set[str] = set()
+    expected = [text in seen or seen.add(text) is not None for text in captions]
+    sliced = pa.array(["x" * skip] * skip + captions, pa.string()).slice(skip)
+    assert _repeated_texts(sliced).to_pylist() == expected
+    assert _repeated_codes(pa.array(captions, pa.string())).to_pylist() == expected
