@@ -33,7 +33,7 @@ def _table(n: int) -> pa.Table:
 
 
 def test_the_encodings_read_back_as_the_same_table_and_bytes(tmp_path: Path) -> None:
-    """Free text is LZ4_RAW without statistics, repetitive whole numbers dictionary-encoded and the others
+    """Free text is snappy without statistics, repetitive whole numbers dictionary-encoded and the others
     delta-encoded, both uncompressed, the rest snappy; `load_dataset` and pyarrow read back exactly the table written
     (schema, features, rows, order, row groups), and the same table gives the same bytes."""
     spec = ConfigSpec("ratings", "zhang2024", FEATURES, "test")
@@ -45,7 +45,7 @@ def test_the_encodings_read_back_as_the_same_table_and_bytes(tmp_path: Path) -> 
     meta = pq.ParquetFile(shard).metadata
     columns = {meta.row_group(0).column(i).path_in_schema: meta.row_group(0).column(i)
                for i in range(meta.num_columns)}
-    assert columns["caption"].compression == "LZ4" and not columns["caption"].is_stats_set
+    assert columns["caption"].compression == "SNAPPY" and not columns["caption"].is_stats_set
     for name in ("contest", "run_id", "votes", "duplicate_of"):
         assert "RLE_DICTIONARY" in columns[name].encodings, name
     for name in ("rank", "target_id"):

@@ -77,13 +77,12 @@ def encoding(table: pa.Table) -> dict:
 
     Chosen for what it costs to write: writing is a third of the 2.2M-caption `caption_ratings` build's CPU
     (`benchmarks/build.py --synthetic 2.2M`, which writes the same rows in the previous encoding beside it: all
-    snappy, 185.5 MB, against 159.8 MB and about 15% less CPU now). Each choice is a standard parquet encoding
-    (LZ4_RAW since parquet-format 2.9) that pyarrow and `datasets` read back as the same table
-    (`tests/test_build_writer.py`):
-    - free text (a string column that does not repeat) is LZ4_RAW-compressed, the fastest codec pyarrow has at
-      snappy's size (2.2M captions: 0.58-0.62 s of CPU against 0.70 s, 122 MB against 121 MB), and carries no
-      min/max statistics (nobody filters on a caption's alphabetical range; comparing every caption for them
-      cost 0.03 s);
+    snappy with plain whole numbers, 185.5 MB, against about 160 MB now). Each choice is a standard parquet
+    encoding every reader of parquet-format 2 reads (LZ4_RAW, 0.1 s of CPU faster on 2.2M captions at the same
+    size, was measured and left out: it needs parquet-format 2.9 readers), and pyarrow and `datasets` read the
+    files back as the same table (`tests/test_build_writer.py`):
+    - free text (a string column that does not repeat) is snappy-compressed without min/max statistics (nobody
+      filters on a caption's alphabetical range; comparing every caption for them cost 0.03 s);
     - a whole-number column is dictionary-encoded where it repeats (contest numbers, vote counts: bit-packed
       indices) and DELTA_BINARY_PACKED where it does not (ranks, target ids), and left uncompressed: smaller than
       snappy over plain 64-bit values, without compressing them;
@@ -96,7 +95,7 @@ def encoding(table: pa.Table) -> dict:
     text = [c for c in leaves if c in top and pa.types.is_string(top[c]) and c not in dictionary]
     whole = [c for c in leaves if c in top and pa.types.is_integer(top[c])]
     return {
-        "compression": {c: "lz4" if c in text else "none" if c in whole else "snappy" for c in leaves},
+        "compression": {c: "none" if c in whole else "snappy" for c in leaves},
         "use_dictionary": dictionary,
         "column_encoding": {c: "DELTA_BINARY_PACKED" for c in whole if c not in dictionary} or None,
         "write_statistics": [c for c in leaves if c not in text],
