@@ -40,7 +40,8 @@ if [ "${PART:-1}" = 1 ]; then
 'transformers', transformers.__version__, 'tokenizers', tokenizers.__version__); print(transformers.__file__)"
   } > "$OUT/env.txt" 2>&1
   step tests "${TESTS_S:-110}" python3 -m pytest -q -p no:cacheprovider -n 8 --durations=8 \
-      tests/test_systems_hf.py tests/test_leaderboard_gpu_path.py tests/test_judge_transformers.py
+      tests/test_systems_hf.py tests/test_leaderboard_gpu_path.py tests/test_judge_transformers.py \
+      tests/test_grouped_attention.py
   step gpu "${GPU_S:-240}" python3 benchmarks/gpu.py --ours-batch best --profile 64
   step worker "${WORKER_S:-90}" python3 benchmarks/worker_gpu.py --tasks matching,ranking --kill-after-s 15
 else

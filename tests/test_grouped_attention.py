@@ -98,3 +98,17 @@ def test_grouped_decoding_gives_sdpas_text_and_reads_each_kv_head_once() -> None
 def test_models_without_grouped_heads_keep_sdpa() -> None:
     model = tiny_llama(kv_heads=8)
     assert not use_grouped_decoding(model) and model.config._attn_implementation == "sdpa"
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (inductor and CUDA graphs)")
+def test_the_compiled_decoding_step_on_a_gpu_gives_sdpas_text() -> None:
+    """On a GPU, `generate` compiles the static-cache decoding step with inductor and CUDA graphs (its default): the
+    grouped attention gives transformers' `sdpa` text there too (fp32, so the two kernels agree on every argmax)."""
+    model = tiny_llama(kv_heads=2)
+    grouped = copy.deepcopy(model)
+    assert use_grouped_decoding(grouped)
+    ids, mask = batch(model)
+    settings = {"max_new_tokens": 12, "do_sample": False, "pad_token_id": 0, "eos_token_id": None,
+                "cache_implementation": "static"}
+    assert torch.equal(grouped.generate(input_ids=ids, attention_mask=mask, **settings),
+                       model.generate(input_ids=ids, attention_mask=mask, **settings))
