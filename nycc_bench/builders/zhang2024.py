@@ -158,6 +158,12 @@ def caption_flags(captions: pa.ChunkedArray | pa.Array) -> dict[str, pa.Array]:
             "has_line_break": _line_breaks(whole)}
 
 
+def _string_offsets(array: pa.Array) -> np.ndarray:
+    """A string (or large string) array's n + 1 offsets into its text buffer, as NumPy (no copy)."""
+    width = np.int64 if pa.types.is_large_string(array.type) else np.int32
+    return np.frombuffer(array.buffers()[1], dtype=width)[array.offset:array.offset + len(array) + 1]
+
+
 def _repeated_texts(captions: pa.Array) -> pa.Array:
     """Whether each row's text occurs in an earlier row.
 
@@ -171,7 +177,7 @@ def _repeated_texts(captions: pa.Array) -> pa.Array:
     n = len(captions)
     if captions.null_count or not pa.types.is_string(captions.type) or n < 2 or captions.buffers()[2] is None:
         return _repeated_codes(captions)
-    offsets = np.frombuffer(captions.buffers()[1], dtype=np.int32)[captions.offset:captions.offset + n + 1]
+    offsets = _string_offsets(captions)
     raw = np.frombuffer(captions.buffers()[2], dtype=np.uint8)
     words = np.zeros(len(raw) // 8 + 2, dtype="<u8")  # the text buffer as little-endian 64-bit words, padded
     words.view(np.uint8)[:len(raw)] = raw
@@ -229,7 +235,7 @@ def _blank(captions: pa.Array) -> pa.Array:
     if captions.null_count or not pa.types.is_string(captions.type) or captions.buffers()[2] is None:
         return pc.or_(pc.equal(pc.binary_length(captions), 0), pc.utf8_is_space(captions))
     n = len(captions)
-    offsets = np.frombuffer(captions.buffers()[1], dtype=np.int32)[captions.offset:captions.offset + n + 1]
+    offsets = _string_offsets(captions)
     raw = np.frombuffer(captions.buffers()[2], dtype=np.uint8)
     starts = offsets[:-1]
     empty = offsets[1:] == starts
@@ -246,9 +252,8 @@ def _line_breaks(captions: pa.Array) -> pa.Array:
     those bytes inside another character) and mapped to their rows through the offsets."""
     if captions.null_count or not (pa.types.is_string(captions.type) or pa.types.is_large_string(captions.type)):
         return pc.match_substring_regex(captions, "[\r\n]")
-    width = np.int64 if pa.types.is_large_string(captions.type) else np.int32
     n = len(captions)
-    offsets = np.frombuffer(captions.buffers()[1], dtype=width)[captions.offset:captions.offset + n + 1]
+    offsets = _string_offsets(captions)
     flags = np.zeros(n, dtype=bool)
     if n and captions.buffers()[2] is not None:
         raw = np.frombuffer(captions.buffers()[2], dtype=np.uint8)[int(offsets[0]):int(offsets[-1])]
@@ -288,9 +293,7 @@ def caption_multiset_key(captions: pa.ChunkedArray | pa.Array) -> bytes:
     as multisets."""
     ordered = pc.take(captions, pc.sort_indices(captions))
     ordered = one_array(ordered)
-    width = np.int64 if pa.types.is_large_string(ordered.type) else np.int32
-    offsets = np.frombuffer(ordered.buffers()[1], dtype=width)[ordered.offset:ordered.offset + len(ordered) + 1]
-    offsets = offsets.astype(np.int64)
+    offsets = _string_offsets(ordered).astype(np.int64)
     digest = hashlib.sha256((offsets - offsets[0]).tobytes())
     if len(ordered):
         digest.update(memoryview(ordered.buffers()[2])[int(offsets[0]):int(offsets[-1])])

@@ -127,12 +127,13 @@ def token_ids(tokenizer: Any, texts: list[str], add_special_tokens: bool) -> lis
              and cls.__call__ is PreTrainedTokenizerBase.__call__
              and getattr(cls._encode_plus, "__qualname__", "") == "TokenizersBackend._encode_plus"
              and backend.truncation is None and backend.padding is None)
-    if len(texts) <= len(head) or not plain:
-        return head if len(texts) <= len(head) else tokenizer(texts, add_special_tokens=add_special_tokens)["input_ids"]
-    encoded = [e.ids for e in backend.encode_batch_fast(texts, add_special_tokens=add_special_tokens)]
-    if encoded[:len(head)] != head:
-        return tokenizer(texts, add_special_tokens=add_special_tokens)["input_ids"]
-    return encoded
+    if len(texts) <= len(head):
+        return head
+    if plain:
+        encoded = [e.ids for e in backend.encode_batch_fast(texts, add_special_tokens=add_special_tokens)]
+        if encoded[:len(head)] == head:
+            return encoded
+    return tokenizer(texts, add_special_tokens=add_special_tokens)["input_ids"]
 
 
 def plain_choice_context(text: str) -> str:
@@ -188,8 +189,8 @@ class CausalLMSystem(PretrainedSystem):
         # 150 s where static batches take 30 s (benchmarks/results/gpu-h100-2026-11-27.txt)
         self.continuous = hasattr(self.model, "generate_batch") and batching == "continuous"
         # the compiled decoding step reads a grouped-query model's KV cache once, not once per query head
-        self.grouped_attention = flag_option("grouped_attention", grouped_attention, self.compiled) \
-            and use_grouped_decoding(self.model)
+        if flag_option("grouped_attention", grouped_attention, self.compiled):
+            use_grouped_decoding(self.model)  # describe() names the attention the model ends up with
         self._scorer: Any = None  # (decoder, head, soft cap) once checked; False: score through the model's forward
         self._rows_scored = 0  # rows scored so far (the decoder is compiled after COMPILE_AFTER_ROWS)
         self._compile_tried = False
