@@ -1,10 +1,14 @@
-"""One SQLite write transaction, the same for every store (judge cache, leaderboard jobs, arena votes)."""
+"""One SQLite write transaction and one switch to WAL, the same for every store (judge cache, leaderboard jobs, arena
+votes)."""
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+
+from filelock import FileLock
 
 
 @contextmanager
@@ -20,3 +24,13 @@ def immediate(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         if db.in_transaction:
             db.execute("ROLLBACK")
         raise
+
+
+def use_wal(db: sqlite3.Connection, path: str | Path) -> None:
+    """Put the file at ``path`` in write-ahead-log mode, one process at a time: two connections converting the same
+    new file together get "database is locked" at once, SQLite's busy timeout notwithstanding. WAL is kept in the
+    file, so a file already converted takes no lock."""
+    if db.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+        return
+    with FileLock(f"{path}.lock"):
+        db.execute("PRAGMA journal_mode=WAL")

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..sqlite_write import immediate
+from ..sqlite_write import immediate, use_wal
 
 WINNERS = ("a", "b", "tie", "both_bad")
 SIDES = ("a", "b")
@@ -95,7 +95,7 @@ class VoteStore:
         self.path = self.folder / "arena.sqlite"
         self._local = threading.local()
         db = self._connect()
-        db.execute("PRAGMA journal_mode=WAL")
+        use_wal(db, self.path)
         db.executescript(_SCHEMA)
         with self._write() as db:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('salt', ?)", (salt or secrets.token_hex(16),))

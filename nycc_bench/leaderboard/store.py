@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from ..predictions import messages_path
 from ..results import ResultsError, dumps, read_results, run_id
 from ..secrets import scrub, scrub_data
-from ..sqlite_write import immediate
+from ..sqlite_write import immediate, use_wal
 
 PENDING, RUNNING, FINISHED, FAILED = "PENDING", "RUNNING", "FINISHED", "FAILED"
 RUN_ID_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-_")
@@ -147,7 +147,7 @@ class LocalStore:
             # closed here, not left to the garbage collector: closing the last connection removes the -wal and
             # -shm files, which must not happen at an arbitrary later moment (a backup or a scan of the folder)
             with closing(self._connect()) as db:
-                db.execute("PRAGMA journal_mode=WAL")
+                use_wal(db, self.root / "requests.sqlite")
                 db.executescript(_SCHEMA)
         except (OSError, sqlite3.Error) as err:
             raise StoreUnavailable(f"local store {self.root}: {err}") from err

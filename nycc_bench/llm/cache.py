@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from ..sqlite_write import immediate
+from ..sqlite_write import immediate, use_wal
 from .chat import ChatRequest, Completion
 from .errors import CacheError
 
@@ -177,7 +177,7 @@ class LLMCache:
             self.path, timeout=BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None
         )
         self._db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
-        self._db.execute("PRAGMA journal_mode=WAL")
+        use_wal(self._db, self.path)
         self._db.execute("PRAGMA synchronous=NORMAL")
         with immediate(self._db):  # one process at a time creates or upgrades the schema
             self._db.execute(
