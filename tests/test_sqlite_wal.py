@@ -53,3 +53,14 @@ def test_a_converted_file_is_not_locked_again(tmp_path: Path) -> None:
     Path(f"{path}.lock").unlink()
     use_wal(db, path)  # already WAL: no lock file is taken (none is made)
     assert not Path(f"{path}.lock").exists()
+
+
+def test_a_held_conversion_lock_is_waited_on_for_a_bounded_time(tmp_path: Path) -> None:
+    from filelock import FileLock, Timeout
+
+    path = tmp_path / "x.sqlite"
+    db = sqlite3.connect(path, isolation_level=None)
+    with FileLock(f"{path}.lock"), pytest.raises(Timeout):
+        use_wal(db, path, timeout_s=0.05)
+    use_wal(db, path, timeout_s=0.05)  # released: converted now
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
