@@ -48,10 +48,10 @@ def test_processes_opening_one_new_store_together_all_succeed(kind: str, tmp_pat
 def test_a_converted_file_is_not_locked_again(tmp_path: Path) -> None:
     path = tmp_path / "x.sqlite"
     db = sqlite3.connect(path, isolation_level=None)
-    use_wal(db, path)
+    use_wal(db)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     Path(f"{path}.lock").unlink()
-    use_wal(db, path)  # already WAL: no lock file is taken (none is made)
+    use_wal(db)  # already WAL: no lock file is taken (none is made)
     assert not Path(f"{path}.lock").exists()
 
 
@@ -61,6 +61,6 @@ def test_a_held_conversion_lock_is_waited_on_for_a_bounded_time(tmp_path: Path) 
     path = tmp_path / "x.sqlite"
     db = sqlite3.connect(path, isolation_level=None)
     with FileLock(f"{path}.lock"), pytest.raises(Timeout):
-        use_wal(db, path, timeout_s=0.05)
-    use_wal(db, path, timeout_s=0.05)  # released: converted now
+        use_wal(db, timeout_s=0.05)
+    use_wal(db, timeout_s=0.05)  # released: converted now
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"

@@ -95,7 +95,7 @@ class VoteStore:
         self.path = self.folder / "arena.sqlite"
         self._local = threading.local()
         db = self._connect()
-        use_wal(db, self.path)
+        use_wal(db)
         db.executescript(_SCHEMA)
         with self._write() as db:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('salt', ?)", (salt or secrets.token_hex(16),))

@@ -147,7 +147,7 @@ class LocalStore:
             # closed here, not left to the garbage collector: closing the last connection removes the -wal and
             # -shm files, which must not happen at an arbitrary later moment (a backup or a scan of the folder)
             with closing(self._connect()) as db:
-                use_wal(db, self.root / "requests.sqlite")
+                use_wal(db)
                 db.executescript(_SCHEMA)
         except (OSError, sqlite3.Error) as err:
             raise StoreUnavailable(f"local store {self.root}: {err}") from err

@@ -177,7 +177,7 @@ class LLMCache:
             self.path, timeout=BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None
         )
         self._db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
-        use_wal(self._db, self.path)
+        use_wal(self._db)
         self._db.execute("PRAGMA synchronous=NORMAL")
         with immediate(self._db):  # one process at a time creates or upgrades the schema
             self._db.execute(
