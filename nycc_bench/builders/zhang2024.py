@@ -322,12 +322,6 @@ def mark_duplicate_contests(runs: list[Run]) -> None:
         run.duplicate_of = earlier if earlier != run.summary.contest_number else None
 
 
-def run_flags(table: pa.Table) -> dict[str, pa.Array]:
-    """The per-row flags of one stable-sorted run in `caption_ratings` (`caption_flags` and `is_repeated_row`)."""
-    flags = caption_flags(table["caption"])
-    return {**flags, "is_repeated_row": repeated_rows(table, flags["is_duplicate_text"])}
-
-
 def read_runs(sources: SourceFiles, progress: bool = True, ratings: bool = False) -> list[Run]:
     """Read and validate every summary; sort each run once for all three configs; with `ratings`, also make each
     run's `rating_rows` in the thread that read it (a ratings build: no second pass over the runs, no thread
@@ -397,12 +391,13 @@ def rating_rows(s: SummaryFile, t: pa.Table) -> pa.Table:
     for asked in ("funny", "original"):  # 560_summary_KLUCB_original.csv asked "how original?"
         if algorithm.endswith(f"_{asked}"):
             algorithm, question = algorithm.removesuffix(f"_{asked}"), asked
+    flags = caption_flags(t["caption"])
     meta = {
         "contest_number": pa.repeat(pa.scalar(s.contest_number, pa.int32()), n),
         "run_id": repeated_text(s.run_id, n), "algorithm": repeated_text(algorithm, n),
         "question": repeated_text(question, n), "round": pa.repeat(pa.scalar(s.round, pa.int32()), n),
         "is_primary": pa.repeat(False, n), "rank": pa.array(np.arange(n, dtype=np.int32)),
-        **run_flags(t),
+        **flags, "is_repeated_row": repeated_rows(t, flags["is_duplicate_text"]),
         "duplicate_of": pa.repeat(pa.scalar(None, pa.int32()), n),
     }
     read = set(t.column_names)
