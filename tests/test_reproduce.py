@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import nycc_bench
+from nycc_bench.builders.sources import HESSEL_HF_REVISION
 from nycc_bench.cli import main
 from nycc_bench.contests import ZHANG_HELD_OUT
 from nycc_bench.errors import NyccBenchError
@@ -262,6 +263,16 @@ def test_hessel_random_row_is_an_expectation_and_sizes_are_counted(capsys: pytes
     sizes = _by(report, "Datasets")
     assert len(sizes) == 6 and {f.status for f in sizes} == {DIFFERS}  # a sample is not the corpus
     assert main(["reproduce", "--source", str(SAMPLE_DIR), "--only", "hessel2023"]) == 1
+
+
+def test_hessels_hub_dataset_is_fetched_at_the_revision_build_pins(tmp_path: Path) -> None:
+    from nycc_bench.builders.download import HUB_SOURCES
+    from nycc_bench.reproducing.inputs import FETCH
+
+    (hub,) = FETCH["hessel2023"]
+    assert hub.revision == HESSEL_HF_REVISION == next(s.revision for s in HUB_SOURCES if s.repo == hub.repo)
+    figure = reproduce(str(tmp_path), only="hessel2023").figures[0]
+    assert figure.needs[0].startswith(f"jmhessel/newyorker_caption_contest@{HESSEL_HF_REVISION[:7]} (Hub dataset) ")
 
 
 def test_upstream_mirror_and_a_failed_download(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 
 from ..builders.csvfile import read_parquet
+from ..builders.sources import HESSEL_HF_REVISION
 from .figures import HESSEL, Figure
 from .inputs import Inputs
 
@@ -31,7 +32,7 @@ def figures(inputs: Inputs) -> list[Figure]:
 
 
 def _need(config: str, split: str) -> str:
-    return f"{REPO} (Hub dataset) {config}/newyorker_caption_contest-{split}*.parquet"
+    return f"{REPO}@{HESSEL_HF_REVISION[:7]} (Hub dataset) {config}/newyorker_caption_contest-{split}*.parquet"
 
 
 def sizes(inputs: Inputs) -> list[Figure]:
