@@ -200,8 +200,9 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
     """The task's metric (diversity) over the caption groups and, with a judge, the task's `judge.judged_metric`
     (win rate) against each human group, both orders.
 
-    A contest without a parseable caption list loses every comparison (option `missing=count`, the paper's
-    rule) or is left out (`missing=drop`); either way it is counted in `n_missing`.
+    A contest without a parseable caption list loses every comparison (option `missing=count`, this project's
+    rule: upstream sends whatever its stored CSV holds and lets the judge decide) or is left out (`missing=drop`);
+    either way it is counted in `n_missing`.
     """
     from ..judging import group_judgments
     from ..metrics import compute_metric
