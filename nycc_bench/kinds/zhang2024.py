@@ -187,6 +187,18 @@ def sbert_available(options: dict[str, Any]) -> tuple[dict[str, Any], list[str]]
     return options, []
 
 
+def empty_caption_deviations(groups: Sequence[Sequence[str]]) -> list[str]:
+    """Empty captions in the scored groups, as a deviation: they are scored as "" here, where upstream's CSV round
+    trip reads an empty cell as NaN, which its diversity.py and ranking/rank_more.py write as "nan"."""
+    empty = sum(c == "" for g in groups for c in g)
+    contests = sum(any(c == "" for c in g) for g in groups)
+    if not empty:
+        return []
+    return [f"{empty} empty captions (in {contests} contests) were scored and judged as empty text; upstream saved "
+            "its generations to CSV and read them back, so an empty caption became NaN and was scored and shown to "
+            "the judge as \"nan\" (Table 6's SFT row: SBERT 0.58047 as empty text, 0.58060 as \"nan\")."]
+
+
 def _losses(contests: Sequence[int], protocol: str) -> list[dict[str, Any]]:
     """Both orders of a contest the model gave no caption for, as judgments the model lost (Zhang counts them)."""
     return [{"contest_number": c, "model_position": pos, "verdict": "B" if pos == "A" else "A",
@@ -212,6 +224,7 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
     if not answered:
         raise NyccBenchError("predictions: no contest has a parseable caption list; nothing can be scored")
     metric_options, deviations = sbert_available(dict(task.metric_options))
+    deviations += empty_caption_deviations([p for p, _ in answered])
     scores: dict[str, Any] = compute_metric(task.metric,
         **metric_arguments(task, [i for _, i in answered], [p for p, _ in answered]), **metric_options)
     scores["n_missing"] = len(missing)
