@@ -81,3 +81,37 @@ def test_what_upstream_did_not_publish_or_do_is_said_so() -> None:
     assert "§4" not in missing.source and missing.source.startswith("this project's rule: the paper states none")
     assert "the paper counts" not in missing.deviation
     assert "the whole reply, unstripped, must be" in (best_pick.__doc__ or "")
+
+
+def test_a_shot_pool_built_from_two_upstream_shards_is_a_deviation(tmp_path: Path) -> None:
+    """The build records the upstream files each Hessel split was read from (the card); the judge's pool read from
+    more than one shard (the Hub's ranking train has two; upstream read the first) is a computed deviation."""
+    from nycc_bench.cli import main
+    from nycc_bench.paths import SAMPLE_DIR
+
+    source = tmp_path / "up" / "ranking"
+    source.mkdir(parents=True)
+    sample = SAMPLE_DIR / "newyorker_caption_contest" / "ranking"
+    train = pq.read_table(sample / "newyorker_caption_contest-train.parquet")
+    half = train.num_rows // 2
+    pq.write_table(train.slice(0, half), source / "newyorker_caption_contest-train-00000-of-00002.parquet")
+    pq.write_table(train.slice(half), source / "newyorker_caption_contest-train-00001-of-00002.parquet")
+    for split in ("validation", "test"):
+        (source / f"newyorker_caption_contest-{split}.parquet").write_bytes(
+            (sample / f"newyorker_caption_contest-{split}.parquet").read_bytes())
+    out = tmp_path / "nycc"
+    assert main(["build", "--source", str(tmp_path / "up"), "--out", str(out), "--configs", "ranking",
+                 "--quiet"]) == 0
+    files = ["newyorker_caption_contest-train-00000-of-00002.parquet",
+             "newyorker_caption_contest-train-00001-of-00002.parquet"]
+    assert zhang2024.pool_files(str(out)) == files
+    assert zhang2024.pool_files(str(tmp_path / "no-card")) is None
+    _, record = zhang2024.zhang_judge_shots(str(out), [536])
+    assert record["pool_files"] == files and files[1] in record["pool"]
+    assert zhang2024.shot_pool_deviations(record) == []  # fewer than 600 rows: zero-shot, no shots to differ
+    drawn = {**record, "n_shots": 5}
+    assert zhang2024.shot_pool_deviations(drawn) == [
+        f"The judge's examples were drawn from Hessel's ranking train split built from 2 upstream shards "
+        f"({', '.join(files)}); upstream drew them from the first shard alone (rank_more.py L14), so the sampled "
+        "rows differ from upstream's."]
+    assert zhang2024.shot_pool_deviations({**drawn, "pool_files": files[:1]}) == []

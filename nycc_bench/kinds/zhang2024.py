@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..errors import NyccBenchError
@@ -153,8 +154,10 @@ def zhang_judge_shots(dataset: str, contests: Sequence[int], images: bool = Fals
         log.warning("no Hessel ranking train split in %s: the group judge runs zero-shot", dataset)
         return {}, ShotDraw({}, f"{dataset}: ranking train", 0, "the dataset has no Hessel ranking train "
                             "split, so the judge runs zero-shot").describe()
-    pool = (f"{dataset}: Hessel ranking train, fold 0, all {len(rows)} rows in order (upstream's pool is the "
-            "Hub's shard train-00000-of-00002 alone: the same draw when the split is that shard)")
+    files = pool_files(dataset)
+    pool = (f"{dataset}: Hessel ranking train, fold 0, all {len(rows)} rows in order, read from "
+            f"{', '.join(files) if files else 'upstream files the dataset card does not name'} (upstream's pool is "
+            "the Hub's shard train-00000-of-00002 alone: the same draw when the split is that shard)")
     drawn = draw(contests, len(rows), pool)
     if not drawn.rows:
         log.warning("%s", drawn.zero_shot_reason)
@@ -165,7 +168,32 @@ def zhang_judge_shots(dataset: str, contests: Sequence[int], images: bool = Fals
         picked = picked.remove_columns("image")
     example = {k: RankingExample.from_hessel_row(r, image_url=image_url(pic) if images else None)
                for k, r, pic in zip(wanted, picked, pictures, strict=True)}
-    return {c: [example[k] for k in ks] for c, ks in drawn.rows.items()}, drawn.describe()
+    return {c: [example[k] for k in ks] for c, ks in drawn.rows.items()}, {**drawn.describe(), "pool_files": files}
+
+
+def pool_files(dataset: str) -> list[str] | None:
+    """The upstream files the dataset's Hessel ranking train split was built from, as its card records them (a
+    local folder built by `nycc-bench build`); None where the card does not say."""
+    from ..builders.merge import read_existing
+
+    if not (Path(dataset) / "README.md").is_file():
+        return None
+    try:
+        existing = read_existing(Path(dataset)).get("ranking")
+    except NyccBenchError:
+        return None
+    return (existing.upstream_files.get("train") or None) if existing else None
+
+
+def shot_pool_deviations(record: Mapping[str, Any] | None) -> list[str]:
+    """The judge's examples drawn from a ranking train split built from more than one upstream shard: upstream drew
+    from its first shard alone (rank_more.py L14), so the 600 sampled rows, and the shots, are not upstream's."""
+    files = (record or {}).get("pool_files") or []
+    if not (record or {}).get("n_shots") or len(files) < 2:
+        return []
+    return [f"The judge's examples were drawn from Hessel's ranking train split built from {len(files)} upstream "
+            f"shards ({', '.join(files)}); upstream drew them from the first shard alone (rank_more.py L14), so "
+            "the sampled rows differ from upstream's."]
 
 
 def sbert_available(options: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -242,6 +270,8 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
                               [i.reference["judge_description"] for _, i in answered], protocol,
                               shots if judge.is_llm else None,
                               [image_url(i.reference["judge_image"]) for _, i in answered], rule=options.get("rule"))
+    if pool_deviations := shot_pool_deviations(shot_record):
+        scores["deviations"] = [*scores.get("deviations", []), *pool_deviations]
     lost = _losses(missing, protocol) if options.get("missing", "count") == "count" else []
     metric = task.judge.get("judged_metric", "group_win_rate")
     keys = ("contest_number", "model_position", "verdict", "delta_logprob")
