@@ -225,6 +225,22 @@ def test_each_figure_reads_its_own_labels_whatever_else_the_source_holds(tmp_pat
     assert main(["reproduce", "--source", str(tmp_path), "--only", "humorbench", "--json"]) == 1
 
 
+def test_the_humorbench_source_holds_every_file_upstream_fetches(tmp_path: Path) -> None:
+    """The fixture above is what `--source upstream` fetches for HumorBench, folder by folder (the paper's labels,
+    kept under their own name, included): a new fetched file without a fixture fails here."""
+    from fnmatch import fnmatchcase
+
+    from nycc_bench.reproducing.inputs import FETCH
+
+    _humorbench(tmp_path, {"acme/Model-1.5": 2 / 3})
+    files = [f.relative_to(tmp_path).as_posix() for f in tmp_path.rglob("*") if f.is_file()]
+    for source in FETCH["humorbench"]:
+        for pattern in source.patterns:
+            kept = source.local_path(pattern)
+            assert any(fnmatchcase(f, kept) and f.count("/") == kept.count("/") for f in files), \
+                (source.repo, source.commit[:7], kept)
+
+
 def test_a_figure_names_the_labels_it_lacks(tmp_path: Path) -> None:
     _humorbench(tmp_path, {"acme/Model-1.5": 2 / 3})
     for name in ("wordplay", "cultural_reference", "toxic_or_shocking"):
