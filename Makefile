@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-slow test-all lint bench floors clean
+.PHONY: install demo test test-slow test-all lint bench floors clean reproduce-readme
 
 install: $(STAMP)
 
@@ -50,6 +50,13 @@ lint: install
 
 bench: install
 	$(BIN)/python benchmarks/build.py --source ../shared/data
+
+# The README's printed `nycc-bench reproduce` run, rewritten from the command's own output on an offline mirror of
+# the pinned upstream files (UPSTREAM=DIR, laid out as NYCC_BENCH_UPSTREAM_DIR expects); tests/test_reproduce_readme.py
+# compares the block with a fresh run wherever NYCC_BENCH_UPSTREAM_DIR is set.
+reproduce-readme: install
+	test -n "$(UPSTREAM)" || (echo "usage: make reproduce-readme UPSTREAM=MIRROR" >&2 && exit 2)
+	NYCC_BENCH_UPSTREAM_DIR=$(UPSTREAM) $(BIN)/python -m nycc_bench.reproducing.readme README.md
 
 clean:
 	rm -rf out .pytest_cache .ruff_cache

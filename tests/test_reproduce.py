@@ -11,12 +11,24 @@ from pathlib import Path
 import pytest
 
 import nycc_bench
+from nycc_bench.builders.sources import HESSEL_HF_REVISION
 from nycc_bench.cli import main
 from nycc_bench.contests import ZHANG_HELD_OUT
 from nycc_bench.errors import NyccBenchError
 from nycc_bench.paths import SAMPLE_DIR
 from nycc_bench.reproducing import PAPERS, reproduce
-from nycc_bench.reproducing.figures import ABSENT, DIFFERS, KNOWN, MATCH, SKIPPED, Figure, render_like
+from nycc_bench.reproducing.figures import (
+    ABSENT,
+    CHECK,
+    COPIED,
+    DIFFERS,
+    IDENTITY,
+    KNOWN,
+    MATCH,
+    SKIPPED,
+    Figure,
+    render_like,
+)
 from nycc_bench.reproducing.inputs import TOXIC_VERDICTS, paper_category_path
 from nycc_bench.scoring.ead import average_ead
 
@@ -71,7 +83,7 @@ def test_shared_data_matches_what_it_holds_and_names_what_it_lacks() -> None:
     assert claude.status == ABSENT and claude.needs == [
         "yguooo/cartoon-caption-generation@91231db examples/generations/claude.csv"]
     assert {f.status for f in _by(report, "Table 6", quantity="SBERT")} <= {SKIPPED, ABSENT}
-    assert [(f.recomputed, f.status) for f in _by(report, "Human groups")] == [("48/48", MATCH)] * 4
+    assert [(f.recomputed, f.status) for f in _by(report, "Human groups")] == [("48/48", CHECK)] * 4
     assert {f.status for f in _by(report, "Table 1")} == {ABSENT}
     hb = {(f.table, f.row, f.quantity): (f.recomputed, f.status) for f in report.figures if f.paper == "humorbench"}
     assert hb[("§3.4", "HumorBench", "elements")] == ("499", MATCH)
@@ -79,7 +91,8 @@ def test_shared_data_matches_what_it_holds_and_names_what_it_lacks() -> None:
     assert [hb[("Table 3", r, "entire set share")] for r in ("Wordplay", "Cultural Reference", "Toxic or Shocking")] \
         == [("24.4%", MATCH), ("19.0%", MATCH), ("25.7%", MATCH)]
     assert [f.recomputed for f in _by(report, "Table 5")] == ["0", "17", "20", "33", "40", "40", "27", "20"]
-    assert {f.status for f in _by(report, "Table 5")} == {MATCH}
+    assert {f.status for f in _by(report, "Table 5")} == {COPIED}  # read from the cells, never a match
+    assert report.summary()["copied"] == 8 and report.summary()["check"] == 4
     leaderboard = [f for f in report.figures if f.table.startswith("Leaderboard")]
     assert [f.status for f in leaderboard] == [ABSENT] and "docs/data.json" in leaderboard[0].needs[0]
     assert {f.status for f in report.figures if f.paper == "hessel2023"} == {ABSENT}
@@ -90,7 +103,7 @@ def test_shared_data_matches_what_it_holds_and_names_what_it_lacks() -> None:
 def test_cli_on_shared_data_prints_the_table_and_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["reproduce", "--source", str(SHARED), "--only", "humorbench"]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0].split() == ["paper", "table", "row", "quantity", "published", "recomputed", "match"]
+    assert out.splitlines()[0].split() == ["paper", "table", "row", "quantity", "published", "recomputed", "status"]
     assert "Toxic or Shocking" in out and "25.7%" in out
     assert "inputs not present (their figures are not a pass):" in out
     assert "ReubenNarad/Humor-Bench@cc99276 docs/data.json" in out
@@ -116,7 +129,7 @@ def test_a_figure_that_does_not_match_exits_1(tmp_path: Path, capsys: pytest.Cap
     assert report.failed == [claude]
     assert main(["reproduce", "--source", str(tmp_path), "--only", "zhang2024", "--no-sbert"]) == 1
     line = next(x for x in capsys.readouterr().out.splitlines() if "Claude-3-Opus" in x and "Average EAD" in x)
-    assert line.split()[-3:] == ["0.9533", claude.recomputed, "NO"]
+    assert line.split()[-3:] == ["0.9533", claude.recomputed, "DIFFERS"]
 
 
 def test_rows_printed_over_the_held_out_contests_are_computed_over_those(tmp_path: Path) -> None:
@@ -158,7 +171,9 @@ def test_human_groups_need_every_early_contests_ratings(tmp_path: Path) -> None:
 
 
 def _humorbench(folder: Path, published: dict[str, float]) -> None:
-    """Four elements over three captions, their cc99276-style labels, two models' verdicts and data.json."""
+    """Four elements over three captions, with every folder `--source upstream` fetches for HumorBench: the
+    cc99276-style labels at the root, the paper's (41cacd4) labels in `analysis/paper_categories/` (other toxic
+    flags, as upstream's two versions differ), the paper's hard list, two models' verdicts and `docs/data.json`."""
     elements = [(1, "2.0", "", "An office on a bus.", "This is my stop, Phil.", "The meeting rides the bus"),
                 (2, "2.0", "", "An office on a bus.", "Stuck at the office.", "Reverses the commute excuse"),
                 (2, "2.0", "", "An office on a bus.", "Stuck at the office.", "The office is the vehicle"),
@@ -166,12 +181,19 @@ def _humorbench(folder: Path, published: dict[str, float]) -> None:
     _write_csv(folder / "comprehensive_annotations.csv",
                ["idx", "cartoonstock_id", "contest_number", "description", "caption", "element"],
                [[i, cs, cn, d, c, e] for i, cn, cs, d, c, e in elements])
-    toxic = [True, False, True, True]
-    for name, column, flags in (("wordplay", "wordplay", [False] * 4),
-                                ("cultural_reference", "cultural reference", [False] * 4),
-                                ("toxic_or_shocking", "toxic or shocking", toxic)):
-        _write_csv(folder / f"categorized_output_{name}.csv", ["idx", column, "prompt_tokens", "completion_tokens"],
+    toxic, paper_toxic = [True, False, True, True], [True, True, False, False]
+    for name, column, flags, paper_flags in (("wordplay", "wordplay", [False] * 4, [False, True, True, False]),
+                                             ("cultural_reference", "cultural reference", [False] * 4, [False] * 4),
+                                             ("toxic_or_shocking", "toxic or shocking", toxic, paper_toxic)):
+        header = ["idx", column, "prompt_tokens", "completion_tokens"]
+        _write_csv(folder / f"categorized_output_{name}.csv", header,
                    [[e[0], flag, 10, 2] for e, flag in zip(elements, flags, strict=True)])
+        _write_csv(folder / paper_category_path(name), header,
+                   [[e[0], flag, 10, 2] for e, flag in zip(elements, paper_flags, strict=True)])
+    _write_csv(folder / "analysis" / "paper_hard_subset" / "hard_subset_with_categories.csv",
+               ["idx", "cartoonstock_id", "contest_number", "description", "caption", "element", "pass_rate",
+                "num_attempts", "is_wordplay", "is_cultural_reference", "is_toxic_or_shocking"],
+               [[3, "CC1", "", elements[3][3], elements[3][4], elements[3][5], 0.25, 4, False, False, True]])
     verdicts = {"acme/Model-1.5": ["PASS", "FAIL", "PASS"], "other-model": ["PASS", "PASS", "PASS"]}
     toxic_rows = [e for e, flag in zip(elements, toxic, strict=True) if flag]
     _write_csv(folder / TOXIC_VERDICTS, ["idx", "element", "explanation", "autograder_judgment", "explainer_model"],
@@ -184,7 +206,9 @@ def _humorbench(folder: Path, published: dict[str, float]) -> None:
         for name, rate in published.items()]))
 
 
-def test_toxic_pass_rates_through_the_element_metric(tmp_path: Path) -> None:
+def test_each_figure_reads_its_own_labels_whatever_else_the_source_holds(tmp_path: Path) -> None:
+    """The toxic-or-shocking rates are the leaderboard's, so they read cc99276's labels even with the paper's
+    (41cacd4) folder beside them, which `--source upstream` always fetches; Table 3 reads the paper's."""
     _humorbench(tmp_path, {"acme/Model-1.5": 2 / 3, "other-model": 0.9})
     report = reproduce(str(tmp_path), only="humorbench")
     rates = {f.row: f for f in report.figures if f.table.startswith("Leaderboard")}
@@ -192,13 +216,43 @@ def test_toxic_pass_rates_through_the_element_metric(tmp_path: Path) -> None:
         ("0.6666666666666666", MATCH, 3)
     assert (rates["other-model"].published, rates["other-model"].recomputed, rates["other-model"].status) == \
         ("0.9", "1.0", DIFFERS)
+    assert "labels at cc99276" in rates["acme/Model-1.5"].note
+    shares = {f.row: (f.recomputed, f.n) for f in _by(report, "Table 3")}  # the paper's flags: 2, 0 and 2 of 4
+    assert shares == {"Wordplay": ("50.0%", 4), "Cultural Reference": ("0.0%", 4), "Toxic or Shocking": ("50.0%", 4)}
+    sizes = {f.quantity: (f.recomputed, f.status) for f in _by(report, "§3.4")}
+    assert sizes == {"elements": ("4", DIFFERS), "captions": ("3", DIFFERS)}
+    assert [(f.recomputed, f.status) for f in _by(report, "Table 5")] == [("not found", DIFFERS)] * 8
+    assert main(["reproduce", "--source", str(tmp_path), "--only", "humorbench", "--json"]) == 1
+
+
+def test_the_humorbench_source_holds_every_file_upstream_fetches(tmp_path: Path) -> None:
+    """The fixture above is what `--source upstream` fetches for HumorBench, folder by folder (the paper's labels,
+    kept under their own name, included): a new fetched file without a fixture fails here."""
+    from fnmatch import fnmatchcase
+
+    from nycc_bench.reproducing.inputs import FETCH
+
+    _humorbench(tmp_path, {"acme/Model-1.5": 2 / 3})
+    files = [f.relative_to(tmp_path).as_posix() for f in tmp_path.rglob("*") if f.is_file()]
+    for source in FETCH["humorbench"]:
+        for pattern in source.patterns:
+            kept = source.local_path(pattern)
+            assert any(fnmatchcase(f, kept) and f.count("/") == kept.count("/") for f in files), \
+                (source.repo, source.commit[:7], kept)
+
+
+def test_a_figure_names_the_labels_it_lacks(tmp_path: Path) -> None:
+    _humorbench(tmp_path, {"acme/Model-1.5": 2 / 3})
+    for name in ("wordplay", "cultural_reference", "toxic_or_shocking"):
+        (tmp_path / paper_category_path(name)).unlink()
+    (tmp_path / "categorized_output_wordplay.csv").unlink()
+    report = reproduce(str(tmp_path), only="humorbench")
     table3 = _by(report, "Table 3")
     assert {f.status for f in table3} == {ABSENT}
     assert f"ReubenNarad/Humor-Bench@41cacd4 categorized_output_wordplay.csv (kept as " \
            f"{paper_category_path('wordplay')})" in table3[0].needs
-    sizes = {f.quantity: (f.recomputed, f.status) for f in _by(report, "§3.4")}
-    assert sizes == {"elements": ("4", DIFFERS), "captions": ("3", DIFFERS)}
-    assert main(["reproduce", "--source", str(tmp_path), "--only", "humorbench", "--json"]) == 1
+    rate = next(f for f in report.figures if f.table.startswith("Leaderboard"))
+    assert rate.status == ABSENT and rate.needs == ["ReubenNarad/Humor-Bench@cc99276 categorized_output_wordplay.csv"]
 
 
 def test_json_report_and_the_python_api(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -219,10 +273,22 @@ def test_hessel_random_row_is_an_expectation_and_sizes_are_counted(capsys: pytes
     """The embedded sample holds Hessel's configs in upstream's parquet layout (a few rows each)."""
     report = reproduce(str(SAMPLE_DIR), only="hessel2023")
     random = {f.quantity: (f.recomputed, f.status) for f in _by(report, "Matching and quality ranking results")}
-    assert random == {"Matching Accuracy": ("20.0", MATCH), "CrowdAcc": ("50.0", MATCH), "NYAcc": ("50.0", MATCH)}
+    assert random == {"Matching Accuracy": ("20.0", IDENTITY), "CrowdAcc": ("50.0", IDENTITY),
+                      "NYAcc": ("50.0", IDENTITY)}  # true by construction: never counted as a match
+    assert report.summary()["identity"] == 3 and report.summary()["match"] == 0
     sizes = _by(report, "Datasets")
     assert len(sizes) == 6 and {f.status for f in sizes} == {DIFFERS}  # a sample is not the corpus
     assert main(["reproduce", "--source", str(SAMPLE_DIR), "--only", "hessel2023"]) == 1
+
+
+def test_hessels_hub_dataset_is_fetched_at_the_revision_build_pins(tmp_path: Path) -> None:
+    from nycc_bench.builders.download import HUB_SOURCES
+    from nycc_bench.reproducing.inputs import FETCH
+
+    (hub,) = FETCH["hessel2023"]
+    assert hub.revision == HESSEL_HF_REVISION == next(s.revision for s in HUB_SOURCES if s.repo == hub.repo)
+    figure = reproduce(str(tmp_path), only="hessel2023").figures[0]
+    assert figure.needs[0].startswith(f"jmhessel/newyorker_caption_contest@{HESSEL_HF_REVISION[:7]} (Hub dataset) ")
 
 
 def test_upstream_mirror_and_a_failed_download(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -247,6 +313,16 @@ def test_upstream_mirror_and_a_failed_download(tmp_path: Path, monkeypatch: pyte
 
     monkeypatch.setenv("NYCC_BENCH_UPSTREAM_DIR", str(tmp_path / "nowhere"))
     assert main(["reproduce", "--only", "humorbench"]) == 2
+
+
+def test_only_the_contests_a_figure_reads_are_read(tmp_path: Path) -> None:
+    """Upstream's summaries of contests 509-517 hold `inf` precisions (one vote); no Zhang figure reads them, so
+    they are not read (and cannot stop the report)."""
+    _write_csv(tmp_path / "contests" / "summaries" / "512_summary_LilUCB.csv",
+               ["rank", "funny", "somewhat_funny", "unfunny", "count", "score", "precision", "contest", "caption"],
+               [[1, 0, 0, 1, 1, 1.0, "inf", 512, "One vote only"]])
+    report = reproduce(str(tmp_path), only="zhang2024", sbert=False)
+    assert {f.status for f in _by(report, "Table 1")} == {ABSENT}
 
 
 def test_table1_from_the_rating_summaries_of_all_365_contests(tmp_path: Path) -> None:

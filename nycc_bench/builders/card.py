@@ -168,7 +168,8 @@ def render_card(built: list[BuiltConfig], infos: dict[str, DatasetInfo], pretty_
         ],
     )
     DatasetInfosDict(infos).to_dataset_card_data(data)
-    data[RECORD_KEY] = {b.spec.name: {"source": sources.get(b.spec.name, "unknown"), "license": config_license(b)}
+    data[RECORD_KEY] = {b.spec.name: {"source": sources.get(b.spec.name, "unknown"), "license": config_license(b),
+                                      **({"upstream_files": b.upstream_files} if b.upstream_files else {})}
                         for b in built}
     sections = []
     for b in built:

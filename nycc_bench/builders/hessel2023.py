@@ -119,5 +119,6 @@ def build(sources: SourceFiles, configs: set[str], progress: bool = True,
                 continue
             tables = [_validate(spec, split, read_parquet(p), str(p)) for p in shards]
             splits[split] = _validate(spec, split, pa.concat_tables(tables), str(shards[0].parent))
-        built.append(BuiltConfig(spec, splits))
+        built.append(BuiltConfig(spec, splits, upstream_files={split: [p.name for p in sorted(
+            sources.hessel[name].get(split, []))] for split in splits}))
     return built + hessel_leaderboard.build(sources, configs, progress, options)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
@@ -34,6 +34,7 @@ class Existing:
     source: str
     license: str | None
     info: DatasetInfo
+    upstream_files: dict[str, list[str]] = field(default_factory=dict)  # split -> the upstream files it was read from
 
 
 def read_existing(out_dir: Path) -> dict[str, Existing]:
@@ -55,7 +56,8 @@ def read_existing(out_dir: Path) -> dict[str, Existing]:
         name = entry["config_name"]
         rec = record.get(name) or {}
         source = rec.get("source") or ("sample" if sample else UNKNOWN)
-        out[name] = Existing(name, source, rec.get("license"), infos.get(name) or DatasetInfo(config_name=name))
+        out[name] = Existing(name, source, rec.get("license"), infos.get(name) or DatasetInfo(config_name=name),
+                             rec.get("upstream_files") or {})
     return out
 
 
@@ -110,4 +112,4 @@ def as_built(target: Path, kept: Existing, spec: ConfigSpec) -> BuiltConfig:
         columns = [c for c in (*SOURCE_COLUMNS, *FLAG_COLUMNS) if c in names]
         splits[split] = pa.concat_tables([pq.read_table(f, columns=columns) for f in files]) if files and columns \
             else pa.table({})
-    return BuiltConfig(spec, splits, kept.license)
+    return BuiltConfig(spec, splits, kept.license, kept.upstream_files)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import datasets
@@ -39,6 +39,7 @@ class BuiltConfig:
     spec: ConfigSpec
     splits: dict[str, pa.Table]
     license: str | None = None
+    upstream_files: dict[str, list[str]] = field(default_factory=dict)  # split -> upstream files, in read order
 
 
 def has_image(features: datasets.Features) -> bool:

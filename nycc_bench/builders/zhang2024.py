@@ -86,7 +86,9 @@ CAPTION_GENERATION = ConfigSpec(
     description=(
         "One row per held-out contest of Zhang et al. (validation 44, test 47): the cartoon description where "
         "nextml has one, Hessel et al.'s annotations (location, description, uncanny description, entities) "
-        "where the Hessel data has the contest, Zhang et al.'s GPT-4o description (`gpt4o_location`, "
+        "where the Hessel data has the contest (the first row of `matching`; the description and uncanny "
+        "description from the first row of `ranking`, train shard 0 then validation then test, where it has the "
+        "contest, as upstream's judge read them), Zhang et al.'s GPT-4o description (`gpt4o_location`, "
         "`gpt4o_canny`, `gpt4o_uncanny`, `gpt4o_entities`: what the paper prompts language-only models with) "
         "where their Hub dataset has it, the cartoon (Hessel's image, else Zhang's; `image_source` says which), "
         "and four human "
@@ -438,6 +440,29 @@ def read_hessel_annotations(sources: SourceFiles) -> dict[int, dict]:
     return out
 
 
+# Upstream's judge read each contest's description from the first row of Hessel's `ranking` parquet: train shard
+# 0, then validation, then test (ranking/rank_more.py L14-17, L82-83).
+JUDGE_DESCRIPTION = ("image_description", "image_uncanny_description")
+
+
+def read_judge_descriptions(sources: SourceFiles) -> dict[int, dict]:
+    """Per contest, Hessel's description and uncanny description as upstream's judge read them: the first row of
+    the `ranking` config's first train shard, then validation, then test."""
+    shards = {split: sorted(sources.hessel.get("ranking", {}).get(split, [])) for split in ("train", "validation",
+                                                                                           "test")}
+    out: dict[int, dict] = {}
+    for path in [*shards["train"][:1], *shards["validation"], *shards["test"]]:
+        for row in read_parquet(path, ["contest_number", *JUDGE_DESCRIPTION]).to_pylist():
+            out.setdefault(row["contest_number"], {k: row[k] for k in JUDGE_DESCRIPTION})
+    return out
+
+
+def with_judge_descriptions(annotations: dict[int, dict], judge: dict[int, dict]) -> dict[int, dict]:
+    """`matching`'s annotations with the description pair taken from `ranking` where upstream's judge had it."""
+    return {c: {**row, **judge.get(c, {})} for c, row in annotations.items()} | \
+        {c: dict(d) for c, d in judge.items() if c not in annotations}
+
+
 def build_caption_generation(runs: list[Run], descriptions: dict[int, str],
                              published: dict[int, dict[str, list[str]]], annotations: dict[int, dict],
                              gpt4o: dict[int, dict] | None = None,
@@ -518,8 +543,9 @@ def build(sources: SourceFiles, configs: set[str], progress: bool = True,
     if "caption_ratings" in wanted and runs:
         built.append(BuiltConfig(CAPTION_RATINGS, build_caption_ratings(runs), license=BY))
     if "caption_generation" in wanted and (runs or sources.zhang_groups):
-        tables = build_caption_generation(runs, descriptions, read_zhang_groups(sources.zhang_groups), hessel,
-                                          gpt4o, images)
+        tables = build_caption_generation(runs, descriptions, read_zhang_groups(sources.zhang_groups),
+                                          with_judge_descriptions(hessel, read_judge_descriptions(sources)), gpt4o,
+                                          images)
         license_ = NC if uses_zhang_hub(tables) else BY
         built.append(BuiltConfig(CAPTION_GENERATION, tables, license=license_))
     if "preference_pairs" in wanted and runs:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..errors import NyccBenchError
@@ -153,8 +154,10 @@ def zhang_judge_shots(dataset: str, contests: Sequence[int], images: bool = Fals
         log.warning("no Hessel ranking train split in %s: the group judge runs zero-shot", dataset)
         return {}, ShotDraw({}, f"{dataset}: ranking train", 0, "the dataset has no Hessel ranking train "
                             "split, so the judge runs zero-shot").describe()
-    pool = (f"{dataset}: Hessel ranking train, fold 0, all {len(rows)} rows in order (upstream's pool is the "
-            "Hub's shard train-00000-of-00002 alone: the same draw when the split is that shard)")
+    files = pool_files(dataset)
+    pool = (f"{dataset}: Hessel ranking train, fold 0, all {len(rows)} rows in order, read from "
+            f"{', '.join(files) if files else 'upstream files the dataset card does not name'} (upstream's pool is "
+            "the Hub's shard train-00000-of-00002 alone: the same draw when the split is that shard)")
     drawn = draw(contests, len(rows), pool)
     if not drawn.rows:
         log.warning("%s", drawn.zero_shot_reason)
@@ -165,7 +168,32 @@ def zhang_judge_shots(dataset: str, contests: Sequence[int], images: bool = Fals
         picked = picked.remove_columns("image")
     example = {k: RankingExample.from_hessel_row(r, image_url=image_url(pic) if images else None)
                for k, r, pic in zip(wanted, picked, pictures, strict=True)}
-    return {c: [example[k] for k in ks] for c, ks in drawn.rows.items()}, drawn.describe()
+    return {c: [example[k] for k in ks] for c, ks in drawn.rows.items()}, {**drawn.describe(), "pool_files": files}
+
+
+def pool_files(dataset: str) -> list[str] | None:
+    """The upstream files the dataset's Hessel ranking train split was built from, as its card records them (a
+    local folder built by `nycc-bench build`); None where the card does not say."""
+    from ..builders.merge import read_existing
+
+    if not (Path(dataset) / "README.md").is_file():
+        return None
+    try:
+        existing = read_existing(Path(dataset)).get("ranking")
+    except NyccBenchError:
+        return None
+    return (existing.upstream_files.get("train") or None) if existing else None
+
+
+def shot_pool_deviations(record: Mapping[str, Any] | None) -> list[str]:
+    """The judge's examples drawn from a ranking train split built from more than one upstream shard: upstream drew
+    from its first shard alone (rank_more.py L14), so the 600 sampled rows, and the shots, are not upstream's."""
+    files = (record or {}).get("pool_files") or []
+    if not (record or {}).get("n_shots") or len(files) < 2:
+        return []
+    return [f"The judge's examples were drawn from Hessel's ranking train split built from {len(files)} upstream "
+            f"shards ({', '.join(files)}); upstream drew them from the first shard alone (rank_more.py L14), so "
+            "the sampled rows differ from upstream's."]
 
 
 def sbert_available(options: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -187,6 +215,18 @@ def sbert_available(options: dict[str, Any]) -> tuple[dict[str, Any], list[str]]
     return options, []
 
 
+def empty_caption_deviations(groups: Sequence[Sequence[str]]) -> list[str]:
+    """Empty captions in the scored groups, as a deviation: they are scored as "" here, where upstream's CSV round
+    trip reads an empty cell as NaN, which its diversity.py and ranking/rank_more.py write as "nan"."""
+    empty = sum(c == "" for g in groups for c in g)
+    contests = sum(any(c == "" for c in g) for g in groups)
+    if not empty:
+        return []
+    return [f"{empty} empty captions (in {contests} contests) were scored and judged as empty text; upstream saved "
+            "its generations to CSV and read them back, so an empty caption became NaN and was scored and shown to "
+            "the judge as \"nan\" (Table 6's SFT row: SBERT 0.58047 as empty text, 0.58060 as \"nan\")."]
+
+
 def _losses(contests: Sequence[int], protocol: str) -> list[dict[str, Any]]:
     """Both orders of a contest the model gave no caption for, as judgments the model lost (Zhang counts them)."""
     return [{"contest_number": c, "model_position": pos, "verdict": "B" if pos == "A" else "A",
@@ -200,8 +240,9 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
     """The task's metric (diversity) over the caption groups and, with a judge, the task's `judge.judged_metric`
     (win rate) against each human group, both orders.
 
-    A contest without a parseable caption list loses every comparison (option `missing=count`, the paper's
-    rule) or is left out (`missing=drop`); either way it is counted in `n_missing`.
+    A contest without a parseable caption list loses every comparison (option `missing=count`, this project's
+    rule: upstream sends whatever its stored CSV holds and lets the judge decide) or is left out (`missing=drop`);
+    either way it is counted in `n_missing`.
     """
     from ..judging import group_judgments
     from ..metrics import compute_metric
@@ -211,6 +252,7 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
     if not answered:
         raise NyccBenchError("predictions: no contest has a parseable caption list; nothing can be scored")
     metric_options, deviations = sbert_available(dict(task.metric_options))
+    deviations += empty_caption_deviations([p for p, _ in answered])
     scores: dict[str, Any] = compute_metric(task.metric,
         **metric_arguments(task, [i for _, i in answered], [p for p, _ in answered]), **metric_options)
     scores["n_missing"] = len(missing)
@@ -228,6 +270,8 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
                               [i.reference["judge_description"] for _, i in answered], protocol,
                               shots if judge.is_llm else None,
                               [image_url(i.reference["judge_image"]) for _, i in answered], rule=options.get("rule"))
+    if pool_deviations := shot_pool_deviations(shot_record):
+        scores["deviations"] = [*scores.get("deviations", []), *pool_deviations]
     lost = _losses(missing, protocol) if options.get("missing", "count") == "count" else []
     metric = task.judge.get("judged_metric", "group_win_rate")
     keys = ("contest_number", "model_position", "verdict", "delta_logprob")

@@ -9,7 +9,12 @@ from typing import Any
 ZHANG, HUMORBENCH, HESSEL = "zhang2024", "humorbench", "hessel2023"  # paper ids (`--only`), the families' keys
 PAPERS = (ZHANG, HUMORBENCH, HESSEL)
 MATCH, DIFFERS, KNOWN, ABSENT, SKIPPED = "match", "differs", "differs (known)", "inputs not present", "skipped"
-STATUSES = (MATCH, DIFFERS, KNOWN, ABSENT, SKIPPED)
+COPIED, IDENTITY, CHECK = "copied", "identity", "check"  # equal, but not a recomputation: never counted as a match
+STATUSES = (MATCH, COPIED, IDENTITY, CHECK, DIFFERS, KNOWN, ABSENT, SKIPPED)
+# What a row's value is, and the status it gets when it equals the printed one: `recomputed` from upstream's raw
+# outputs (a match), `copied` from a cell of the very file the printed figure was made from, `identity` (true by
+# construction), `check` (the project's own expectation about upstream's files, not a figure the paper prints).
+KINDS = {"recomputed": MATCH, "copied": COPIED, "identity": IDENTITY, "check": CHECK}
 _PRINTED = re.compile(r"^(?P<sign>[-+]?)(?P<number>\d{1,3}(?:,\d{3})+|\d*\.?\d+)(?P<unit>%|K)?$")
 
 
@@ -40,7 +45,8 @@ class Figure:
     `published` is the value exactly as the paper (or upstream's published file) prints it; `recomputed` the
     recomputed value rendered at those digits (None when it could not be computed); `needs` the input files
     that were absent; `known` a pinned, explained difference: when the recomputed value is exactly
-    `known["recomputed"]` the figure is `differs (known)` instead of `differs`, and any other value still fails.
+    `known["recomputed"]` the figure is `differs (known)` instead of `differs`, and any other value still fails;
+    `kind` what the value is (`KINDS`): only a `recomputed` value equal to the printed one is a `match`.
     """
 
     paper: str
@@ -54,6 +60,11 @@ class Figure:
     note: str = ""
     n: int | None = None
     known: dict[str, str] | None = None
+    kind: str = "recomputed"
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"kind {self.kind!r} is not one of {', '.join(KINDS)}")
 
     def settle(self, value: float | str | None, *, n: int | None = None, note: str = "") -> Figure:
         """Record the recomputed value (a number is rendered like `published`) and decide the status once."""
@@ -63,7 +74,7 @@ class Figure:
             return self
         self.recomputed = value if isinstance(value, str) else render_like(self.published, float(value))
         if self.recomputed == self.published:
-            self.status = MATCH
+            self.status = KINDS[self.kind]
         elif self.known and self.recomputed == self.known["recomputed"]:
             self.status, self.note = KNOWN, self.known["reason"]
         else:
@@ -83,6 +94,6 @@ class Figure:
     def to_dict(self) -> dict[str, Any]:
         """The figure as JSON (`--json`)."""
         out = {k: getattr(self, k) for k in ("paper", "table", "row", "quantity", "published", "recomputed",
-                                            "status", "n", "needs", "note")}
+                                            "status", "kind", "n", "needs", "note")}
         out["match"] = self.status == MATCH
         return out

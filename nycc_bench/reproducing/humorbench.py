@@ -11,6 +11,8 @@ from ..builders.csvfile import read_bytes, read_dicts
 from ..builders.errors import SourceError
 from ..builders.humorbench import CATEGORIES, Element, _caption_rows, read_elements, read_hard
 from ..builders.sources import (
+    HUMORBENCH_COMMIT,
+    HUMORBENCH_LABELS,
     PAPER_CATEGORIES_COMMIT,
     PAPER_HARD_COMMIT,
     PAPER_HARD_FILE,
@@ -53,17 +55,35 @@ LEADERBOARD = "Leaderboard (docs/data.json)"  # docs/data.json, one entry per le
 
 
 def figures(inputs: Inputs) -> list[Figure]:
-    """Every HumorBench figure."""
+    """Every HumorBench figure, each reading the inputs it names (never another figure's labels)."""
     elements = _elements(inputs)
     return [*size(inputs, elements), *table3(inputs, elements), *table5(inputs, elements), *toxic_pass_rates(inputs)]
 
 
-def _elements(inputs: Inputs, labels: dict[str, Path] | None = None) -> list[Element] | None:
-    """The annotations (with the given category files' labels), or None if the annotations are absent."""
+def _elements(inputs: Inputs, labels: str | None = None) -> list[Element] | None:
+    """The annotations with exactly the chosen labels (`paper`: 41cacd4's, `leaderboard`: cc99276's, None: none),
+    whatever else the source holds; None if the annotations (or any of the chosen label files) are absent."""
     path = inputs.file(ANNOTATIONS)
-    if path is None:
+    files = label_files(inputs, labels) if labels else {}
+    if path is None or any(p is None for p in files.values()):
         return None
-    return read_elements(replace(inputs.sources, humorbench_annotations=path, humorbench_categories=labels or {}))
+    chosen = {name: p for name, p in files.items() if p is not None}
+    sources = replace(inputs.sources, humorbench_annotations=path,
+                      humorbench_paper_categories=chosen if labels == "paper" else {},
+                      humorbench_categories=chosen if labels == "leaderboard" else {})
+    return read_elements(sources, labels or "leaderboard")
+
+
+def label_file(labels: str, name: str) -> Needed:
+    """One category's labels: the paper's (41cacd4, kept under another name) or the leaderboard's (cc99276)."""
+    if labels not in HUMORBENCH_LABELS:
+        raise ValueError(f"labels {labels!r} is not one of {', '.join(HUMORBENCH_LABELS)}")
+    return paper_category_file(name) if labels == "paper" else humorbench_file(f"categorized_output_{name}.csv")
+
+
+def label_files(inputs: Inputs, labels: str) -> dict[str, Path | None]:
+    """Each category's label file of one version, as found below the source (None where absent)."""
+    return {name: inputs.file(label_file(labels, name)) for name in CATEGORY_FILES}
 
 
 def size(inputs: Inputs, elements: list[Element] | None) -> list[Figure]:
@@ -77,27 +97,31 @@ def size(inputs: Inputs, elements: list[Element] | None) -> list[Figure]:
 
 
 def table3(inputs: Inputs, elements: list[Element] | None) -> list[Figure]:
-    """Each category's share of the 499 elements, from the paper's labels (41cacd4)."""
-    labels = {name: inputs.file(paper_category_file(name)) for name in CATEGORY_FILES}
+    """Each category's share of the 499 elements, from the paper's labels (41cacd4), whatever else is present."""
+    labels = label_files(inputs, "paper")
     rows = [Figure(PAPER, "Table 3", row, "entire set share", printed) for row, printed in TABLE3.values()]
-    needs = [inputs.why(paper_category_file(n)) for n, p in labels.items() if p is None]
+    needs = [inputs.why(label_file("paper", n)) for n, p in labels.items() if p is None]
     if elements is None or needs:
         return [f.absent(needs + ([] if elements else [inputs.why(ANNOTATIONS)])) for f in rows]
-    labelled = _elements(inputs, {k: v for k, v in labels.items() if v is not None}) or []
-    note = f"labels at {paper_category_file('wordplay').commit[:7]} (the paper's)"
+    labelled = _elements(inputs, "paper") or []
+    note = f"labels at {PAPER_CATEGORIES_COMMIT[:7]} (the paper's)"
     return [f.settle(100 * sum(CATEGORIES[name] in e.categories for e in labelled) / len(labelled), n=len(labelled),
                      note=note) for f, name in zip(rows, TABLE3, strict=True)]
 
 
 def table5(inputs: Inputs, elements: list[Element] | None) -> list[Figure]:
-    """The pass rates of Table 5's hard examples, from the paper's HumorBench-Hard list."""
-    rows = [Figure(PAPER, "Table 5", f"{'NYCC #' if isinstance(c, int) else ''}{c}", "pass rate (%)", printed)
-            for c, _, printed in TABLE5]
+    """Table 5's pass rates, copied from the `pass_rate` cells of the paper's HumorBench-Hard list: the very file
+    the table was made from. The graded runs behind them are not published (upstream's `analysis/hard_subsets/`
+    holds earlier runs of another set of models), so they are `copied`, never a match."""
+    rows = [Figure(PAPER, "Table 5", f"{'NYCC #' if isinstance(c, int) else ''}{c}", "pass rate (%)", printed,
+                   kind="copied") for c, _, printed in TABLE5]
     path = inputs.file(HARD)
     if elements is None or path is None:
         needs = [inputs.why(ANNOTATIONS)] * (elements is None) + [inputs.why(HARD)] * (path is None)
         return [f.absent(needs) for f in rows]
     hard = read_hard(path, elements)
+    note = (f"the pass_rate cell of {PAPER_HARD_UPSTREAM_PATH} at {PAPER_HARD_COMMIT[:7]}; the 15 graded runs "
+            "behind it are not published")
     for figure, (cartoon, words, _) in zip(rows, TABLE5, strict=True):
         column = "contest_number" if isinstance(cartoon, int) else "cartoonstock_id"
         rates = {hard[e.element_id][0] for e in elements if e.element_id in hard and words in e.row["caption"]
@@ -105,7 +129,7 @@ def table5(inputs: Inputs, elements: list[Element] | None) -> list[Figure]:
         if len(rates) != 1:
             figure.settle("not found", note=f"{len(rates)} hard captions of {cartoon} contain {words!r}")
             continue
-        figure.settle(100 * rates.pop(), note=f"caption containing {words!r}")
+        figure.settle(100 * rates.pop(), note=note)
     return rows
 
 
@@ -119,21 +143,20 @@ def _number(text: str) -> int | None:
 
 def toxic_pass_rates(inputs: Inputs) -> list[Figure]:
     """Each leaderboard model's published toxic-or-shocking pass rate (docs/data.json), recomputed from the stored
-    verdicts through the element metric with the leaderboard's own labels (cc99276)."""
+    verdicts through the element metric with the leaderboard's own labels (cc99276), whatever else is present."""
     data, verdicts = inputs.file(humorbench_file(LEADERBOARD_DATA)), inputs.file(humorbench_file(TOXIC_VERDICTS))
-    elements = _elements(inputs, {n: p for n in CATEGORY_FILES
-                                  if (p := inputs.file(humorbench_file(f"categorized_output_{n}.csv")))})
     if data is None:
         return [Figure(PAPER, LEADERBOARD, "every model", "toxic or shocking pass rate", "(docs/data.json)")
                 .absent([inputs.why(humorbench_file(LEADERBOARD_DATA))])]
     published = _published(data)
     rows = [Figure(PAPER, LEADERBOARD, display, "toxic or shocking pass rate", printed)
             for display, printed in published.values()]
-    toxic_labels = inputs.file(humorbench_file("categorized_output_toxic_or_shocking.csv"))
-    if verdicts is None or elements is None or toxic_labels is None:
-        needs = [inputs.why(humorbench_file(p)) for p, f in ((TOXIC_VERDICTS, verdicts),
-                 ("comprehensive_annotations.csv", elements), ("categorized_output_toxic_or_shocking.csv",
-                                                              toxic_labels)) if f is None]
+    elements = _elements(inputs, "leaderboard")
+    if verdicts is None or elements is None:
+        needs = [inputs.why(humorbench_file(TOXIC_VERDICTS))] * (verdicts is None)
+        needs += [inputs.why(ANNOTATIONS)] * (inputs.file(ANNOTATIONS) is None)
+        needs += [inputs.why(label_file("leaderboard", n)) for n, p in label_files(inputs, "leaderboard").items()
+                  if p is None]
         return [f.absent(needs) for f in rows]
     by_model = _verdicts(verdicts)
     keys = {(e.idx, e.row["element"]): e for e in elements}
@@ -147,7 +170,7 @@ def toxic_pass_rates(inputs: Inputs) -> list[Figure]:
         scores = element_scores([v for _, v in graded], captions, tags)
         category = scores["category_scores"][TOXIC]
         figure.settle(category["accuracy"], n=category["n"], note="element_scores(...)['category_scores']"
-                      f"['{TOXIC}'] over {category['n']} graded elements")
+                      f"['{TOXIC}'] over {category['n']} graded elements, labels at {HUMORBENCH_COMMIT[:7]}")
     return rows
 
 

@@ -21,6 +21,7 @@ from ..builders.download import (
 from ..builders.errors import SourceError
 from ..builders.sources import (
     CATEGORY_FILES,
+    HESSEL_HF_REVISION,
     HUMORBENCH_COMMIT,
     HUMORBENCH_REPO,
     PAPER_CATEGORIES_COMMIT,
@@ -90,7 +91,8 @@ FETCH: dict[str, tuple[GitHubSource | HubSource, ...]] = {
                      tuple((f"categorized_output_{n}.csv", paper_category_path(n)) for n in CATEGORY_FILES)),
         *_PAPER_HARD,
     ),
-    HESSEL: (HubSource(HESSEL_REPO, None, ("matching_from_pixels/*.parquet", "ranking_from_pixels/*.parquet")),),
+    HESSEL: (HubSource(HESSEL_REPO, HESSEL_HF_REVISION, ("matching_from_pixels/*.parquet",
+                                                         "ranking_from_pixels/*.parquet")),),  # build's pin
 }
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import NyccBenchError
 from . import hessel, humorbench, zhang
-from .figures import ABSENT, DIFFERS, KNOWN, MATCH, PAPERS, SKIPPED, Figure
+from .figures import ABSENT, CHECK, COPIED, DIFFERS, IDENTITY, KNOWN, MATCH, PAPERS, SKIPPED, Figure
 from .inputs import Inputs, locate
 
 
@@ -33,7 +33,9 @@ class Report:
         return [f for f in self.figures if f.status == ABSENT]
 
     def summary(self) -> dict[str, int]:
-        return {"figures": len(self.figures), "match": self.count(MATCH), "differs": self.count(DIFFERS),
+        """Each status counted apart: only a recomputed figure equal to the printed one is a `match`."""
+        return {"figures": len(self.figures), "match": self.count(MATCH), "copied": self.count(COPIED),
+                "identity": self.count(IDENTITY), "check": self.count(CHECK), "differs": self.count(DIFFERS),
                 "differs_known": self.count(KNOWN), "inputs_not_present": self.count(ABSENT),
                 "skipped": self.count(SKIPPED)}
 
@@ -44,23 +46,35 @@ class Report:
 
     def text(self) -> str:
         """The table `nycc-bench reproduce` prints: one row per figure, then the absent inputs, then a summary."""
-        head = ("paper", "table", "row", "quantity", "published", "recomputed", "match")
+        head = ("paper", "table", "row", "quantity", "published", "recomputed", "status")
         rows = [(f.paper, f.table, f.row, f.quantity, f.published, f.recomputed or "-",
-                 "yes" if f.status == MATCH else "NO" if f.status == DIFFERS else f.status) for f in self.figures]
+                 "DIFFERS" if f.status == DIFFERS else f.status) for f in self.figures]
         widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
         lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [head, *rows]]
         notes = [f"  {f.table} / {f.row} / {f.quantity}: {f.note}" for f in self.figures
                  if f.note and f.status in (DIFFERS, KNOWN)]
         if notes:
             lines += ["", "differences:", *notes]
+        kept = [f for f in self.figures if f.note and f.status in (COPIED, IDENTITY, CHECK)]
+        one_note = {t for t in {f.table for f in kept} if len({f.note for f in kept if f.table == t}) == 1}
+        kinds = list(dict.fromkeys(f"  {f.table}{'' if f.table in one_note else f' / {f.row}'}: {f.note}"
+                                   for f in kept))
+        if kinds:
+            lines += ["", "not recomputed from raw outputs (never counted as a match):", *kinds]
         needed = list(dict.fromkeys(n for f in self.figures if f.status == ABSENT for n in f.needs))
         if needed:
             lines += ["", "inputs not present (their figures are not a pass):", *(f"  {n}" for n in needed)]
         s = self.summary()
-        lines += ["", f"{s['match']} of {s['figures']} figures match; {s['differs']} differ; {s['differs_known']} "
-                  f"differ as pinned and explained; {s['inputs_not_present']} inputs not present; "
-                  f"{s['skipped']} skipped"]
+        lines += ["", summary_line(s)]
         return "\n".join(lines)
+
+
+def summary_line(s: dict[str, int]) -> str:
+    """The last line of the table: every status counted apart."""
+    return (f"{s['match']} of {s['figures']} figures match (recomputed from upstream's raw outputs); {s['copied']} "
+            f"copied from upstream's cells; {s['identity']} identities; {s['check']} checks of upstream's files "
+            f"agree; {s['differs']} differ; {s['differs_known']} differ as pinned and explained; "
+            f"{s['inputs_not_present']} inputs not present; {s['skipped']} skipped")
 
 
 def reproduce(source: str = "upstream", only: Iterable[str] | str | None = None, *, sbert: bool = True,

@@ -3,7 +3,7 @@ groups against the rating summaries, and Table 1 from the ratings."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -164,10 +164,11 @@ def table6(inputs: Inputs, options: Options) -> list[Figure]:
 
 
 def group_figures(inputs: Inputs) -> list[Figure]:
-    """Each human group of the held-out contests recomputed from the rating summaries by the group rule."""
+    """Each human group of the held-out contests recomputed from the rating summaries by the group rule: a `check`
+    of the builder against upstream's stored groups (the paper prints no such figure), never a match."""
     early = [c for c in ZHANG_HELD_OUT if c <= SNAPSHOT_LAST]
     rows = [Figure(PAPER, "Human groups", GROUP_ROWS[g], f"held-out contests ≤ #{SNAPSHOT_LAST} reproduced",
-                   f"{len(early)}/{len(early)}") for g in HUMAN_GROUPS]
+                   f"{len(early)}/{len(early)}", kind="check") for g in HUMAN_GROUPS]
     human = _human(inputs)
     primary = _primary(inputs)
     missing_runs = [c for c in early if c not in primary]
@@ -179,8 +180,9 @@ def group_figures(inputs: Inputs) -> list[Figure]:
     for figure, group in zip(rows, HUMAN_GROUPS, strict=True):
         same = {c: human_groups(primary[c])[group] == human[c][group] for c in ZHANG_HELD_OUT if c in primary}
         late = [c for c in same if c > SNAPSHOT_LAST]
-        note = (f"later contests: {sum(same[c] for c in late)} of {len(late)} with ratings present reproduce "
-                "(a later rating snapshot; upstream renumbers files from #664)")
+        note = ("the builder's groups against upstream's stored human_*.csv, not a paper figure; later contests: "
+                f"{sum(same[c] for c in late)} of {len(late)} with ratings present reproduce (a later rating "
+                "snapshot; upstream renumbers files from #664)")
         figure.settle(f"{sum(same[c] for c in early)}/{len(early)}", n=len(early), note=note)
     return rows
 
@@ -192,8 +194,10 @@ def _primary(inputs: Inputs) -> dict[int, list[str]]:
 
 def _runs(inputs: Inputs) -> dict[int, Any]:
     """contest -> the builder's primary rating run (read once per Inputs)."""
-    if "zhang_runs" not in inputs.memo:
-        runs = read_runs(inputs.sources, progress=False) if inputs.sources.summaries else []
+    if "zhang_runs" not in inputs.memo:  # only the contests a figure reads: a run of another contest is not read
+        wanted = set(ZHANG_HELD_OUT) | set(RATED_CONTESTS)
+        sources = replace(inputs.sources, summaries=[s for s in inputs.sources.summaries if s.contest_number in wanted])
+        runs = read_runs(sources, progress=False) if sources.summaries else []
         inputs.memo["zhang_runs"] = {r.summary.contest_number: r for r in runs if r.primary}
     return inputs.memo["zhang_runs"]
 

@@ -13,8 +13,9 @@ Apache-2.0; prompts reproduced as facts of the protocol):
 
 How a reply is read (``rule=``; :func:`default_rule` picks upstream's rule for each form):
 
-* ``exact_letter`` (vision default): the whole reply, stripped, must be "A" or "B" (upstream compares the
-  reply with the label); any other reply is a non-letter reply.
+* ``exact_letter`` (vision default): the whole reply, unstripped, must be "A" or "B" (upstream compares the
+  reply with the label, ``content == label``, so ``" B\n"`` is a non-letter reply); any other reply is a
+  non-letter reply.
 * ``last_char`` (text default): the reply's last character, if A or B (upstream's ``content[-1]``).
 * ``last_letter`` (this project's former rule): the last standalone A/B on the last line, else ERROR.
 

@@ -3,10 +3,12 @@
 Upstream (yguooo/cartoon-caption-generation at 91231db, ``ranking/rank_more.py`` L14, L99, L113, L200-237,
 L313-336; ``ranking/rank.py`` L122, L232) reads Hessel's ranking train data (the Hub's parquet shard
 ``train-00000-of-00002``), draws ``df.sample(n=600, random_state=42, ignore_index=True)`` once, and gives the
-i-th of its 91 held-out contests in ascending order (``contest_num_for_eval``, L165-181) the sampled rows
+i-th of its 91 held-out contests (``contest_num_for_eval``, L165-181) the sampled rows
 ``6i .. 6i+4`` as its five examples, the same for both orders and every human group. The block a contest gets
 is fixed by that order, never by which contests a run scores (one split, a ``--limit``, contests without
-output): a contest outside the 91 takes the next free block, in ascending order after them. The draw is pandas'
+output): a contest outside the 91 takes the next free block, in ascending order after them. The order of
+``contest_num_for_eval`` (an unpublished pickle, L11-12) is inferred as ascending: L164-165 sort each model's
+rows by contest number with the comment "same order as contest_num_for_eval"; the record says so. The draw is pandas'
 own (``DataFrame.sample``), applied to the pool's row positions, so it equals upstream's whenever the pool holds
 the same rows in the same order.
 """
@@ -26,7 +28,9 @@ N_SHOTS = 5
 UPSTREAM_ORDER: tuple[int, ...] = tuple(sorted(ZHANG_HELD_OUT))  # rank_more.py's contest_num_for_eval, ascending
 SOURCE = ("pandas DataFrame.sample(n=600, random_state=42) over Hessel ranking train, rows 6i..6i+4 for the i-th "
           "of the 91 held-out contests in ascending order, whichever contests are scored; other contests take the "
-          "next blocks, ascending (ranking/rank_more.py L113, L165-181, L200-237, L313-336)")
+          "next blocks, ascending (ranking/rank_more.py L113, L165-181, L200-237, L313-336). The ascending order is "
+          "inferred: upstream's contest_num_for_eval is an unpublished pickle, and L164-165 sort by contest number "
+          "as its 'same order'")
 
 
 @dataclass
