@@ -12,6 +12,8 @@ A visitor's non-probe votes count when all of these hold, else every one of them
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
@@ -53,6 +55,22 @@ def voter_reason(record: VoterRecord, gold_min: int, gold_threshold: float, coun
         if share >= SIDE_SHARE:
             return f"side-biased: {share:.0%} of {record.decisive} decisive votes on one side"
     return None
+
+
+def probe_due(key: str, voter: str, served: int, answered: int, gold_min: int, probe_every: int,
+              gold_share: float, draw: float) -> bool:
+    """Whether a visitor's next battle (its `served`-th, 0-based) is a gold probe: until it has answered `gold_min`
+    probes, the battle at a keyed position of each block of `probe_every` (at least one in the first three, never
+    at a place a visitor can know), and `gold_share` of the rest (`draw` a uniform number); never with probes off
+    (`gold_share` 0)."""
+    if gold_share <= 0:
+        return False
+    if answered < gold_min:
+        block, k = divmod(served, probe_every)
+        digest = hmac.new(key.encode(), f"probe\x1f{voter}\x1f{block}".encode(), hashlib.sha256).digest()
+        if k == int.from_bytes(digest[:4], "big") % probe_every:
+            return True
+    return draw < gold_share
 
 
 def records(rows: Iterable[tuple[Hashable, str, bool, bool, str, str]]) -> dict[Hashable, VoterRecord]:

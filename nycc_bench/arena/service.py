@@ -23,7 +23,7 @@ from typing import Any
 
 from .errors import ArenaRefused
 from .pool import GOLD_DECOY, GOLD_REAL, Caption, Cartoon, Pool
-from .rules import ACCOUNT, ANONYMOUS
+from .rules import ACCOUNT, ANONYMOUS, probe_due
 from .settings import ArenaSettings
 from .tokens import SECRET_ENV, Battle, TokenRefused, Tokens
 from .votes import OverCap, Replayed, Vote, VoteStore
@@ -109,18 +109,10 @@ class Arena:
         return hmac.new(key.encode(), address.encode(), hashlib.sha256).hexdigest()[:24]
 
     def _probe_due(self, voter: str, served: int) -> bool:
-        """Whether the visitor's next battle is a probe: one in every `probe_every` (a keyed position in each
-        block) until `gold_min` probes are answered, and `gold_share` of the others at random; never with probes
-        off (`gold_share` 0)."""
+        """Whether the visitor's next battle is a probe (`rules.probe_due`, keyed by the store's salt)."""
         settings = self.settings
-        if settings.gold_share <= 0:
-            return False
-        if self.store.gold_record(voter)[1] < settings.gold_min:
-            block, k = divmod(served, settings.probe_every)
-            digest = hmac.new(self.store.salt.encode(), f"probe\x1f{voter}\x1f{block}".encode(), hashlib.sha256)
-            if k == int.from_bytes(digest.digest()[:4], "big") % settings.probe_every:
-                return True
-        return self.rng.random() < settings.gold_share
+        return probe_due(self.store.salt, voter, served, self.store.gold_record(voter)[1], settings.gold_min,
+                         settings.probe_every, settings.gold_share, self.rng.random())
 
     # -- serving ------------------------------------------------------------------------------------------------
     def next_battle(self, visitor: str) -> Served:
