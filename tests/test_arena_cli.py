@@ -109,6 +109,7 @@ def test_judges_agree_with_an_llm_judge_through_the_engine(votes: Path, tmp_path
     assert agreement["n_votes"] == len(decisive)
     assert n_calls == 2 * len(decisive.drop_duplicates(["caption_a", "caption_b"]))  # each pair judged once, 2 orders
     assert report["kendall_tau"]["value"] == pytest.approx(1.0)  # the judge ranks the players as the arena does
+    assert report["order_consistency"]["value"] == 1.0  # the longer caption wins on either side
     assert 0 <= report["separability"]["arena"] <= 1 and report["crowd"] is None
 
 
@@ -138,3 +139,34 @@ def test_bad_input_is_one_line_naming_the_field(argv: list[str], message: str | 
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and message in err, err
+
+
+def test_judges_agree_prints_its_scale(votes: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An always-first judge: agreement 50% with a real interval (not [50, 50]), 0% order consistency; the ceiling
+    (cross-fitted ratings against single votes) and both Kendall taus are printed beside it."""
+    def first(body: dict, attempt: int) -> Reply:
+        return Reply(text="A", top_logprobs=[("A", -0.01), ("B", -6.0)])
+
+    with FakeChatServer(first) as server:
+        assert main(["judges", "agree", "--votes", str(votes), "--judge", "openai:fake-first", "--judge-base-url",
+                     server.base_url, "--cache-dir", str(tmp_path / "cache"), "--rounds", "50",
+                     "--include-simulated"]) == 0
+    out = capsys.readouterr().out
+    assert "Ceiling: ratings vs single votes" in out and "Same verdict in both orders" in out
+    assert "Kendall tau vs length-controlled" in out
+    report = json.loads(out.strip().splitlines()[-1])
+    agreement = report["agreement"]
+    assert agreement["value"] == pytest.approx(0.5) and agreement["method"] == "clopper-pearson"
+    assert agreement["ci_low"] < 0.5 < agreement["ci_high"]  # the bootstrap had no spread: the exact interval
+    assert report["order_consistency"]["value"] == 0.0 and report["order_consistency"]["n_votes"] > 100
+    ceiling = report["ceiling"]
+    assert 0.5 < ceiling["value"] <= 1 and ceiling["ci_low"] < ceiling["value"] and ceiling["folds"] == 5
+    assert report["kendall_tau_length_controlled"]["n_players"] == 3
+    assert {p["name"] for p in report["players"]} == {"Human #200-209", "verbose", "terse"}
+
+
+def test_exact_intervals_for_small_counts() -> None:
+    from nycc_bench.arena.agreement import exact_interval
+
+    low, high = exact_interval(8, 8)
+    assert round(100 * low, 1) == 63.1 and high == 1.0  # "100.0 [100.0, 100.0] from 8" was really [63.1, 100]
