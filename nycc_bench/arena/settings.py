@@ -11,8 +11,8 @@ ENV_HELP = {
     "NYCC_ARENA_MIN_SECONDS": "shortest time between showing a battle and a vote on it (default 3)",
     "NYCC_ARENA_TOKEN_TTL_S": "seconds a battle stays open for a vote (default 1800)",
     "NYCC_ARENA_GOLD_SHARE": "share of battles that are gold probes (default 0.1)",
-    "NYCC_ARENA_GOLD_THRESHOLD": "gold accuracy below which a visitor's votes are left out (default 0.75)",
-    "NYCC_ARENA_GOLD_MIN": "gold probes a visitor answers before any of their votes count (default 4)",
+    "NYCC_ARENA_GOLD_THRESHOLD": "gold accuracy below which a visitor's votes are left out (default 0.8)",
+    "NYCC_ARENA_GOLD_MIN": "gold probes a visitor answers before any of their votes count (default 5)",
     "NYCC_ARENA_PROBE_EVERY": "until then, one battle in this many is a probe (default 3: one in the first three)",
     "NYCC_ARENA_COUNT_ANONYMOUS": "1: count votes of visitors who are not signed in, keyed on their client address "
                                   "(default 0: recorded, not counted)",
@@ -31,8 +31,8 @@ class ArenaSettings:
     min_seconds: float = 3.0
     token_ttl_s: float = 1800.0
     gold_share: float = 0.1
-    gold_threshold: float = 0.75
-    gold_min: int = 4
+    gold_threshold: float = 0.8  # with gold_min: chosen by benchmarks/arena.py's simulation of the rule
+    gold_min: int = 5
     probe_every: int = 3
     count_anonymous: bool = False
     anonymous_cap: int = 50
