@@ -5,7 +5,9 @@ the Elo scale (400 points = ten-to-one odds); ranks by interval; a length-contro
 
 An interval says what the table says: the player's distance from Human #200-209, re-anchored in every bootstrap
 round (so the anchor itself is exactly 1000 with no interval). `benchmarks/arena.py` measures its coverage of the
-true distance. A player with fewer than `MIN_VOTES` counted votes shows its count and "provisional", no number.
+true distance. Ranks compare intervals of each player's strength relative to the field (every round centred on the
+players' mean), where the anchor is a player like any other. A player with fewer than `MIN_VOTES` counted votes
+shows its count and "provisional", no number.
 
 Bootstrap over votes: votes are independent draws, and votes that name the same (player, player, outcome) cell
 are exchangeable, so resampling n votes with replacement is a multinomial draw of the cell counts; each round is
@@ -322,7 +324,11 @@ def ratings(votes: pd.DataFrame, *, length_control: bool = False, rounds: int = 
     wins = (np.bincount(a, (outcome == 0) + 0.5 * (outcome == 2), n)
             + np.bincount(b, (outcome == 1) + 0.5 * (outcome == 2), n))
     ranked = played >= min_votes
-    ranks = rank_by_interval(low, high, ranked)
+    # ranks compare every player alike, the anchor included: intervals of the strength relative to the field (each
+    # round centred on the players' mean), where the anchor's own uncertainty shows (re-anchored, it has none)
+    with np.errstate(all="ignore"):
+        field_low, field_high = _interval(log_draws - np.nanmean(log_draws, axis=1, keepdims=True), confidence)
+    ranks = rank_by_interval(field_low, field_high, ranked)
     names = names or {}
     rows = [Rating(p, names.get(p, player_name(p)), float(rating[i]), float(low[i]), float(high[i]), int(played[i]),
                    float(wins[i]), ranks[i], not bool(ranked[i])) for i, p in enumerate(players)]

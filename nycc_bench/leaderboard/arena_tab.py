@@ -175,7 +175,8 @@ class ArenaTab:
                                               for r in plain.rows])
         notes = [label, f"Counted votes: {plain.n_votes} (intervals: {plain.interval}; {TABLE_ROUNDS} bootstrap "
                         f"rounds, length-controlled {LC_ROUNDS}). Prior: {plain.prior}. Fewer than "
-                        f"{plain.min_votes} counted votes: provisional, no rating. Length coefficient (style control): "
+                        f"{plain.min_votes} counted votes: provisional, no rating. Ranks compare intervals relative to "
+                        "the field (the anchor ranks like any player). Length coefficient (style control): "
                         f"{controlled.length_coef:+.2f} log-odds per unit of normalised length difference "
                         f"[{controlled.length_low:+.2f}, {controlled.length_high:+.2f}]."]
         if plain.left_win_rate is not None:
