@@ -56,6 +56,14 @@ def test_anchor_ranks_and_provisional_players() -> None:
     assert {r["player"]: r for r in table.to_dict()["rows"]}["rare"]["rating"] is None
 
 
+def test_the_anchor_ranks_like_any_player() -> None:
+    """Ranks compare field-relative intervals: the anchor's re-anchored interval has no width, and ranking on it put a
+    player rated below the anchor ahead of it (ranks 1, 2, 1, 3 here); ranks now follow the ratings."""
+    table = ratings(bt_votes({"top": 0.35, ANCHOR: 0.0, "x": -0.05, "y": -0.4}, 600, np.random.default_rng(0)),
+                    rounds=200, seed=0)
+    assert [r.rank for r in table.rows] == sorted(r.rank for r in table.rows)
+
+
 def test_rank_is_one_plus_players_wholly_above() -> None:
     low, high = np.array([10.0, 5.0, 3.0, 8.0]), np.array([12.0, 9.0, 6.0, 11.0])
     assert rank_by_interval(low, high, np.array([True, True, True, False])) == [1, 2, 2, None]

@@ -127,10 +127,10 @@ class Arena:
             if served is None:
                 served = self.store.read_one("SELECT COUNT(*) FROM battles WHERE voter = ?", (voter,))
             self._served[voter] = served + 1
-            pick = None
+            # the scheduler's pick is made for every battle, a probe or not, so serving a probe takes no less time
+            pick = self._pick(seen) or self._pick(set())
             if self.pool.real and len(self.pool.real) > 1 and self._probe_due(voter, served):
-                pick = self._gold(seen)
-            pick = pick or self._pick(seen) or self._pick(set())
+                pick = self._gold(seen) or pick
             if pick is None:
                 raise ArenaRefused("arena: no cartoon has captions from two players yet; publish a caption_generation "
                                    "run or build the caption_generation config")
