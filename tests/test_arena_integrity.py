@@ -135,3 +135,32 @@ def test_the_tab_shows_the_sentence_when_the_disk_fills(tmp_path: Path, sample_d
     fill(tab.arena.store)
     reply = tab.vote("left", token, False, False, visitor)
     assert "disk is full" in reply and "sqlite" not in reply.lower() and "Traceback" not in reply
+
+
+def test_counted_anonymous_votes_key_on_the_address_never_the_session(tmp_path: Path) -> None:
+    """Under NYCC_ARENA_COUNT_ANONYMOUS=1 an anonymous visitor is its address: two browser sessions from one address
+    are one voter, with one cap and one probe record, and its votes count once the rule is met."""
+    from nycc_bench.arena import ArenaSettings
+
+    assert ArenaSettings.from_env().count_anonymous is False  # the default: recorded, not counted
+    arena, clock = make_arena(tmp_path, gold_share=0.1, gold_min=4, min_seconds=0.0, count_anonymous=True,
+                              anonymous_cap=40)
+    vote_n(arena, clock, "address:198.51.100.4", 30)
+    frame = vote_frame(arena.store.votes(), arena.settings)
+    people = frame[~frame["gold"]]
+    assert len(set(frame["voter"])) == 1 and set(frame["voter_kind"]) == {"anonymous"}
+    assert people["counted"].all()
+    with pytest.raises(ArenaRefused, match="daily cap of 40 votes per address"):
+        vote_n(arena, clock, "address:198.51.100.4", 11)
+
+
+def test_the_anonymous_setting_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from nycc_bench.arena import ArenaSettings
+
+    monkeypatch.setenv("NYCC_ARENA_COUNT_ANONYMOUS", "1")
+    monkeypatch.setenv("NYCC_ARENA_ANONYMOUS_CAP", "7")
+    settings = ArenaSettings.from_env()
+    assert settings.count_anonymous is True and settings.anonymous_cap == 7
+    monkeypatch.setenv("NYCC_ARENA_COUNT_ANONYMOUS", "maybe")
+    with pytest.raises(ValueError, match=r"^NYCC_ARENA_COUNT_ANONYMOUS: expected 0 or 1, got 'maybe'"):
+        ArenaSettings.from_env()
