@@ -154,6 +154,7 @@ def test_judges_agree_prints_its_scale(votes: Path, tmp_path: Path, capsys: pyte
     out = capsys.readouterr().out
     assert "Ceiling: ratings vs single votes" in out and "Same verdict in both orders" in out
     assert "Kendall tau vs length-controlled" in out
+    assert "votes used: 0 by people, " in out  # what it rests on, said
     report = json.loads(out.strip().splitlines()[-1])
     agreement = report["agreement"]
     assert agreement["value"] == pytest.approx(0.5) and agreement["method"] == "clopper-pearson"

@@ -28,7 +28,7 @@ from ..scoring.bootstrap import bootstrap_ci
 from ..scoring.win_rate import THRESHOLD, recalibrate
 from .errors import ArenaRefused
 from .pool import player_name
-from .rating import ROUNDS, BradleyTerry, _cells, cell_weights, counted, ratings
+from .rating import ROUNDS, BradleyTerry, _cells, cell_weights, counted, ratings, vote_kinds
 
 GROUP_PROTOCOLS = ("overall", "best_pick")
 EXACT_BELOW = 100  # votes: below, the exact interval
@@ -191,7 +191,7 @@ def agree(votes: pd.DataFrame, judge: JudgeSpec, *, protocol: str | None = None,
         "players": [{"player": p, "name": player_name(p), "judge_win_rate": _none(rates[0][i]),
                      "arena_rating": arena.rows[i].rating, "length_controlled_rating": lc.get(p)}
                     for i, p in enumerate(players)],
-        "crowd": crowd,
+        "crowd": crowd, "kinds": vote_kinds(votes),
         "settings": {"rounds": rounds, "confidence": confidence, "seed": seed, "ties": "excluded",
                      "orders": "both (caption a shown first, then second)"},
     }

@@ -109,6 +109,7 @@ def cmd_agree(args: argparse.Namespace) -> int:
                             max_concurrency=args.max_concurrency, dry_run=args.dry_run, timeout_s=args.judge_timeout)
     report = agree(frame, judge, protocol=args.protocol, dataset=args.dataset, rounds=args.rounds)
     print("\n".join(table_lines([report])))
+    print(kinds_line(report["kinds"]))
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
