@@ -75,6 +75,50 @@ def choose_rule(rules: dict[str, dict[str, dict[str, dict[str, float]]]]) -> str
     return min(fair, key=lambda name: fair[name]["random"]["kept"]) if fair else "none"
 
 
+def with_random_clickers(draws: int, visitors: int, per_visitor: int, share: float, rounds: int,
+                         seed: int = 0) -> dict[str, dict[str, float]]:
+    """Ratings when `share` of the visitors click at random (probes and battles alike): for no rule, the old rule
+    (2 probes, 75%) and the default, the slope of the rated against the true distances from the anchor and the
+    coverage of their 95% intervals, over `draws` seeded arenas (`export.recount` decides what counts)."""
+    from nycc_bench.arena.export import recount
+    from nycc_bench.arena.pool import GOLD_DECOY, GOLD_REAL
+
+    rng = np.random.default_rng(seed)
+    truth = {ANCHOR: 0.0, **{f"p{i}": float(x) for i, x in enumerate(np.linspace(-0.6, 0.6, 7))}}
+    names = list(truth)
+    settings = {"none": ArenaSettings(gold_min=0, gold_threshold=0.0),
+                "old 2@0.75": ArenaSettings(gold_min=2, gold_threshold=0.75), "default": ArenaSettings()}
+    out = {name: {"slope": [], "covered": 0, "total": 0} for name in settings}
+    for draw in range(draws):
+        rows = []
+        for v in range(visitors):
+            careless, answered = rng.random() < share, 0
+            for k in range(per_visitor):
+                left = "ab"[rng.integers(2)]
+                if probe_due("bench", f"v{v}", k, answered, 5, 3, 0.1, rng.random()):
+                    answered += 1
+                    a, b = GOLD_REAL, GOLD_DECOY
+                    win = rng.random() < (0.5 if careless else 0.94)
+                else:
+                    i, j = rng.choice(len(names), 2, replace=False)
+                    a, b = names[i], names[j]
+                    win = rng.random() < (0.5 if careless else 1 / (1 + np.exp(truth[b] - truth[a])))
+                rows.append({"player_a": a, "player_b": b, "winner": "a" if win else "b", "left_side": left,
+                             "voter": f"{draw}-{v}", "simulated": False, "voter_kind": "account",
+                             "caption_a": "x", "caption_b": "y"})
+        frame = pd.DataFrame(rows)
+        for name, rule in settings.items():
+            table = ratings(recount(frame, rule), rounds=rounds, seed=draw)
+            rated = {r.player: r for r in table.rows if r.player != ANCHOR}
+            x = np.array([SCALE * truth[p] for p in rated])
+            y = np.array([rated[p].rating - BASE for p in rated])
+            out[name]["slope"].append(float(x @ y / (x @ x)))
+            out[name]["covered"] += sum(r.low <= BASE + SCALE * truth[p] <= r.high for p, r in rated.items())
+            out[name]["total"] += len(rated)
+    return {name: {"slope": float(np.mean(r["slope"])), "coverage": r["covered"] / r["total"],
+                   "intervals": r["total"]} for name, r in out.items()}
+
+
 def anchored_coverage(draws: int, rounds: int, n_votes: int, seed: int = 0) -> dict[str, float]:
     """Share of the table's 95% intervals (distance from Human #200-209) that cover the true distance, and their
     mean width in Elo, over `draws` seeded rounds of Bradley-Terry votes among 8 players."""
@@ -200,6 +244,10 @@ def main() -> None:
           f"{default.gold_min} probes needed, >= {default.gold_threshold:.0%} right, one probe in every "
           f"{default.probe_every} battles until then")
     coverage = anchored_coverage(args.coverage_draws, 200, 1500)
+    careless = with_random_clickers(args.coverage_draws // 6, 300, 20, 0.2, 100)
+    print("with 20% random clickers (20 votes a visitor): " + "; ".join(
+        f"{name}: slope {r['slope']:.2f}, coverage {100 * r['coverage']:.1f}% of {r['intervals']}"
+        for name, r in careless.items()))
     print(f"anchored intervals (distance from Human #200-209, re-anchored each round): cover the truth "
           f"{100 * coverage['coverage']:.1f}% of {coverage['intervals']} intervals (target >= 92%), mean width "
           f"{coverage['mean_width']:.0f} Elo")
@@ -243,7 +291,8 @@ def main() -> None:
     print(json.dumps({"gold_rule": rules, "gold_chosen": chosen,
                       "gold_default": {"gold_min": default.gold_min, "gold_threshold": default.gold_threshold,
                                        "probe_every": default.probe_every},
-                      "anchored_coverage": coverage, "votes": args.votes, "players": args.players,
+                      "anchored_coverage": coverage, "random_clickers_20pct": careless, "votes": args.votes,
+                      "players": args.players,
                       "rounds": args.rounds, "cores": cores,
                       "ratings_s": round(t_ratings, 3), "numpy_mm_s": round(t_naive, 3),
                       "max_rating_diff": round(diff, 4), "next_battle_p95_ms": round(p95_ms(served_t), 3),
