@@ -86,8 +86,8 @@ def arena_round(data_dir: Path, dataset: Path, judges: dict[str, Any], n_votes: 
     store = open_store(Settings.from_env(data_dir=data_dir, dataset=str(dataset)))
     pool = dataset_pool(str(dataset), store.results(), store.resolve)
     votes = simulated_round(Path(store.root) / "arena", pool, n_votes)
-    frame = vote_frame(votes.votes())
-    table = ratings(frame, names={p: pool.name(p) for p in pool.players})
+    frame = vote_frame(votes.votes(), include_simulated=True)  # simulated voters, said so below
+    table = ratings(frame)
     print(f"{table.n_votes} counted votes of {len(frame)} (simulated voters; gold probes and the careless voter "
           "left out):")
     print(table.frame().to_string(index=False))

@@ -82,8 +82,9 @@ def test_voting_reveals_the_players_and_updates_the_table(page: Any) -> None:
     wait_text(page, "#arena-reveal", "recorded")
     reveal = page.locator("#arena-reveal").inner_text()
     assert "Left:" in reveal and "Right:" in reveal and "the left caption" in reveal
-    wait_text(page, "#arena-notes", "1 vote(s) by people")  # the table now rests on people's votes
-    assert "Simulated" not in page.locator("#arena-notes").inner_text()
+    assert "not counted: sign in" in reveal  # no sign-in on a local board: recorded, not counted
+    wait_text(page, "#arena-notes", "1 vote(s) by people recorded, none counted yet")
+    assert "Simulated" in page.locator("#arena-notes").inner_text()  # the table still rests on the seed
     page.screenshot(path=str(SHOTS / "11_arena_reveal.png"), full_page=True)
 
     page.locator("#arena-vote-right").click()  # the same battle again
@@ -97,6 +98,6 @@ def test_voting_reveals_the_players_and_updates_the_table(page: Any) -> None:
     page.locator("#arena-flag-left input").check()
     page.locator("#arena-vote-both-bad").click()
     wait_text(page, "#arena-reveal", "both bad")
-    wait_text(page, "#arena-notes", "2 vote(s) by people")
+    wait_text(page, "#arena-notes", "2 vote(s) by people recorded")
     wait_text(page, "#arena-notes", "flagged a caption as offensive")
     page.screenshot(path=str(SHOTS / "12_arena_second_vote.png"), full_page=True)

@@ -28,6 +28,7 @@ def start(data_dir: Path, dataset: str, log: Path) -> tuple[subprocess.Popen, st
     """The served leaderboard, once it answers HTTP (its startup is the event waited on; 300 s is a failure)."""
     port = free_port()
     env = {**os.environ, "NYCC_LB_WORKER": "0", "NYCC_ARENA_MIN_SECONDS": "0", "NYCC_ARENA_SECRET": "test-secret",
+           "NYCC_ARENA_ANONYMOUS_CAP": "100000",
            "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     process = subprocess.Popen([sys.executable, "-m", "nycc_bench.cli", "leaderboard", "--data-dir", str(data_dir),
                                 "--port", str(port), "--dataset", dataset], env=env, stdout=log.open("ab"),

@@ -20,21 +20,21 @@ from nycc_bench.arena.rating import SCALE, rank_by_interval
 TRUE = {"p0": 0.6, "p1": 0.3, "p2": -0.2, "p3": -0.5, ANCHOR: 0.0}
 
 
-def test_intervals_cover_the_true_strengths_about_95_percent_of_draws() -> None:
-    """25 seeded draws x 5 players = 125 intervals of each player's strength relative to the field (the anchored
-    scale is that plus the same constant for every player: the mean of the ratings). 95% coverage gives about 119
-    (sd 2.4), 80% about 100 (sd 4.5), so at least 111 separates them."""
+def test_intervals_cover_the_true_distance_from_the_anchor_about_95_percent_of_draws() -> None:
+    """25 seeded draws x 4 players = 100 intervals of each player's distance from Human #200-209, the reading the
+    table states (each bootstrap round re-anchored). 95% coverage gives about 95 (sd 2.2); the old reading (the
+    distance from the field mean moved onto the anchor) covered 80-85 (sd 4), so at least 89 separates them."""
     covered = total = 0
-    mean = np.mean(list(TRUE.values()))
     for draw in range(25):
         frame = bt_votes(TRUE, 800, np.random.default_rng(1000 + draw))
         table = ratings(frame, rounds=200, seed=draw)
-        shift = np.mean([r.rating for r in table.rows])
         for row in table.rows:
+            if row.player == ANCHOR:
+                continue
             total += 1
-            covered += row.low - shift <= SCALE * (TRUE[row.player] - mean) <= row.high - shift
-    assert total == 125
-    assert covered >= 111, covered
+            covered += row.low <= 1000 + SCALE * (TRUE[row.player] - TRUE[ANCHOR]) <= row.high
+    assert total == 100
+    assert covered >= 89, covered
 
 
 def test_anchor_ranks_and_provisional_players() -> None:
@@ -43,12 +43,25 @@ def test_anchor_ranks_and_provisional_players() -> None:
                         "caption_a": ["x"] * 5, "caption_b": ["y"] * 5})
     table = ratings(pd.concat([frame, few], ignore_index=True), rounds=200)
     rows = {r.player: r for r in table.rows}
-    assert rows[ANCHOR].rating == pytest.approx(1000) and rows[ANCHOR].low < 1000 < rows[ANCHOR].high
+    assert rows[ANCHOR].rating == rows[ANCHOR].low == rows[ANCHOR].high == pytest.approx(1000)  # the reference
     assert rows["rare"].provisional and rows["rare"].rank is None and rows["rare"].votes == 5
     assert table.rows[-1].player == "rare"  # provisional players are listed last
     assert rows["p0"].rank == 1 and rows["p3"].rank > rows["p1"].rank
     assert [r.player for r in table.rows if not r.provisional][:2] == ["p0", "p1"]
-    assert list(table.frame().columns) == ["Rank", "Player", "Rating", "95% interval", "Votes"]
+    assert list(table.frame().columns) == ["Rank", "Player", "Rating",
+                                           "95% interval (distance from Human #200-209, re-anchored each bootstrap "
+                                           "round)", "Votes"]
+    shown = table.frame().set_index("Player").loc["rare"]  # provisional: its count and the word, no number
+    assert shown["Rank"] == "provisional" and shown["Rating"] == "" and shown.iloc[2] == "" and shown["Votes"] == 5
+    assert {r["player"]: r for r in table.to_dict()["rows"]}["rare"]["rating"] is None
+
+
+def test_the_anchor_ranks_like_any_player() -> None:
+    """Ranks compare field-relative intervals: the anchor's re-anchored interval has no width, and ranking on it put a
+    player rated below the anchor ahead of it (ranks 1, 2, 1, 3 here); ranks now follow the ratings."""
+    table = ratings(bt_votes({"top": 0.35, ANCHOR: 0.0, "x": -0.05, "y": -0.4}, 600, np.random.default_rng(0)),
+                    rounds=200, seed=0)
+    assert [r.rank for r in table.rows] == sorted(r.rank for r in table.rows)
 
 
 def test_rank_is_one_plus_players_wholly_above() -> None:

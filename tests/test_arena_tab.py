@@ -19,7 +19,7 @@ from nycc_bench.leaderboard.arena_tab import ArenaTab
 from nycc_bench.leaderboard.store import LocalStore
 from nycc_bench.leaderboard.ui import App
 
-VISITOR = SimpleNamespace(session_hash="session-1")
+VISITOR = SimpleNamespace(session_hash="session-1", client=SimpleNamespace(host="203.0.113.5"))
 
 
 def hub_app(root: Path, hub: FakeHub, dataset: str):
@@ -92,12 +92,19 @@ def test_captions_are_escaped_and_the_about_table_lists_judge_reports(tmp_path: 
     assert "Judges measured against people" in text and "61.0 [55.0, 66.0]" in text and "90.0" in text
 
 
-def test_a_sign_in_is_needed_on_a_space_with_oauth(tmp_path: Path, sample_dataset: str) -> None:
+def test_a_vote_counts_with_a_sign_in_and_an_anonymous_one_is_recorded_not_counted(tmp_path: Path,
+                                                                                    sample_dataset: str) -> None:
     settings = Settings(data_dir=tmp_path / "data", dataset=sample_dataset, worker=False, oauth=True)
     tab = ArenaTab(App(settings, LocalStore(settings.data_dir)), ArenaSettings(min_seconds=0))  # no login button
-    assert "sign in" in tab.serve(VISITOR, None)[-1]
+    anonymous = tab.vote("left", tab.serve(VISITOR, None)[0], False, False, VISITOR, None)
+    assert "recorded" in anonymous and "not counted: sign in" in anonymous
     user = SimpleNamespace(username="ada")
     token = tab.serve(VISITOR, user)[0]
-    assert "recorded" in tab.vote("left", token, False, False, VISITOR, user)
+    receipt = tab.vote("left", token, False, False, VISITOR, user)
+    assert "recorded" in receipt and "not counted" not in receipt
     assert "another visitor" in tab.vote("left", tab.serve(VISITOR, user)[0], False, False, VISITOR,
                                          SimpleNamespace(username="bob"))
+    kinds = {v.voter_kind: v for v in tab.arena.store.votes("WHERE simulated = 0")}
+    assert set(kinds) == {"account", "anonymous"}
+    assert kinds["account"].address_hash == kinds["anonymous"].address_hash != ""  # one address, hashed
+    assert "203.0.113.5" not in kinds["anonymous"].address_hash + kinds["anonymous"].voter

@@ -108,8 +108,8 @@ def test_gold_failures_lower_accuracy_and_exclude_the_visitor_from_ratings(tmp_p
             receipt = arena.vote(probe.token, real_side if right else wrong_side, visitor)
             assert receipt.vote.gold_correct is right
             assert "Gold probe" in receipt.left_player and "Gold probe" in receipt.right_player
-        for _ in range(15):
-            arena.vote(served_and_read(arena, clock, visitor).token, "left", visitor)
+        for k in range(15):  # both sides (a visitor always on one side is left out as side-biased)
+            arena.vote(served_and_read(arena, clock, visitor).token, ("left", "right", "tie")[k % 3], visitor)
     assert arena.store.gold_record(arena.voter("good")) == (2, 2)
     assert arena.store.gold_record(arena.voter("bad")) == (0, 2)
     frame = vote_frame(arena.store.votes(), arena.settings)

@@ -4,8 +4,14 @@ of the players against the arena ratings, how well it separates them, and (given
 Each counted, decisive vote's two captions are judged as Zhang's group comparison with one caption a side, in both
 orders (any judge spec: an LLM through the engine and its cache, or the offline reward model). Caption-level
 agreement is the share of valid judgments that pick the caption people picked, with a bootstrap interval over
-votes (both orders of a vote stay together). The judge's win rate of each player over those judgments is ranked
-against the arena ratings by Kendall's tau (bootstrap over votes: both are recomputed each round).
+votes (both orders of a vote stay together); with fewer than `EXACT_BELOW` votes, or a bootstrap with no spread, the
+exact Clopper-Pearson interval over votes instead (the report names the method). Beside it, its scale:
+- the ceiling: how often the arena's own ratings, fitted without a vote (5-fold cross-fitting), pick the caption
+  people picked in it; single votes are noisy, so no judge is expected above it;
+- order consistency: the share of votes whose two orders the judge decided alike (an always-first judge: 0%), with
+  its exact interval.
+The judge's win rate of each player over those judgments is ranked against the arena ratings by Kendall's tau
+(bootstrap over votes: both are recomputed each round), and against the length-controlled ratings (a point).
 """
 
 from __future__ import annotations
@@ -21,9 +27,50 @@ from ..judging import JudgeSpec, group_judgments
 from ..scoring.bootstrap import bootstrap_ci
 from ..scoring.win_rate import THRESHOLD, recalibrate
 from .errors import ArenaRefused
-from .rating import ROUNDS, BradleyTerry, _cells, cell_weights, counted, ratings
+from .pool import player_name
+from .rating import ROUNDS, BradleyTerry, _cells, cell_weights, counted, ratings, vote_kinds
 
 GROUP_PROTOCOLS = ("overall", "best_pick")
+EXACT_BELOW = 100  # votes: below, the exact interval
+FOLDS = 5
+
+
+def exact_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float | None, float | None]:
+    """Clopper-Pearson interval of k successes in n (scipy's exact binomial interval)."""
+    if n <= 0:
+        return None, None
+    from scipy.stats import binomtest
+
+    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence, method="exact")
+    return float(ci.low), float(ci.high)
+
+
+def ceiling(frame: pd.DataFrame, folds: int = FOLDS, seed: int = 0) -> dict[str, Any]:
+    """How often ratings fitted without a vote (`folds`-fold cross-fitting of the plain Bradley-Terry model) pick the
+    caption people picked in it (a tie of strengths: half), with its exact interval over votes."""
+    players = sorted(set(frame["player_a"]) | set(frame["player_b"]))
+    index = {p: i for i, p in enumerate(players)}
+    n = len(players)
+    a = frame["player_a"].map(index).to_numpy()
+    b = frame["player_b"].map(index).to_numpy()
+    outcome = np.where(frame["winner"].to_numpy() == "a", 0, 1)
+    fold = np.random.default_rng(seed).permutation(len(frame)) % folds
+    cells = _cells(a, b, outcome, n)
+    model = BradleyTerry(*cells[:3], n)
+    hits = np.full(len(frame), np.nan)
+    for k in range(folds):
+        held = fold == k
+        if not held.any() or held.all():
+            continue
+        strength = model.fit(cell_weights(a, b, outcome, (~held).astype(float), cells, n))
+        diff = strength[a[held]] - strength[b[held]]
+        predicted = np.where(np.isnan(diff), 0.5, np.where(diff > 0, 1.0, np.where(diff < 0, 0.0, 0.5)))
+        hits[held] = np.where(outcome[held] == 0, predicted, 1 - predicted)
+    valid = ~np.isnan(hits)
+    value = float(hits[valid].mean()) if valid.any() else None
+    low, high = exact_interval(round(float(hits[valid].sum())), int(valid.sum()))
+    return {"value": value, "ci_low": low, "ci_high": high, "n_votes": int(valid.sum()), "folds": folds,
+            "method": "clopper-pearson"}
 
 
 def separability(low: np.ndarray, high: np.ndarray) -> float | None:
@@ -87,6 +134,14 @@ def agree(votes: pd.DataFrame, judge: JudgeSpec, *, protocol: str | None = None,
     n_valid = int(valid.sum())
     value = float(hits.sum() / n_valid) if n_valid else None
     low, high = bootstrap_ci(hits, valid, confidence=confidence, n_resamples=rounds, seed=seed)
+    method = "bootstrap"
+    voted = int((valid > 0).sum())
+    if value is not None and (voted < EXACT_BELOW or low == high):  # few votes, or no spread to resample
+        low, high = exact_interval(round(value * voted), voted, confidence)
+        method = "clopper-pearson"
+    both = (valid == 2)
+    consistent = int((orders[both, 0] == orders[both, 1]).sum())  # 1 = caption a won, whichever side it was on
+    c_low, c_high = exact_interval(consistent, int(both.sum()), confidence)
 
     arena = ratings(votes, rounds=rounds, confidence=confidence, seed=seed)
     players = [r.player for r in arena.rows]
@@ -117,33 +172,47 @@ def agree(votes: pd.DataFrame, judge: JudgeSpec, *, protocol: str | None = None,
         r_high = np.nanpercentile(rate_draws, (1 + confidence) / 2 * 100, axis=0)
     arena_low = np.array([r.low for r in arena.rows])
     arena_high = np.array([r.high for r in arena.rows])
-    crowd = crowd_check(judge, dataset, protocol) if dataset else None
+    controlled = ratings(votes, rounds=min(rounds, 50), confidence=confidence, seed=seed, length_control=True)
+    lc = {r.player: r.rating for r in controlled.rows}
+    tau_lc = _kendall(rates[0], np.array([lc.get(p, math.nan) for p in players]))
+    crowd = crowd_check(judge, dataset, protocol, confidence) if dataset else None
     return {
         "judge": judge.name, "protocol": protocol,
         "agreement": {"value": value, "ci_low": low, "ci_high": high, "n_votes": len(judged),
-                      "n_judgments": n_valid, "n_error": int(2 * len(judged) - n_valid)},
+                      "n_judgments": n_valid, "n_error": int(2 * len(judged) - n_valid), "method": method},
+        "ceiling": ceiling(judged, seed=seed),
+        "order_consistency": {"value": consistent / int(both.sum()) if both.any() else None, "ci_low": c_low,
+                              "ci_high": c_high, "n_votes": int(both.sum()), "method": "clopper-pearson"},
         "kendall_tau": {"value": _none(taus[0]), "ci_low": _none(tau_low), "ci_high": _none(tau_high),
                         "n_players": n},
+        "kendall_tau_length_controlled": {"value": _none(tau_lc), "n_players": n},
         "separability": {"judge": separability(r_low, r_high), "arena": separability(arena_low, arena_high),
                          "n_players": n},
-        "players": [{"player": p, "judge_win_rate": _none(rates[0][i]), "arena_rating": arena.rows[i].rating}
+        "players": [{"player": p, "name": player_name(p), "judge_win_rate": _none(rates[0][i]),
+                     "arena_rating": arena.rows[i].rating, "length_controlled_rating": lc.get(p)}
                     for i, p in enumerate(players)],
-        "crowd": crowd,
+        "crowd": crowd, "kinds": vote_kinds(votes),
         "settings": {"rounds": rounds, "confidence": confidence, "seed": seed, "ties": "excluded",
                      "orders": "both (caption a shown first, then second)"},
     }
 
 
-def crowd_check(judge: JudgeSpec, dataset: str, protocol: str) -> dict[str, Any]:
-    """Zhang's crowd check with the same judge (top 10 vs #1000-1009; `nycc-bench reliability`), or why not."""
+def crowd_check(judge: JudgeSpec, dataset: str, protocol: str, confidence: float = 0.95) -> dict[str, Any]:
+    """Zhang's crowd check with the same judge (top 10 vs #1000-1009; `nycc-bench reliability`), or why not; with
+    fewer than `EXACT_BELOW` comparisons its interval is the exact one."""
     from ..reliability import reliability
 
     try:
         result = reliability(judge, dataset, protocol)
     except NyccBenchError as err:
         return {"value": None, "reason": str(err)}
-    return {"value": result["reliability"], "ci_low": result["ci_low"], "ci_high": result["ci_high"],
-            "n": result["n"], "n_contests": result["n_contests"]}
+    low, high, method = result["ci_low"], result["ci_high"], "bootstrap"
+    n = int(result["n"] or 0)
+    if result["reliability"] is not None and n and (n < EXACT_BELOW or low == high):
+        low, high = exact_interval(round(result["reliability"] * n), n, confidence)
+        method = "clopper-pearson"
+    return {"value": result["reliability"], "ci_low": low, "ci_high": high, "n": result["n"],
+            "n_contests": result["n_contests"], "method": method}
 
 
 def _none(x: float) -> float | None:
@@ -159,11 +228,14 @@ def table_lines(results: list[dict[str, Any]]) -> list[str]:
         interval = f" [{f(d['ci_low'])}, {f(d['ci_high'])}]" if d.get("ci_low") is not None else ""
         return f"{f(d['value'])}{interval}"
 
-    lines = ["| Judge | Agreement with arena votes (%) | n votes | Kendall tau vs arena | Separability (judge / arena) "
-             "| Crowd: top 10 over #1000-1009 (%) |", "|---|---|---|---|---|---|"]
+    lines = ["| Judge | Agreement with arena votes (%) | Ceiling: ratings vs single votes (%) | Same verdict in both "
+             "orders (%) | n votes | Kendall tau vs arena | Kendall tau vs length-controlled | Separability (judge / "
+             "arena) | Crowd: top 10 over #1000-1009 (%) |", "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         sep = r["separability"]
         share = "/".join("n/a" if sep[k] is None else f"{100 * sep[k]:.0f}%" for k in ("judge", "arena"))
-        lines.append(f"| {r['judge']} ({r['protocol']}) | {cell(r['agreement'])} | {r['agreement']['n_votes']} | "
-                     f"{cell(r['kendall_tau'], pct=False)} | {share} | {cell(r['crowd'])} |")
+        lines.append(f"| {r['judge']} ({r['protocol']}) | {cell(r['agreement'])} | {cell(r.get('ceiling'))} | "
+                     f"{cell(r.get('order_consistency'))} | {r['agreement']['n_votes']} | "
+                     f"{cell(r['kendall_tau'], pct=False)} | {cell(r.get('kendall_tau_length_controlled'), pct=False)} "
+                     f"| {share} | {cell(r['crowd'])} |")
     return lines

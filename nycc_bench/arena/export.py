@@ -1,9 +1,11 @@
 """Votes as data: the export's one schema (the `arena_votes` dataset config has the same features), which votes
-count (a visitor's gold accuracy, decided here and recorded beside the vote, never by deleting it), and reading an
-export back with one-line errors."""
+count (`rules.py`, decided here and recorded beside the vote, never by deleting it), and reading an export back:
+one-line errors, duplicate rows dropped (on `vote_id` and `battle_id`), rows that contradict each other refused
+naming both, and `counted` decided again from the probes and the rules, never taken from the file."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
@@ -11,6 +13,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import ArenaRefused
+from .pool import GOLD_DECOY, GOLD_REAL
+from .rules import ACCOUNT, records, voter_reason
 from .settings import ArenaSettings
 from .votes import Vote, VoteStore
 
@@ -22,6 +26,7 @@ SCHEMA = pa.schema([
     ("flag_b", pa.bool_()), ("voter", pa.string()), ("shown_at", pa.timestamp("ms", tz="UTC")),
     ("voted_at", pa.timestamp("ms", tz="UTC")), ("gold", pa.bool_()), ("gold_correct", pa.bool_()),
     ("counted", pa.bool_()), ("excluded_reason", pa.string()), ("simulated", pa.bool_()),
+    ("voter_kind", pa.string()), ("address_hash", pa.string()),
 ])
 DESCRIPTIONS = {
     "vote_id": "the vote's id", "battle_id": "the battle (token) it answers; one vote per battle",
@@ -31,37 +36,60 @@ DESCRIPTIONS = {
     "player_b": "who wrote caption B", "caption_a": "caption A as shown", "caption_b": "caption B as shown",
     "description": "the cartoon's description", "left_side": "which caption was on the left (a or b)",
     "winner": "a, b, tie or both_bad", "flag_a": "caption A flagged as offensive",
-    "flag_b": "caption B flagged as offensive", "voter": "pseudonymous visitor id (a keyed hash)",
+    "flag_b": "caption B flagged as offensive",
+    "voter": "pseudonymous visitor id (a keyed hash of the signed-in account, or of the client address when not "
+             "signed in)",
     "shown_at": "when the battle was shown (UTC)", "voted_at": "when the vote was cast (UTC)",
     "gold": "a gold probe: the cartoon's real caption (A) against one written for another cartoon (B)",
     "gold_correct": "a probe's outcome (the real caption picked); null for other battles",
-    "counted": "enters the ratings (not a probe, visitor above the gold threshold)",
+    "counted": "enters the ratings (decided by the arena's rules from the probes and sides, recomputed whenever the "
+               "file is read: not a probe, a person's vote, enough probes answered and passed, not side-biased, "
+               "signed in or anonymous votes counted by the operator)",
     "excluded_reason": "why a vote does not count", "simulated": "cast by a simulated voter (the demo's seed)",
+    "voter_kind": "account (signed in with Hugging Face) or anonymous (keyed on the client address)",
+    "address_hash": "keyed hash (HMAC-SHA256, server secret) of the client address, so an operator can drop or cap "
+                    "one address's votes (`arena export --drop-address/--cap-address`); empty for simulated votes",
 }
+OPTIONAL = {"voter_kind": ACCOUNT, "address_hash": ""}  # columns an older export lacks, and their value there
+DERIVED = ("counted", "excluded_reason")  # decided by the rules whenever votes are read, never trusted
 
 
-def excluded_voters(votes: list[Vote], settings: ArenaSettings) -> dict[str, str]:
-    """Visitors left out of the ratings, with why: below the gold threshold after enough probes."""
-    record: dict[str, list[int]] = {}
-    for vote in votes:
-        if vote.gold:
-            passed = record.setdefault(vote.voter, [0, 0])
-            passed[0] += bool(vote.gold_correct)
-            passed[1] += 1
-    out = {}
-    for voter, (passed, answered) in record.items():
-        if answered >= settings.gold_min and passed / answered < settings.gold_threshold:
-            out[voter] = (f"gold accuracy {passed}/{answered} below {settings.gold_threshold:.0%}")
-    return out
-
-
-def vote_frame(votes: list[Vote], settings: ArenaSettings | None = None) -> pd.DataFrame:
-    """The votes in the export's schema, with whether each counts."""
+def recount(frame: pd.DataFrame, settings: ArenaSettings | None = None,
+            include_simulated: bool = False) -> pd.DataFrame:
+    """`gold`, `gold_correct`, `counted` and `excluded_reason` decided again from the rows themselves: a probe is a
+    battle of the real caption (A) against a decoy (B), passed when A won; the rest is `rules.py`."""
     settings = settings or ArenaSettings()
-    excluded = excluded_voters(votes, settings)
+    frame = frame.copy()
+    gold = (frame["player_a"] == GOLD_REAL) | (frame["player_b"] == GOLD_DECOY)
+    frame["gold"] = gold.to_numpy(dtype=bool)
+    frame["gold_correct"] = pd.array([w == "a" if g else None for w, g in zip(frame["winner"], gold, strict=True)],
+                                     dtype="boolean")
+    kind = frame["voter_kind"].fillna(ACCOUNT) if "voter_kind" in frame.columns else pd.Series(ACCOUNT,
+                                                                                               index=frame.index)
+    simulated = frame["simulated"].fillna(False).astype(bool).to_numpy()
+    # people and simulated voters are never one visitor: their records are kept apart
+    by_voter = records(zip(zip(frame["voter"], simulated, strict=True), kind, frame["gold"],
+                           frame["gold_correct"].fillna(False), frame["winner"], frame["left_side"], strict=True))
+    reason_of = {v: voter_reason(r, settings.gold_min, settings.gold_threshold, settings.count_anonymous)
+                 for v, r in by_voter.items()}
+    reasons: list[str | None] = []
+    for voter, is_simulated, is_gold in zip(frame["voter"], simulated, frame["gold"], strict=True):
+        if is_gold:
+            reasons.append("gold probe")
+        elif is_simulated and not include_simulated:
+            reasons.append("simulated vote (counted only with --include-simulated)")
+        else:
+            reasons.append(reason_of[voter, is_simulated])
+    frame["excluded_reason"] = pd.array(reasons, dtype=object)
+    frame["counted"] = frame["excluded_reason"].isna().to_numpy(dtype=bool)
+    return frame
+
+
+def vote_frame(votes: list[Vote], settings: ArenaSettings | None = None,
+               include_simulated: bool = False) -> pd.DataFrame:
+    """The votes in the export's schema, with whether each counts (`recount`)."""
     rows = []
     for v in votes:
-        reason = "gold probe" if v.gold else excluded.get(v.voter)
         rows.append({"vote_id": v.vote_id, "battle_id": v.battle_id, "contest_number": v.contest,
                      "caption_a_id": v.caption_a, "caption_b_id": v.caption_b, "player_a": v.player_a,
                      "player_b": v.player_b, "caption_a": v.text_a, "caption_b": v.text_b,
@@ -69,10 +97,10 @@ def vote_frame(votes: list[Vote], settings: ArenaSettings | None = None) -> pd.D
                      "flag_a": v.flag_a, "flag_b": v.flag_b, "voter": v.voter,
                      "shown_at": pd.Timestamp(round(v.shown_at * 1000), unit="ms", tz="UTC"),
                      "voted_at": pd.Timestamp(round(v.voted_at * 1000), unit="ms", tz="UTC"), "gold": v.gold,
-                     "gold_correct": v.gold_correct, "counted": reason is None, "excluded_reason": reason,
-                     "simulated": v.simulated})
+                     "gold_correct": v.gold_correct, "counted": False, "excluded_reason": None,
+                     "simulated": v.simulated, "voter_kind": v.voter_kind, "address_hash": v.address_hash})
     frame = pd.DataFrame(rows, columns=SCHEMA.names)
-    return frame.astype({"gold_correct": "boolean"}) if len(frame) else frame
+    return recount(frame, settings, include_simulated) if len(frame) else frame
 
 
 def arena_dir(data_dir: str | Path) -> Path:
@@ -85,16 +113,36 @@ def arena_dir(data_dir: str | Path) -> Path:
                        "data folder (NYCC_LB_DATA_DIR)")
 
 
-def export_votes(data_dir: str | Path, out: str | Path, settings: ArenaSettings | None = None) -> pd.DataFrame:
-    """Write every vote of a leaderboard's data dir to a parquet file; returns the frame."""
+def export_votes(data_dir: str | Path, out: str | Path, settings: ArenaSettings | None = None, *,
+                 drop_voters: Iterable[str] = (), drop_addresses: Iterable[str] = (), cap_voter: int | None = None,
+                 cap_address: int | None = None) -> pd.DataFrame:
+    """Write every vote of a leaderboard's data dir to a parquet file; returns the frame. An operator cleaning a
+    stuffed arena drops voters or address hashes, or keeps at most the first N votes of each (the store itself is
+    never changed); `counted` is then decided on what is left."""
     out = Path(out)
     if out.suffix != ".parquet":
         raise ArenaRefused(f"out: {out} must end in .parquet")
+    for name, cap in (("cap-voter", cap_voter), ("cap-address", cap_address)):
+        if cap is not None and cap < 1:
+            raise ArenaRefused(f"{name}: at least 1 vote, got {cap}")
     store = VoteStore(arena_dir(data_dir))
     try:
-        frame = vote_frame(store.votes(), settings)
+        votes = store.votes()
     finally:
         store.close()
+    drop_v, drop_a = set(drop_voters), set(drop_addresses)
+    votes = [v for v in votes if v.voter not in drop_v and not (v.address_hash and v.address_hash in drop_a)]
+    for cap, key in ((cap_voter, "voter"), (cap_address, "address_hash")):
+        if cap is not None:
+            seen: dict[str, int] = {}
+            kept = []
+            for v in votes:  # in the order cast: the first `cap` of each are kept
+                k = getattr(v, key)
+                seen[k] = seen.get(k, 0) + 1
+                if not k or seen[k] <= cap:
+                    kept.append(v)
+            votes = kept
+    frame = vote_frame(votes, settings)
     write_votes(frame, out)
     return frame
 
@@ -106,8 +154,11 @@ def write_votes(frame: pd.DataFrame, out: Path) -> None:
     tmp.replace(out)
 
 
-def read_votes(path: str | Path) -> pd.DataFrame:
-    """An export read back and checked: a missing, unreadable or malformed file is one line naming it."""
+def read_votes(path: str | Path, settings: ArenaSettings | None = None,
+               include_simulated: bool = False) -> pd.DataFrame:
+    """An export read back and checked: a missing, unreadable or malformed file is one line naming it; duplicate
+    rows dropped, contradicting ones refused, `counted` decided again (`recount`; simulated votes only with
+    `include_simulated`)."""
     path = Path(path)
     if not path.is_file():
         raise ArenaRefused(f"votes: no file {path}; write one with `nycc-bench arena export --data-dir DIR --out "
@@ -118,6 +169,9 @@ def read_votes(path: str | Path) -> pd.DataFrame:
         raise ArenaRefused(f"votes: {path} is not a parquet file ({' '.join(str(err).split())[:120]})") from None
     columns = []
     for field in SCHEMA:
+        if field.name not in table.column_names and field.name in OPTIONAL:  # an export written before they existed
+            columns.append(pa.array([OPTIONAL[field.name]] * table.num_rows, field.type))
+            continue
         if field.name not in table.column_names:
             raise ArenaRefused(f"votes: {path} has no column {field.name!r}; it is not an `arena export` file")
         try:
@@ -127,8 +181,32 @@ def read_votes(path: str | Path) -> pd.DataFrame:
                                f"{field.type}") from None
     table = pa.Table.from_arrays(columns, schema=SCHEMA)
     frame = table.to_pandas()
-    for column in ("vote_id", "player_a", "player_b", "caption_a", "caption_b", "winner"):
+    for column in ("vote_id", "battle_id", "player_a", "player_b", "caption_a", "caption_b", "winner", "voter"):
         if frame[column].isna().any() or (frame[column] == "").any():
             row = int(frame.index[frame[column].isna() | (frame[column] == "")][0])
             raise ArenaRefused(f"{column}: empty in row {row} of {path}")
-    return frame
+    frame = deduplicate(frame, str(path))
+    return recount(frame, settings, include_simulated)
+
+
+def deduplicate(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+    """One row per vote: a row repeated exactly (but for the derived `counted`) is dropped, and counted in
+    `attrs["duplicates_dropped"]`; two rows that share a `vote_id` or a `battle_id` but differ are refused, naming
+    both rows and the first column they differ in."""
+    facts = [c for c in frame.columns if c not in DERIVED]
+    keys = pd.Series(pd.util.hash_pandas_object(frame[facts], index=False).to_numpy(), index=frame.index)
+    for column in ("vote_id", "battle_id"):
+        first: dict[str, int] = {}
+        for row, (key, fact) in enumerate(zip(frame[column], keys, strict=True)):
+            if key not in first:
+                first[key] = row
+                continue
+            other = first[key]
+            if keys.iloc[other] != fact:
+                differ = next((c for c in facts if repr(frame[c].iloc[other]) != repr(frame[c].iloc[row])), "a value")
+                raise ArenaRefused(f"{column}: rows {other} and {row} of {source} are both {key!r} but differ in "
+                                   f"{differ!r}; the file contradicts itself, export it again from the arena")
+    duplicated = keys.duplicated().to_numpy()
+    out = frame[~duplicated].reset_index(drop=True)
+    out.attrs["duplicates_dropped"] = int(duplicated.sum())
+    return out

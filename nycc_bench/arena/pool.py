@@ -46,6 +46,12 @@ class Cartoon:
 
     contest: int
     description: str = ""
+    has_image: bool = False
+
+    @property
+    def judgeable(self) -> bool:
+        """Whether a visitor can judge captions of it: its image or its description can be shown."""
+        return self.has_image or bool(self.description.strip())
 
 
 def caption_id(player: str, contest: int, text: str) -> str:
@@ -57,6 +63,16 @@ def human_player(group: str) -> Player:
     """One of Zhang's human groups as a player."""
     label = LABELS[group]
     return Player(f"human:{group}", f"Human {label[0].lower() + label[1:]}", "human")
+
+
+def player_name(player: str) -> str:
+    """A player's one name, the same in the tab, the CLI, the export's readers and judge reports: a human group's
+    label, a run's id (`run:<id>` -> `<id>`), a gold probe's description."""
+    if player.startswith("human:") and player[6:] in LABELS:
+        return human_player(player[6:]).name
+    if player in GOLD_PLAYERS:
+        return GOLD_PLAYERS[player].name
+    return player.removeprefix("run:")
 
 
 GOLD_PLAYERS = {GOLD_REAL: Player(GOLD_REAL, "Gold probe: the cartoon's real caption", "gold"),
@@ -116,16 +132,17 @@ def generation_tasks() -> dict[str, str]:
 
 
 def build_pool(rows: Iterable[Mapping[str, Any]], results: Iterable[Mapping[str, Any]],
-               resolve: Callable[[str], Path]) -> Pool:
+               resolve: Callable[[str], Path], with_image: set[int] | None = None) -> Pool:
     """The pool of the cartoons in `rows` (a generation task's split, with its human groups) and the runs in
     `results` (records whose generation task lists predictions files, read through `resolve`; a run's first such
-    task in the registry's order)."""
+    task in the registry's order). `with_image`: the contests whose image can be shown (battles are served only of
+    a cartoon with an image or a description)."""
     tasks = list(generation_tasks())
     pool = Pool()
     for row in rows:
         contest = int(row["contest_number"])
         description = row.get("image_description") or row.get("description") or ""
-        pool.cartoons[contest] = Cartoon(contest, str(description))
+        pool.cartoons[contest] = Cartoon(contest, str(description), contest in (with_image or ()))
         for group in HUMAN_GROUPS:
             pool.add(human_player(group), contest, row.get(group) or [])
         pool.add_gold(contest, (row.get("human_top10") or [])[:3])
@@ -134,8 +151,7 @@ def build_pool(rows: Iterable[Mapping[str, Any]], results: Iterable[Mapping[str,
         run_id = (record.get("extra") or {}).get("run_id")
         if not task or not run_id:
             continue
-        model = record.get("model") or {}
-        player = Player(f"run:{run_id}", str(model.get("name") or run_id), "model")
+        player = Player(f"run:{run_id}", player_name(f"run:{run_id}"), "model")
         for relative in task.get("predictions") or []:
             try:
                 lines = resolve(relative).read_text(encoding="utf-8").splitlines()

@@ -1,10 +1,13 @@
-"""Arena ratings: Bradley-Terry by maximum likelihood (evalica's Rust solver, ties as half a win each) with
-percentile bootstrap intervals over votes, anchored so that Human #200-209 = 1000 on the Elo scale
-(400 points = ten-to-one odds); ranks by interval; a length-controlled fit; the side checks.
+"""Arena ratings: Bradley-Terry (evalica's Rust solver, ties as half a win each) with a weak prior (each player
+ties `PRIOR` = 1 time with a virtual reference player, so a player who never lost stays finite: a penalised maximum
+likelihood, not a plain one), percentile bootstrap intervals over votes, anchored so that Human #200-209 = 1000 on
+the Elo scale (400 points = ten-to-one odds); ranks by interval; a length-controlled fit; the side checks.
 
-An interval is that of the player's strength relative to the field (each round centred on the players' mean),
-placed on the anchored scale: the anchor's own uncertainty is shown, not hidden in everyone else's, so ranking by
-interval treats it like any player.
+An interval says what the table says: the player's distance from Human #200-209, re-anchored in every bootstrap
+round (so the anchor itself is exactly 1000 with no interval). `benchmarks/arena.py` measures its coverage of the
+true distance. Ranks compare intervals of each player's strength relative to the field (every round centred on the
+players' mean), where the anchor is a player like any other. A player with fewer than `MIN_VOTES` counted votes
+shows its count and "provisional", no number.
 
 Bootstrap over votes: votes are independent draws, and votes that name the same (player, player, outcome) cell
 are exchangeable, so resampling n votes with replacement is a multinomial draw of the cell counts; each round is
@@ -27,15 +30,14 @@ import numpy as np
 import pandas as pd
 
 from .errors import ArenaRefused
-from .pool import ANCHOR
+from .pool import ANCHOR, player_name
+from .rules import SIDE_MIN_VOTES, SIDE_SHARE
 
 SCALE = 400.0 / math.log(10.0)  # Elo points per unit of log-strength
 BASE = 1000.0
 MIN_VOTES = 20  # fewer counted votes: provisional, not ranked
 ROUNDS = 1000
 CONFIDENCE = 0.95
-SIDE_MIN_VOTES = 10  # decisive votes before a visitor's side preference is judged
-SIDE_SHARE = 0.9  # "nearly always one side"
 PRIOR = 1.0  # virtual ties of each player with one reference player (see `_bt`)
 _WINNERS = (evalica.Winner.X, evalica.Winner.Y, evalica.Winner.Draw)
 
@@ -74,18 +76,26 @@ class Ratings:
     n_decisive: int = 0
     side_biased: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    kinds: dict[str, int] = field(default_factory=dict)  # votes by kind (people, simulated) and how many counted
+    interval: str = ""  # what the intervals are (`interval_label`)
+    prior: str = ""  # the prior, in words
+    min_votes: int = MIN_VOTES
 
     def to_dict(self) -> dict[str, Any]:
+        """Everything, with a provisional player's rating and interval left out (its count stays)."""
         out = {k: v for k, v in self.__dict__.items() if k != "rows"}
-        out["rows"] = [r.__dict__ for r in self.rows]
+        out["rows"] = [{**r.__dict__, **({"rating": None, "low": None, "high": None} if r.provisional else {})}
+                       for r in self.rows]
         return out
 
     def frame(self) -> pd.DataFrame:
-        """The table as the Arena tab and the CLI show it."""
+        """The table as the Arena tab and the CLI show it (a provisional player: its count, no number)."""
+        column = f"95% interval ({self.interval})"
         return pd.DataFrame([{"Rank": "provisional" if r.provisional else r.rank, "Player": r.name,
-                              "Rating": round(r.rating), "95% interval": f"[{r.low:.0f}, {r.high:.0f}]",
+                              "Rating": "" if r.provisional else round(r.rating),
+                              column: "" if r.provisional else f"[{r.low:.0f}, {r.high:.0f}]",
                               "Votes": r.votes} for r in self.rows],
-                            columns=["Rank", "Player", "Rating", "95% interval", "Votes"])
+                            columns=["Rank", "Player", "Rating", column, "Votes"])
 
 
 def _cells(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, n_players: int) -> tuple[np.ndarray, ...]:
@@ -180,6 +190,16 @@ def _lc_fit(a: np.ndarray, b: np.ndarray, y: np.ndarray, d: np.ndarray, w: np.nd
     s = np.zeros(n)
     s[free] = result.x[:-1]
     return np.append(s, result.x[-1])
+
+
+def interval_label(anchored: bool) -> str:
+    """What the intervals are, as the table's column says it."""
+    return ("distance from Human #200-209, re-anchored each bootstrap round" if anchored else
+            "distance from the players' mean, re-centred each bootstrap round")
+
+
+PRIOR_TEXT = (f"each player ties {PRIOR:g} time with a virtual reference player (a weak prior, so a player who never "
+              "lost stays finite; a few Elo points at 20-40 votes a player)")
 
 
 def _interval(draws: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
@@ -293,28 +313,43 @@ def ratings(votes: pd.DataFrame, *, length_control: bool = False, rounds: int = 
             log_draws[r] = model.fit(rng.multinomial(n_votes, probabilities).astype(np.float64))
         coef = coef_low = coef_high = None
 
-    # the point on the anchored scale; the interval of each player's strength relative to the field (centred on
-    # the players' mean in every round) placed on that scale, so the anchor has an interval too and ranks by
-    # interval treat it like any player
-    shift = (np.nanmean(log_strength) - log_strength[index[anchor]]) if anchored else 0.0
+    # the point and every bootstrap round on the anchored scale: each round re-anchored at the anchor's own
+    # estimate in that round, so an interval is one of the distance from Human #200-209 (the anchor: 1000 exactly)
     rating = BASE + SCALE * (log_strength - (log_strength[index[anchor]] if anchored else np.nanmean(log_strength)))
     with np.errstate(all="ignore"):
-        centred = log_draws - np.nanmean(log_draws, axis=1, keepdims=True)
-    low, high = _interval(BASE + SCALE * (centred + shift), confidence)
+        centred = log_draws - (log_draws[:, [index[anchor]]] if anchored
+                               else np.nanmean(log_draws, axis=1, keepdims=True))
+    low, high = _interval(BASE + SCALE * centred, confidence)
     played = np.bincount(a, minlength=n) + np.bincount(b, minlength=n)
     wins = (np.bincount(a, (outcome == 0) + 0.5 * (outcome == 2), n)
             + np.bincount(b, (outcome == 1) + 0.5 * (outcome == 2), n))
     ranked = played >= min_votes
-    ranks = rank_by_interval(low, high, ranked)
+    # ranks compare every player alike, the anchor included: intervals of the strength relative to the field (each
+    # round centred on the players' mean), where the anchor's own uncertainty shows (re-anchored, it has none)
+    with np.errstate(all="ignore"):
+        field_low, field_high = _interval(log_draws - np.nanmean(log_draws, axis=1, keepdims=True), confidence)
+    ranks = rank_by_interval(field_low, field_high, ranked)
     names = names or {}
-    rows = [Rating(p, names.get(p, p), float(rating[i]), float(low[i]), float(high[i]), int(played[i]),
+    rows = [Rating(p, names.get(p, player_name(p)), float(rating[i]), float(low[i]), float(high[i]), int(played[i]),
                    float(wins[i]), ranks[i], not bool(ranked[i])) for i, p in enumerate(players)]
     rows.sort(key=lambda r: (r.provisional, -r.rating))
     side = side_report(frame, confidence, seed)
     return Ratings(rows, n_votes, anchor if anchored else "mean", rounds, confidence, length_control,
                    None if coef is None else float(coef),
                    None if coef_low is None else float(coef_low[0]),
-                   None if coef_high is None else float(coef_high[0]), notes=notes, **side)
+                   None if coef_high is None else float(coef_high[0]), notes=notes, kinds=vote_kinds(votes),
+                   interval=interval_label(anchored), prior=PRIOR_TEXT, min_votes=min_votes, **side)
+
+
+def vote_kinds(votes: pd.DataFrame) -> dict[str, int]:
+    """Votes of people and of simulated voters in the frame, and how many of each counted."""
+    simulated = (votes["simulated"].astype(bool) if "simulated" in votes.columns
+                 else pd.Series(False, index=votes.index))
+    is_counted = votes.index.isin(counted(votes).index)
+    return {"people": int((~simulated).sum()), "simulated": int(simulated.sum()),
+            "counted_people": int((is_counted & ~simulated).sum()),
+            "counted_simulated": int((is_counted & simulated).sum()),
+            "duplicates_dropped": int(votes.attrs.get("duplicates_dropped", 0))}
 
 
 def _length_diff(frame: pd.DataFrame) -> np.ndarray:

@@ -28,9 +28,15 @@ def dataset_pool(dataset: str, results: Iterable[Mapping[str, Any]], resolve: Ca
         raise ArenaRefused("tasks: no task shows human caption groups (`display.view: groups`); the arena has no "
                            "cartoons to show")
     rows = load_split(dataset, configs[0], split)
-    if "image" in rows.column_names:
+    with_image: set[int] = set()
+    if "image" in rows.column_names:  # which cartoons have an image, read without decoding one
+        import datasets
+
+        images = rows.select_columns(["contest_number", "image"]).cast_column("image", datasets.Image(decode=False))
+        with_image = {int(r["contest_number"]) for r in images
+                      if r["image"] and (r["image"].get("bytes") or r["image"].get("path"))}
         rows = rows.remove_columns("image")
-    return build_pool(rows, results, resolve)
+    return build_pool(rows, results, resolve, with_image)
 
 
 def simulated_round(folder: Path, pool: Pool, n_votes: int = SEED_VOTES, seed: int = 0,

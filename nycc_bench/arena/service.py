@@ -1,11 +1,18 @@
-"""The arena itself: serve a battle (two captions of one cartoon by two players, sides at random, a signed token)
-and record a vote on it (token checked, minimum time, daily cap, single use, gold probes scored). The Space's tab,
-the demo's simulated voters and the tests all go through these two methods."""
+"""The arena itself: serve a battle (two captions of one cartoon by two players, sides at random, an opaque signed
+token) and record a vote on it (token checked, minimum time, daily cap, single use, gold probes scored). The Space's
+tab, the demo's simulated voters and the tests all go through these two methods.
+
+A visitor is a signed-in account (`user:<name>`) or, when not signed in, its client address (`address:<host>`, as
+the server sees it through the trusted-proxy rule), never anything the client chooses; anonymous visitors have their
+own daily cap and count only when the operator says so (`rules.py`). Until a visitor has answered `gold_min` probes,
+one battle in every `probe_every` is a probe, at a position drawn from a server-side key (so at least one in the
+first three, and a visitor cannot tell which)."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import random
 import secrets
 import threading
@@ -16,11 +23,14 @@ from typing import Any
 
 from .errors import ArenaRefused
 from .pool import GOLD_DECOY, GOLD_REAL, Caption, Cartoon, Pool
+from .rules import ACCOUNT, ANONYMOUS, probe_due
 from .settings import ArenaSettings
-from .tokens import Battle, TokenRefused, Tokens
+from .tokens import SECRET_ENV, Battle, TokenRefused, Tokens
 from .votes import OverCap, Replayed, Vote, VoteStore
 
 CHOICES = ("left", "right", "tie", "both_bad")
+ANONYMOUS_PREFIX = "address:"  # a visitor not signed in: its client address
+ADDRESS_KEY_ENV = "NYCC_ARENA_ADDRESS_KEY"
 
 
 @dataclass(frozen=True)
@@ -65,6 +75,7 @@ class Arena:
             lambda: secrets.token_hex(8))
         self._lock = threading.Lock()
         self._seen: dict[str, set[tuple[str, str]]] = {}
+        self._served: dict[str, int] = {}  # battles served per visitor (the probe schedule's position)
         self._counts = store.pair_counts()
         self.on_vote: list[Callable[[Vote], Any]] = []  # e.g. the Hub mirror's push
         self.set_pool(pool)
@@ -74,6 +85,8 @@ class Arena:
         no longer has are refused as a retired player's."""
         pairs: dict[tuple[str, str], list[int]] = {}
         for contest, by_player in pool.by_contest.items():
+            if not pool.cartoons[contest].judgeable:
+                continue
             players = sorted(p for p, ids in by_player.items() if ids)
             for i, a in enumerate(players):
                 for b in players[i + 1:]:
@@ -87,6 +100,20 @@ class Arena:
             raise ArenaRefused("visitor: no session; reload the page")
         return hmac.new(self.store.salt.encode(), visitor.encode(), hashlib.sha256).hexdigest()[:16]
 
+    def address_hash(self, address: str | None) -> str:
+        """The keyed hash of a client address stored with a vote (HMAC-SHA256 keyed by NYCC_ARENA_ADDRESS_KEY, else
+        NYCC_ARENA_SECRET, else the store's salt), so an operator can find one address's votes, never read it."""
+        if not address:
+            return ""
+        key = os.environ.get(ADDRESS_KEY_ENV) or os.environ.get(SECRET_ENV) or self.store.salt
+        return hmac.new(key.encode(), address.encode(), hashlib.sha256).hexdigest()[:24]
+
+    def _probe_due(self, voter: str, served: int) -> bool:
+        """Whether the visitor's next battle is a probe (`rules.probe_due`, keyed by the store's salt)."""
+        settings = self.settings
+        return probe_due(self.store.salt, voter, served, self.store.gold_record(voter)[1], settings.gold_min,
+                         settings.probe_every, settings.gold_share, self.rng.random())
+
     # -- serving ------------------------------------------------------------------------------------------------
     def next_battle(self, visitor: str) -> Served:
         """The next battle for this visitor: a gold probe with the configured share, else the least-voted pair of
@@ -96,10 +123,14 @@ class Arena:
             seen = self._seen.get(voter)
             if seen is None:
                 seen = self._seen[voter] = self.store.seen(voter)
-            pick = None
-            if self.pool.real and len(self.pool.real) > 1 and self.rng.random() < self.settings.gold_share:
-                pick = self._gold(seen)
-            pick = pick or self._pick(seen) or self._pick(set())
+            served = self._served.get(voter)
+            if served is None:
+                served = self.store.read_one("SELECT COUNT(*) FROM battles WHERE voter = ?", (voter,))
+            self._served[voter] = served + 1
+            # the scheduler's pick is made for every battle, a probe or not, so serving a probe takes no less time
+            pick = self._pick(seen) or self._pick(set())
+            if self.pool.real and len(self.pool.real) > 1 and self._probe_due(voter, served):
+                pick = self._gold(seen) or pick
             if pick is None:
                 raise ArenaRefused("arena: no cartoon has captions from two players yet; publish a caption_generation "
                                    "run or build the caption_generation config")
@@ -116,6 +147,8 @@ class Arena:
         contests = list(self.pool.real)
         for _ in range(10):
             contest, other = self.rng.sample(contests, 2)
+            if not self.pool.cartoons[contest].judgeable:
+                continue
             real = self.pool.captions[self.rng.choice(self.pool.real[contest])]
             decoy = self.pool.captions[self.rng.choice(self.pool.real[other])]
             if pair_key(real.id, decoy.id) not in seen and real.text != decoy.text:
@@ -138,16 +171,21 @@ class Arena:
 
     # -- voting -------------------------------------------------------------------------------------------------
     def vote(self, token: Any, choice: str, visitor: str, flag_left: bool = False, flag_right: bool = False,
-             simulated: bool = False) -> Receipt:
-        """Record a vote on a served battle, or refuse it with the reason (`ArenaRefused`)."""
+             simulated: bool = False, address: str | None = None) -> Receipt:
+        """Record a vote on a served battle, or refuse it with the reason (`ArenaRefused`). `address` is the client
+        address (its keyed hash is stored); a visitor `address:<host>` is anonymous."""
         if choice not in CHOICES:
             raise ArenaRefused(f"choice: expected one of {', '.join(CHOICES)}, got {choice!r}")
         voter = self.voter(visitor)
-        battle, _ = self.tokens.check(token, voter)
+        battle_id, _ = self.tokens.check(token, voter)
         now = self.clock()
-        shown = self.store.read_one("SELECT shown_at FROM battles WHERE battle_id = ?", (battle.battle_id,))
-        if shown is None:
+        row = self.store.rows("SELECT voter, contest, caption_a, caption_b, left_side, gold, shown_at FROM battles "
+                              "WHERE battle_id = ?", (battle_id,))
+        if not row or row[0][0] != voter:
             raise TokenRefused("token: this arena has no record of serving the battle; load a new battle")
+        battle = Battle(battle_id, int(row[0][1]), row[0][2], row[0][3], row[0][4], bool(row[0][5]), voter)
+        shown = float(row[0][6])
+        anonymous = visitor.startswith(ANONYMOUS_PREFIX)
         if now - shown < self.settings.min_seconds:
             raise ArenaRefused(f"vote: cast {now - shown:.1f} s after the battle was shown; read both captions "
                                f"(at least {self.settings.min_seconds:g} s) and vote again")
@@ -165,15 +203,16 @@ class Arena:
         vote = Vote(self._new_id(), battle.battle_id, voter, battle.contest, a.id, b.id, player_a, player_b,
                     a.text, b.text, self.pool.cartoons[battle.contest].description, battle.left_side, winner,
                     bool(flags[0]), bool(flags[1]), shown, now, battle.gold, (winner == "a") if battle.gold else None,
-                    simulated)
+                    simulated, ANONYMOUS if anonymous else ACCOUNT, self.address_hash(address))
+        cap = self.settings.anonymous_cap if anonymous else self.settings.daily_cap
         try:
-            self.store.add_vote(vote, self.settings.daily_cap)
+            self.store.add_vote(vote, cap)
         except Replayed:
             raise TokenRefused("token: this battle already has its vote (a replayed token); load a new "
                                "battle") from None
         except OverCap:
-            raise ArenaRefused(f"vote: the daily cap of {self.settings.daily_cap} votes is reached; come back "
-                               "tomorrow") from None
+            raise ArenaRefused(f"vote: the daily cap of {cap} votes{' per address' if anonymous else ''} is "
+                               "reached; come back tomorrow") from None
         if not battle.gold:
             with self._lock:
                 key = pair_key(a.player, b.player)

@@ -1,6 +1,8 @@
-"""Battle tokens: what the server issued, signed and timestamped by `itsdangerous` (HMAC-SHA1 over the payload,
-the key derived from NYCC_ARENA_SECRET), so a vote can only name a battle the server served, unchanged and in time.
-Single use is the vote table's UNIQUE battle id, not the token."""
+"""Battle tokens: an opaque handle on a battle the server issued, signed and timestamped by `itsdangerous`
+(HMAC-SHA1 over the payload, the key derived from NYCC_ARENA_SECRET), so a vote can only name a battle the server
+served, unchanged and in time. The payload is only the battle's random id and the visitor's pseudonym: what the
+battle is (its captions, sides, and whether it is a gold probe) stays in the server's `battles` table, so nothing a
+client reads says which battles are probes. Single use is the vote table's UNIQUE battle id, not the token."""
 
 from __future__ import annotations
 
@@ -35,8 +37,8 @@ class Battle:
     voter: str
 
     def payload(self) -> list[Any]:
-        return [self.battle_id, self.contest, self.caption_a, self.caption_b, self.left_side, int(self.gold),
-                self.voter]
+        """What the token carries: the random battle id and the visitor's pseudonym, nothing else."""
+        return [self.battle_id, self.voter]
 
 
 class Tokens:
@@ -51,8 +53,8 @@ class Tokens:
     def issue(self, battle: Battle) -> str:
         return self._serializer.dumps(battle.payload())
 
-    def check(self, token: Any, voter: str) -> tuple[Battle, float]:
-        """The battle a token names and when it was issued; `TokenRefused` with the reason otherwise."""
+    def check(self, token: Any, voter: str) -> tuple[str, float]:
+        """The id of the battle a token names and when it was issued; `TokenRefused` with the reason otherwise."""
         if not isinstance(token, str) or not token:
             raise TokenRefused("token: no battle was served to this page; load a new battle")
         try:
@@ -62,11 +64,8 @@ class Tokens:
                                "battle") from None
         except BadSignature:
             raise TokenRefused("token: not issued by this arena (forged or altered); load a new battle") from None
-        try:
-            battle = Battle(str(payload[0]), int(payload[1]), str(payload[2]), str(payload[3]), str(payload[4]),
-                            bool(payload[5]), str(payload[6]))
-        except (TypeError, ValueError, IndexError):
-            raise TokenRefused("token: malformed payload; load a new battle") from None
-        if battle.voter != voter:
+        if not (isinstance(payload, list) and len(payload) == 2 and all(isinstance(x, str) for x in payload)):
+            raise TokenRefused("token: malformed payload; load a new battle")
+        if payload[1] != voter:
             raise TokenRefused("token: served to another visitor; load a new battle")
-        return battle, issued.timestamp()
+        return payload[0], issued.timestamp()

@@ -16,30 +16,38 @@ import pandas as pd
 
 from ..arena import Arena, ArenaRefused, ArenaSettings, Ratings, VoteStore, ratings, table_lines, vote_frame
 from ..arena.mirror import VoteMirror
+from ..arena.rating import MIN_VOTES, PRIOR_TEXT, vote_kinds
+from ..arena.rules import ANONYMOUS
 from ..arena.seed import dataset_pool, load_seed
+from ..arena.service import ANONYMOUS_PREFIX
 from ..paths import SEED_DIR
 
 log = logging.getLogger("nycc_bench.leaderboard")
 e = html.escape
 INTRO = ("**Caption Arena.** Which caption is funnier for this cartoon? Two captions, written for it by two anonymous "
          "players (a model, or one of Zhang et al.'s human groups of contest entries); the players are named after "
-         "you vote. Only votes cast before the reveal count; a few battles are checks with a known answer. The "
-         "ratings are Bradley-Terry with 95% bootstrap intervals, anchored at Human #200-209 = 1000, ranked by "
-         "interval; a player with fewer than 20 counted votes is provisional.")
+         "you vote. Votes count when you are signed in with Hugging Face (anonymous votes are recorded, and count "
+         "only if the operator allows it); a few battles, from your first ones on, are checks with a known answer, "
+         "and your votes count once you have answered enough of them well. The ratings are Bradley-Terry with a "
+         f"weak prior ({PRIOR_TEXT}) and 95% bootstrap intervals of each player's distance from Human #200-209 "
+         f"(= 1000), ranked by interval; a player with fewer than {MIN_VOTES} counted votes is provisional and "
+         "shows no rating.")
 TABLE_ROUNDS, LC_ROUNDS = 1000, 200  # the length-controlled fit is costlier; `arena ratings` runs 1000 of each
 
 
-def visitor_of(request: gr.Request | None, profile: Any, oauth: bool) -> str:
-    """Who votes: the signed-in user on a Space with OAuth, else this browser session (anonymous)."""
-    if oauth:
-        name = getattr(profile, "username", None)
-        if not name:
-            raise ArenaRefused("visitor: sign in (button above) to vote in the arena")
-        return f"user:{name}"
-    session = getattr(request, "session_hash", None)
-    if not session:
-        raise ArenaRefused("visitor: no session; reload the page")
-    return f"session:{session}"
+def visitor_of(request: gr.Request | None, profile: Any) -> tuple[str, str | None]:
+    """Who votes, and from which client address: the signed-in Hugging Face account (`user:<name>`), else the
+    client address itself (`address:<host>`, anonymous). The address is the connection's, or the one forwarded by
+    a proxy the operator trusts (`NYCC_LB_TRUSTED_PROXIES`, applied by the server before this sees it): never the
+    session hash or a header the client chooses."""
+    client = getattr(request, "client", None)
+    address = getattr(client, "host", None) or None
+    name = getattr(profile, "username", None)
+    if name:
+        return f"user:{name}", address
+    if not address:
+        raise ArenaRefused("visitor: no client address; reload the page")
+    return f"{ANONYMOUS_PREFIX}{address}", address
 
 
 class ArenaTab:
@@ -89,7 +97,7 @@ class ArenaTab:
         """A new battle: token, image, description, both captions; the reveal cleared."""
         try:
             arena = self._fresh()
-            served = arena.next_battle(visitor_of(request, profile, self.app.settings.oauth))
+            served = arena.next_battle(visitor_of(request, profile)[0])
         except ArenaRefused as err:
             return [None, gr.Image(value=None, visible=False), "", "", "", error_html(str(err))]
         image = self.image(served.battle.contest)
@@ -110,17 +118,19 @@ class ArenaTab:
         """Record the vote and reveal the players, or say why the vote does not count."""
         try:
             arena = self._fresh()
-            receipt = arena.vote(token, choice, visitor_of(request, profile, self.app.settings.oauth),
-                                 bool(flag_left), bool(flag_right))
+            visitor, address = visitor_of(request, profile)
+            receipt = arena.vote(token, choice, visitor, bool(flag_left), bool(flag_right), address=address)
         except ArenaRefused as err:
             return error_html(str(err))
+        uncounted = ("" if receipt.vote.voter_kind != ANONYMOUS or self.settings.count_anonymous else
+                     " It is recorded but not counted: sign in with Hugging Face for your votes to count.")
         picked = {"left": "the left caption", "right": "the right caption", "tie": "a tie",
                   "both_bad": "both bad"}[choice]
         gold = (f" Checks passed: {receipt.gold_passed} of {receipt.gold_answered}."
                 if receipt.vote.gold else "")
         return (f"<div class='nycc-banner nycc-ok' id='arena-receipt'>Vote <code>{e(receipt.vote.vote_id)}</code> "
                 f"recorded: {picked}. Left: <b>{e(receipt.left_player)}</b>. Right: <b>{e(receipt.right_player)}</b>."
-                f"{gold} Press <i>Next battle</i> for another.</div>")
+                f"{gold}{uncounted} Press <i>Next battle</i> for another.</div>")
 
     # -- ratings ------------------------------------------------------------------------------------------------
     def standings(self) -> tuple[str, Ratings | None, Ratings | None]:
@@ -133,17 +143,20 @@ class ArenaTab:
         with self._lock:
             if self._table is not None and self._table[0] == key:
                 return self._table[1]
-            live = key[0] - key[1]
-            votes = store.votes("WHERE simulated = 0") if live else store.votes()
+            votes = store.votes()
             frame = vote_frame(votes, self.settings)
-            names = {p: self.arena.pool.name(p) for p in set(frame["player_a"]) | set(frame["player_b"])} if len(
-                frame) else {}
-            label = (f"{live} vote(s) by people." if live else
+            kinds = vote_kinds(frame) if len(frame) else {"people": 0, "counted_people": 0}
+            live = kinds["counted_people"]
+            if not live:
+                frame = vote_frame(votes, self.settings, include_simulated=True)
+            label = (f"{live} counted vote(s) by people ({kinds['people']} recorded; votes count from signed-in "
+                     "visitors who answered enough checks well)." if live else
                      f"**Simulated**: these {key[1]} votes were cast by simulated voters with known caption "
-                     "strengths (the seed of a fresh leaderboard), not by people. The first real vote replaces them.")
+                     f"strengths (the seed of a fresh leaderboard), not by people ({kinds['people']} vote(s) by "
+                     "people recorded, none counted yet). The first counted vote by a person replaces them.")
             try:
-                plain = ratings(frame, rounds=TABLE_ROUNDS, names=names)
-                controlled = ratings(frame, rounds=LC_ROUNDS, length_control=True, names=names)
+                plain = ratings(frame, rounds=TABLE_ROUNDS)
+                controlled = ratings(frame, rounds=LC_ROUNDS, length_control=True)
             except ArenaRefused as err:
                 plain = controlled = None
                 label += f" {err}"
@@ -157,10 +170,13 @@ class ArenaTab:
             return pd.DataFrame(columns=["Rank", "Player"]), None, label or (self.error or "")
         frame = plain.frame()
         lc = {r.player: r for r in controlled.rows}
-        frame.insert(4, "Length-controlled", [f"{lc[r.player].rating:.0f} [{lc[r.player].low:.0f}, "
-                                              f"{lc[r.player].high:.0f}]" for r in plain.rows])
-        notes = [label, f"Counted votes: {plain.n_votes} (intervals: {TABLE_ROUNDS} bootstrap rounds, "
-                        f"length-controlled {LC_ROUNDS}). Length coefficient (style control): "
+        frame.insert(4, "Length-controlled", ["" if r.provisional else f"{lc[r.player].rating:.0f} "
+                                              f"[{lc[r.player].low:.0f}, {lc[r.player].high:.0f}]"
+                                              for r in plain.rows])
+        notes = [label, f"Counted votes: {plain.n_votes} (intervals: {plain.interval}; {TABLE_ROUNDS} bootstrap "
+                        f"rounds, length-controlled {LC_ROUNDS}). Prior: {plain.prior}. Fewer than "
+                        f"{plain.min_votes} counted votes: provisional, no rating. Ranks compare intervals relative to "
+                        "the field (the anchor ranks like any player). Length coefficient (style control): "
                         f"{controlled.length_coef:+.2f} log-odds per unit of normalised length difference "
                         f"[{controlled.length_low:+.2f}, {controlled.length_high:+.2f}]."]
         if plain.left_win_rate is not None:
@@ -171,6 +187,9 @@ class ArenaTab:
         if flagged:
             notes.append(f"{flagged} vote(s) flagged a caption as offensive (kept in the export's `flag_a`/`flag_b`).")
         notes.extend(plain.notes)
+        if self.mirror is not None and self.mirror.skipped:
+            notes.append(f"**Operator:** {len(self.mirror.skipped)} malformed vote line(s) in the Hub copy were "
+                         f"skipped at start (every good vote was kept), first: {e(self.mirror.skipped[0])}")
         if self.mirror is not None and self.mirror.error:
             notes.append(f"**Not yet on the Hub:** {e(self.mirror.error)}")
         return frame, ratings_plot(plain), "\n\n".join(notes)
@@ -211,18 +230,18 @@ def error_html(text: str) -> str:
 
 
 def ratings_plot(table: Ratings) -> Any:
-    """Ratings with their 95% intervals, best on top (provisional players hollow)."""
+    """Ratings with their 95% intervals, best on top (provisional players left out: they have no rating)."""
     from matplotlib.figure import Figure
 
-    rows = table.rows[::-1]
+    rows = [r for r in table.rows if not r.provisional][::-1]  # a provisional player has no number to plot
     figure = Figure(figsize=(8, 1.3 + 0.32 * max(len(rows), 1)), dpi=100)
     ax = figure.add_subplot()
     for y, row in enumerate(rows):
         ax.errorbar(row.rating, y, xerr=[[row.rating - row.low], [row.high - row.rating]], fmt="o", capsize=3,
-                    color="#1f77b4", markerfacecolor="white" if row.provisional else "#1f77b4")
-    ax.set_yticks(range(len(rows)), [r.name + (" (provisional)" if r.provisional else "") for r in rows])
+                    color="#1f77b4")
+    ax.set_yticks(range(len(rows)), [r.name for r in rows])
     ax.axvline(1000, color="#bbbbbb", linewidth=0.8, zorder=0)
-    ax.set_xlabel("Arena rating (Human #200-209 = 1000), 95% bootstrap interval")
+    ax.set_xlabel(f"Arena rating (Human #200-209 = 1000), 95% bootstrap interval ({table.interval})")
     figure.tight_layout()
     return figure
 
