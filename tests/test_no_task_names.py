@@ -40,6 +40,7 @@ OTHER_MEANINGS = {
     # leaderboard set (`matching`, `ranking`)
     "kinds/hessel2023.py": {"explanation", "matching", "ranking"},
     "kinds/humorbench.py": {"explanation", "humorbench"},
+    "kinds/zhang2024.py": {"ranking"},  # Hessel's `ranking` config, whose card names the judge's shot-pool shards
     "reproducing/figures.py": {"humorbench"},  # a paper's id for `reproduce --only` (the family's key)
 }
 LOADERS = {"load_split", "load_dataset"}  # their second argument (or config=) is a dataset config
