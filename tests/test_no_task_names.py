@@ -41,6 +41,7 @@ OTHER_MEANINGS = {
     "kinds/hessel2023.py": {"explanation", "matching", "ranking"},
     "kinds/humorbench.py": {"explanation", "humorbench"},
     "reproducing/figures.py": {"humorbench"},  # a paper's id for `reproduce --only` (the family's key)
+    "published/humorbench.py": {"explanation"},  # a column of upstream's stored verdict files
 }
 LOADERS = {"load_split", "load_dataset"}  # their second argument (or config=) is a dataset config
 

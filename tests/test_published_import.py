@@ -1,0 +1,169 @@
+"""`nycc-bench import published` on small files written here in upstream's formats (the sample's original human
+groups and HumorBench annotations beside invented model outputs): one run folder per published system, with the
+authors' repository, pinned commit, file and sha256 (never a local path), scores by this toolkit's metrics,
+coverage, and a partial run shown and ranked on what it covers by the one wholeness rule."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from nycc_bench.cli import main
+from nycc_bench.contests import ZHANG_HELD_OUT
+from nycc_bench.paths import SAMPLE_DIR
+from nycc_bench.results import read_results
+from nycc_bench.scoring.ead import average_ead
+from nycc_bench.wholeness import INCOMPLETE, PARTIAL, judge_status, shows_numbers
+
+ZHANG = SAMPLE_DIR / "zhang_cartoon_caption_generation" / "examples" / "generations"
+HUMOR = SAMPLE_DIR / "humorbench_reubennarad"
+TOXIC = "analysis/category_subsets/20250710_201058_toxic_or_shocking_subset.csv"
+WORDS = ["lamp", "tax", "moon", "soup", "ladder", "parrot", "ticket", "glove", "piano", "sock", "cloud", "bench"]
+
+
+def _captions(contest: int, seed: int) -> list[str]:
+    """Ten invented captions for one contest (different words per caption, some repeated across captions)."""
+    return [f"The {WORDS[(contest + seed + i) % 12]} was {WORDS[(i * 5 + seed) % 12]} all along, said {i}."
+            for i in range(10)]
+
+
+def _write_csv(path: Path, header: list[str], rows: list[list[object]]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+@pytest.fixture(scope="module")
+def mirror(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder in upstream's layouts: Zhang's four human groups (the sample's) and two model files (claude.csv
+    as `0..9,contest_num` over every held-out contest; zs.csv as `contest_number,prompt,caption1..10` over three
+    held-out contests, one extra contest and one empty caption); HumorBench's sample annotations and labels, a
+    verdict file of two models (one covering every element, one a few) and docs/data.json."""
+    root = tmp_path_factory.mktemp("published")
+    gen = root / "zhang" / "examples" / "generations"
+    gen.mkdir(parents=True)
+    for f in ZHANG.glob("human_*.csv"):
+        shutil.copyfile(f, gen / f.name)
+    _write_csv(gen / "claude.csv", [*map(str, range(10)), "contest_num"],
+               [[*_captions(c, 1), c] for c in ZHANG_HELD_OUT])
+    zs = [[c, "prompt", *_captions(c, 2)] for c in ZHANG_HELD_OUT[:3]] + [[889, "prompt", *_captions(889, 2)]]
+    zs[0][2 + 4] = ""  # an empty cell: pandas reads NaN, upstream scores "nan"
+    _write_csv(gen / "zs.csv", ["contest_number", "prompt", *(f"caption{i}" for i in range(1, 11))], zs)
+    hb = root / "humor"
+    for name in ("comprehensive_annotations.csv", "categorized_output_wordplay.csv",
+                 "categorized_output_cultural_reference.csv", "categorized_output_toxic_or_shocking.csv"):
+        hb.mkdir(exist_ok=True)
+        shutil.copyfile(HUMOR / name, hb / name)
+    with open(HUMOR / "comprehensive_annotations.csv", newline="", encoding="utf-8") as f:
+        elements = list(csv.DictReader(f))
+    rows = []
+    for i, e in enumerate(elements):
+        for model, keep in (("gpt-4o", True), ("meta-llama/Llama-9-Test", i % 4 == 0)):
+            if keep:
+                verdict = "FAIL" if (i + len(model)) % 3 == 0 else "PASS"
+                rows.append([e["idx"], e["cartoonstock_id"], e["contest_number"], e["description"], e["caption"],
+                             e["element"], f"An invented explanation {i} by {model}.", verdict,
+                             f"reasoning {i}", model, "{}", "gpt-4o", "{}", "runs/x.csv"])
+    _write_csv(hb / TOXIC, ["idx", "cartoonstock_id", "contest_number", "description", "caption", "element",
+                            "explanation", "autograder_judgment", "autograder_reasoning", "explainer_model",
+                            "explainer_usage", "autograder_model", "autograder_usage", "source_file"], rows)
+    (hb / "docs").mkdir()
+    (hb / "docs" / "data.json").write_text(json.dumps([
+        {"display_name": "GPT-4o", "explainer_model": "gpt-4o", "pass_rate_per_row": 0.75, "num_rows": 499,
+         "toxic_or_shocking_pass_rate_per_row": 0.5},
+        {"display_name": "Llama 9 Test", "explainer_model": "meta-llama-Llama-9-Test", "pass_rate_per_row": 0.5,
+         "num_rows": 499}]), encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def imported(mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("runs") / "published"
+    assert main(["import", "published", "--source", str(mirror), "--out", str(out), "--no-sbert"]) == 0
+    return out
+
+
+def test_one_run_per_system_with_provenance_and_no_local_path(imported: Path, mirror: Path) -> None:
+    runs = sorted(p.name for p in imported.iterdir() if p.is_dir())
+    assert runs == ["humorbench-gpt-4o", "humorbench-meta-llama-llama-9-test", "zhang2024-claude",
+                    "zhang2024-human-1000", "zhang2024-human-200", "zhang2024-human-median", "zhang2024-human-top",
+                    "zhang2024-zs"]
+    claude = read_results(imported / "zhang2024-claude")
+    assert claude["model"]["name"] == "Claude-3-Opus"  # Table 6's row
+    (file,) = claude["extra"]["provenance"]["files"]
+    claude_csv = (mirror / "zhang/examples/generations/claude.csv").read_bytes()
+    assert file == {"published_by": "published by the authors", "repo": "yguooo/cartoon-caption-generation",
+                    "commit": "91231db2029eaa3ce1fa4daaa12518fe021d050f", "path": "examples/generations/claude.csv",
+                    "sha256": hashlib.sha256(claude_csv).hexdigest()}
+    for folder in (p for p in imported.iterdir() if p.is_dir()):
+        for path in folder.rglob("*"):
+            if path.is_file():
+                text = path.read_text(encoding="utf-8")
+                assert str(mirror) not in text and str(imported) not in text and "/tmp" not in text, path
+
+
+def test_zhang_scores_by_the_toolkit_metrics(imported: Path) -> None:
+    claude = read_results(imported / "zhang2024-claude")["tasks"]["caption_generation"]
+    assert claude["n"] == 91 and claude["coverage"]["n"] == 91 and claude["coverage"]["of"] == 91
+    expected = average_ead([_captions(c, 1) for c in ZHANG_HELD_OUT])
+    assert claude["scores"]["average_ead"]["value"] == pytest.approx(expected, abs=1e-12)
+    assert claude["status"] == "no judge"  # whole, its win rates need --judge
+    zs = read_results(imported / "zhang2024-zs")
+    entry = zs["tasks"]["caption_generation"]
+    assert entry["coverage"]["n"] == 3 and entry["status"] == PARTIAL and "3 of 91" in entry["status_reason"]
+    lines = [json.loads(line) for line in (imported / "zhang2024-zs" / "predictions" /
+                                           "caption_generation.jsonl").read_text().splitlines()]
+    assert [r["instance_id"] for r in lines] == [str(c) for c in ZHANG_HELD_OUT[:3]]  # 889 is not held out
+    assert lines[0]["prediction"][4] == "nan"  # the empty cell as upstream's pandas read it
+    assert any("empty caption" in n for n in zs["notes"])
+
+
+def test_humorbench_runs_coverage_verdicts_and_reported(imported: Path, mirror: Path) -> None:
+    full = read_results(imported / "humorbench-gpt-4o")
+    entry = full["tasks"]["humorbench"]
+    with open(HUMOR / "comprehensive_annotations.csv", newline="", encoding="utf-8") as f:
+        n_elements = len(list(csv.DictReader(f)))
+    assert entry["coverage"]["n"] == entry["coverage"]["of"] == n_elements and entry["status"] == "complete"
+    assert full["judge"]["name"] == "gpt-4o" and full["model"]["name"] == "GPT-4o"
+    with open(mirror / "humor" / TOXIC, newline="", encoding="utf-8") as f:
+        stored = [r for r in csv.DictReader(f) if r["explainer_model"] == "gpt-4o"]
+    passed = sum(r["autograder_judgment"] == "PASS" for r in stored)
+    assert entry["scores"]["element_accuracy"]["value"] == pytest.approx(passed / len(stored))
+    judged = [json.loads(line) for line in (imported / "humorbench-gpt-4o" / "predictions" /
+                                            "humorbench.jsonl.judged.jsonl").read_text().splitlines()]
+    assert len(judged) == len(stored) and judged[0]["verdicts"][0]["reasoning"].startswith("reasoning")
+    reported = full["extra"]["published"]["reported"]
+    assert {"label": "reported", "figure": "pass_rate_per_row", "value": "0.75", "source": "docs/data.json",
+            "n": 499} in reported
+    part = read_results(imported / "humorbench-meta-llama-llama-9-test")["tasks"]["humorbench"]
+    assert part["status"] == PARTIAL and part["coverage"]["n"] < part["coverage"]["of"]
+    assert f"of {n_elements}" in part["status_reason"] and shows_numbers(part)
+
+
+def test_partial_coverage_is_decided_by_the_one_rule() -> None:
+    from nycc_bench.tasks import get_task
+
+    task = get_task("humorbench")
+    entry = {"n": 10, "n_unparsed": 0, "n_failed": 0, "n_error": 0, "coverage": {"n": 10, "of": 499},
+             "scores": {"element_accuracy": {"value": 0.5, "ci_low": 0.2, "ci_high": 0.8, "n": 10}}, "details": {}}
+    assert judge_status(task, entry, object()).status == INCOMPLETE  # a run that failed to cover is not whole
+    entry["coverage"]["partial"] = True  # a source that published only these items
+    status = judge_status(task, entry, object())
+    assert status.status == PARTIAL and status.shown and "covers 10 of 499" in status.reason
+    entry["n_error"] = 5  # every other check still applies
+    assert judge_status(task, entry, object()).status == INCOMPLETE
+
+
+def test_missing_source_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "empty").mkdir()
+    assert main(["import", "published", "--source", str(tmp_path / "empty"), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no published outputs found" in err[0]
