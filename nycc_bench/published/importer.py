@@ -85,23 +85,24 @@ def import_published(source: str, out: str | Path, judge: Any = None, progress: 
 
 
 def table_lines(done: Imported) -> list[str]:
-    """The import's table: one line per run and score (value, interval, n, status)."""
+    """The import's table: one line per run and score (value, interval, n, status), and each HumorBench run's
+    reported whole-benchmark figure beside it, labelled "reported" (as printed, no interval)."""
     from ..tasks import get_task
 
-    lines = [f"{'run':<34} {'model':<28} {'score':<24} {'value':>7} {'95% interval':>17} {'n':>8}  status"]
-    for folder, record in done.runs:
+    lines = [f"{'model':<30} {'score':<20} {'value':>8} {'95% interval':>17} {'n':>5}  status"]
+    for _, record in done.runs:
+        name = record["model"]["name"][:30]
         for task_name, entry in record["tasks"].items():
             labels = {s.key: s.label for s in get_task(task_name).scores}
             coverage = entry.get("coverage") or {}
             for key, s in entry["scores"].items():
                 ci = (f"[{s['ci_low']:.4f}, {s['ci_high']:.4f}]" if s["ci_low"] is not None and s["ci_high"] is not None
                       else "-")
-                lines.append(f"{folder.name:<34} {record['model']['name'][:28]:<28} {labels.get(key, key)[:24]:<24} "
-                             f"{s['value']:>7.4f} {ci:>17} {s['n'] if s['n'] is not None else '-':>8}  "
-                             f"{entry.get('status')} ({coverage.get('n')} of {coverage.get('of')})")
-            for figure in (record.get("extra") or {}).get("published", {}).get("reported", []):
-                if figure["figure"] in ("pass_rate_per_row", "Overall (%)"):
-                    lines.append(f"{folder.name:<34} {record['model']['name'][:28]:<28} "
-                                 f"{('reported ' + figure['figure'])[:24]:<24} {figure['value']:>7} {'-':>17} "
-                                 f"{figure['n'] or '-':>8}  reported ({figure['source']})")
+                lines.append(f"{name:<30} {labels.get(key, key)[:20]:<20} {s['value']:>8.4f} {ci:>17} "
+                             f"{s['n'] if s['n'] is not None else '-':>5}  {entry.get('status')} "
+                             f"({coverage.get('n')} of {coverage.get('of')})")
+        for figure in (record.get("extra") or {}).get("published", {}).get("reported", []):
+            if figure["figure"] == "pass_rate_per_row":
+                lines.append(f"{name:<30} {'Element accuracy':<20} {float(figure['value']):>8.4f} {'-':>17} "
+                             f"{figure['n'] or '-':>5}  reported ({figure['source']})")
     return lines
