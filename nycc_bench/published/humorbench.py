@@ -11,10 +11,10 @@ from typing import Any
 
 from ..builders.csvfile import read_bytes, read_dicts
 from ..builders.errors import SourceError
-from ..builders.humorbench import Element, _caption_rows
+from ..builders.humorbench import Element, _caption_rows, read_hard
 from ..errors import NyccBenchError
 from ..metrics import compute_metric
-from ..reproducing.humorbench import _elements, _model_key
+from ..reproducing.humorbench import HARD, _elements, _model_key
 from ..reproducing.inputs import (
     CATEGORY_FILES,
     HUMORBENCH_COMMIT,
@@ -111,14 +111,18 @@ def humorbench_runs(inputs: Inputs) -> tuple[list[PublishedRun], list[str]]:
     reported, reported_files = _reported(inputs)
     base = [provenance(humorbench_file("comprehensive_annotations.csv"), annotations),
             *[provenance(humorbench_file(f"categorized_output_{n}.csv"), p) for n, p in sorted(labels.items())]]
+    hard_path = inputs.file(HARD)  # the paper's HumorBench-Hard (its Hard subset column), when present
+    hard = set(read_hard(hard_path, elements)) if hard_path is not None else None
+    if hard_path is not None:
+        base.append(provenance(HARD, hard_path))
     task = published_task(SCORER)
     runs = [_run(task, model, rows, elements, reported.get(_model_key(model)),
-                 [*base, *verdict_files, *reported_files]) for model, rows in sorted(stored.items())]
+                 [*base, *verdict_files, *reported_files], hard) for model, rows in sorted(stored.items())]
     return runs, []
 
 
 def _run(task: Any, model: str, rows: dict[tuple[int, str], dict[str, str]], elements: list[Element],
-         reported: dict[str, Any] | None, files: list[dict[str, str]]) -> PublishedRun:
+         reported: dict[str, Any] | None, files: list[dict[str, str]], hard: set[str] | None) -> PublishedRun:
     """One explainer model's stored explanations and verdicts as a scored run of the elements they cover."""
     from ..score import task_config
 
@@ -137,7 +141,8 @@ def _run(task: Any, model: str, rows: dict[tuple[int, str], dict[str, str]], ele
     details = compute_metric(task.metric, predictions=[r["explanation"] for *_, r in covered],
                              references=[c["elements"][k] for _, c, k, _ in covered], judgments=verdicts,
                              caption_ids=[c["caption_id"] for _, c, _, _ in covered],
-                             categories=[c["element_categories"][k] for _, c, k, _ in covered])
+                             categories=[c["element_categories"][k] for _, c, k, _ in covered],
+                             hard=None if hard is None else [c["element_ids"][k] in hard for _, c, k, _ in covered])
     details["truncation"] = {"last_k_tokens": None, "tokenizer": None,
                              "note": "graded by the authors as they stored the explanations"}
     details["element_verdicts"] = {iid: v for (iid, *_), v in zip(covered, verdicts, strict=True)}

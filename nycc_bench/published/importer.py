@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..builders.download import DownloadError, GitHubSource, fetch_github
+from ..builders.download import GITHUB_SOURCES, DownloadError, GitHubSource, fetch_github
 from ..builders.sources import HUMORBENCH_COMMIT, HUMORBENCH_REPO
 from ..reproducing.inputs import LEADERBOARD_DATA, ZHANG_COMMIT, ZHANG_REPO, Inputs, locate
 from ..run_lock import locks_out
@@ -23,6 +23,7 @@ FETCH = (
     GitHubSource(ZHANG_REPO, ZHANG_COMMIT, ("examples/generations/*.csv",)),
     GitHubSource(HUMORBENCH_REPO, HUMORBENCH_COMMIT, ("comprehensive_annotations.csv", "categorized_output_*.csv",
                                                       LEADERBOARD_DATA, LEADERBOARD_CSV, *VERDICT_FILES)),
+    *(s for s in GITHUB_SOURCES if s.repo == HUMORBENCH_REPO and s.store_as),  # the paper's hard list, as pinned
 )
 
 

@@ -72,8 +72,8 @@ def write_run(run: PublishedRun, out: Path, source_label: str, command: Sequence
         entries[task_name] = {**entry, "predictions": [target.relative_to(folder).as_posix()]}
     record = {
         "schema": SCHEMA, "nycc_bench_version": __version__, "git_commit": None, "created_at": "published",
-        "model": {"spec": run.spec, "name": run.name, "source": SOURCE, "revision": None, "fingerprint": None,
-                  "parameters": None},
+        "model": {"spec": run.spec, "name": run.name, "source": SOURCE, "type": SOURCE, "revision": None,
+                  "fingerprint": None, "parameters": None},
         "dataset": {"name": source_label, "revision": None, "fingerprint": None, "sample": False},
         "environment": {k: None for k in ("python", "torch", "transformers", "datasets", "evaluate", "platform",
                                           "device")},
