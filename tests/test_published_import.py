@@ -111,3 +111,23 @@ def test_missing_source_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["import", "published", "--source", str(tmp_path / "empty"), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no published outputs found" in err[0]
+
+
+def test_score_judges_an_imported_run(imported: Path, sample_dataset: str, sample_judges: dict) -> None:
+    """`score` reads an imported run's predictions like any run's: the offline judges score the published outputs
+    on the sample's items (the instances the sample has; its other contests are not items of it)."""
+    from nycc_bench.kinds.instances import build
+    from nycc_bench.score import score
+    from nycc_bench.tasks import get_task
+
+    for run, task in (("zhang2024-claude", "caption_generation"), ("humorbench-gpt-4o", "humorbench")):
+        wanted = {i.instance_id for i in build(get_task(task), sample_dataset, None, 0, {}).instances}
+        source = imported / run / "predictions" / f"{task}.jsonl"
+        kept = [line for line in source.read_text(encoding="utf-8").splitlines()
+                if json.loads(line)["instance_id"] in wanted]
+        assert kept, (run, sorted(wanted)[:5])
+        target = imported.parent / f"{run}-on-sample.jsonl"
+        target.write_text("\n".join(kept) + "\n", encoding="utf-8")
+        entry = score(task, [target], dataset=sample_dataset, judge=sample_judges[task])
+        judged = [s for s in entry["scores"] if s.startswith(("win_rate", "element_accuracy"))]
+        assert judged and entry["n"] == len(kept), (task, entry["scores"])

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-HESSEL_SOURCE = "Hessel et al. 2023 (ACL), Table 2: matching and quality ranking, test sets, 5 folds averaged"
+HESSEL_SOURCE = "Hessel et al. 2023 (ACL)"
+HESSEL_TABLE = "Table 2"  # matching and quality ranking, test sets, the 5 folds averaged
 HESSEL_COLUMNS = ("Matching accuracy (%)", "CrowdAcc (%)", "NYAcc (%)")
 # (setting, row, matching accuracy, CrowdAcc, NYAcc), as printed
 HESSEL_TABLE2 = (
@@ -29,12 +30,12 @@ HESSEL_TABLE2 = (
     ("from description", "GPT-4 zero-shot+CoT", "81.9", "66.2", "64.3"),
     ("-", "Human estimate", "94.0", "83.7", "64.6"),
 )
-HUMORBENCH_SOURCE = "HumorBench leaderboard (ReubenNarad/Humor-Bench docs/data.json at cc99276)"
+HUMORBENCH_SOURCE = "HumorBench leaderboard (docs/data.json @ cc99276)"
 
 
 def hessel_rows() -> list[dict[str, str]]:
     """Hessel's Table 2 as reported rows: source, table, row, setting and each column as printed."""
-    return [{"Source": HESSEL_SOURCE, "Table": "Table 2", "Row": row, "Setting": setting,
+    return [{"Source": HESSEL_SOURCE, "Table": HESSEL_TABLE, "Row": row, "Setting": setting,
              **dict(zip(HESSEL_COLUMNS, values, strict=True))} for setting, row, *values in HESSEL_TABLE2]
 
 
@@ -48,7 +49,7 @@ def humorbench_rows(results: Iterable[Mapping[str, Any]]) -> list[dict[str, str]
         whole = figures.get("pass_rate_per_row")
         if whole is None:
             continue
-        out.append({"Source": HUMORBENCH_SOURCE, "Table": "leaderboard", "Row": str(record["model"]["name"]),
+        out.append({"Source": HUMORBENCH_SOURCE, "Table": "docs/data.json", "Row": str(record["model"]["name"]),
                     "Element accuracy (reported)": f"{float(whole['value']):.4f}",
                     "Rows graded (reported)": str(whole.get("n") or ""),
                     "Toxic or shocking (reported)": (f"{float(t['value']):.4f}" if (
