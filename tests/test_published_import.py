@@ -131,3 +131,28 @@ def test_score_judges_an_imported_run(imported: Path, sample_dataset: str, sampl
         entry = score(task, [target], dataset=sample_dataset, judge=sample_judges[task])
         judged = [s for s in entry["scores"] if s.startswith(("win_rate", "element_accuracy"))]
         assert judged and entry["n"] == len(kept), (task, entry["scores"])
+
+
+def test_judge_adds_win_rates(tmp_path: Path, sample_judges: dict) -> None:
+    """`--judge`: each published system's win rate against the four human groups, both orders, with its interval
+    and n; the verdicts are kept as the run's; a human group is not judged against the human groups."""
+    import shutil
+
+    from nycc_bench.published.importer import import_published
+
+    mirror = write_mirror(tmp_path / "mirror")
+    (mirror / "zhang" / "examples" / "generations" / "claude.csv").unlink()  # three contests keep the test short
+    shutil.rmtree(mirror / "humor")
+    done = import_published(str(mirror), tmp_path / "out", judge=sample_judges["caption_generation"], sbert=False)
+    records = {folder.name: record for folder, record in done.runs}
+    entry = records["zhang2024-zs"]["tasks"]["caption_generation"]
+    for group in ("top10", "200", "1000", "median"):
+        score = entry["scores"][f"win_rate_{group}"]
+        assert score["n"] == 6 and score["ci_low"] is not None
+        assert score["ci_low"] <= score["value"] <= score["ci_high"]
+    assert entry["status"] == PARTIAL and records["zhang2024-zs"]["judge"]["name"] == sample_judges[
+        "caption_generation"].name
+    judged = (tmp_path / "out" / "zhang2024-zs" / "predictions" / "caption_generation.jsonl.judged.jsonl")
+    assert len(judged.read_text().splitlines()) == 3
+    human = records["zhang2024-human-top"]["tasks"]["caption_generation"]
+    assert not any(k.startswith("win_rate") for k in human["scores"]) and records["zhang2024-human-top"]["judge"] is None
