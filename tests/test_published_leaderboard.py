@@ -98,3 +98,18 @@ def test_arena_players_are_the_published_systems(board: tuple[object, Path], tmp
     clock.advance(arena.settings.min_seconds + 1)
     receipt = arena.vote(served.token, "left", "visitor-1")
     assert {receipt.left_player, receipt.right_player} == {"Claude-3-Opus", "Mistral-7B Instruct 0-Shot"}
+
+
+def test_print_rows_is_the_demo_real_output(board: tuple[object, Path], tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """`nycc-bench leaderboard --source DIR --print-rows` (`make demo-real`): the seeded board's rows, and the
+    reported rows apart; without --source it says what to add."""
+    from nycc_bench.cli import main
+
+    _, mirror = board
+    assert main(["leaderboard", "--source", str(mirror), "--data-dir", str(tmp_path / "data"), "--print-rows",
+                 "--no-sbert"]) == 0
+    out = capsys.readouterr().out
+    assert "Claude-3-Opus" in out and "reported by the authors" in out and "GPT-4 (5-shot)" in out
+    assert main(["leaderboard", "--data-dir", str(tmp_path / "other"), "--print-rows"]) == 2
+    assert "add --source" in capsys.readouterr().err
