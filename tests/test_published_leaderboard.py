@@ -113,3 +113,13 @@ def test_print_rows_is_the_demo_real_output(board: tuple[object, Path], tmp_path
     assert "Claude-3-Opus" in out and "reported by the authors" in out and "GPT-4 (5-shot)" in out
     assert main(["leaderboard", "--data-dir", str(tmp_path / "other"), "--print-rows"]) == 2
     assert "add --source" in capsys.readouterr().err
+
+
+def test_space_seeds_from_nycc_lb_source(board: tuple[object, Path], tmp_path: Path, sample_dataset: str,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Space (`Settings.from_env`) on the real data: NYCC_LB_SOURCE seeds the published runs."""
+    _, mirror = board
+    monkeypatch.setenv("NYCC_LB_SOURCE", str(mirror))
+    settings = Settings.from_env(data_dir=tmp_path / "data", dataset=sample_dataset, worker=False)
+    _, app = create_app(settings, sbert=False, start_worker=False)
+    assert {r["model"]["source"] for r in app.results()[0]} == {"published"}

@@ -30,8 +30,8 @@ def create_app(settings: Settings, seed_dir: Path | None = SEED_DIR, start_worke
                sbert: bool = True) -> tuple[Any, Any]:
     """(gradio Blocks, App): open the store, take back jobs of dead workers, seed an empty store, build the UI,
     then start the worker. A store that cannot be opened gives an app that shows the error and nothing else.
-    `published` (`upstream` or a folder of the pinned files): seed with the papers' published runs instead of
-    the sample's baselines (the offline demo's seed)."""
+    `published` (`upstream` or a folder of the pinned files; default `settings.published`, NYCC_LB_SOURCE): seed
+    with the papers' published runs instead of the sample's baselines (the offline demo's seed)."""
     from ..secrets import scrub_logs
     from .ui import App, build
     from .worker import Worker
@@ -43,6 +43,7 @@ def create_app(settings: Settings, seed_dir: Path | None = SEED_DIR, start_worke
         store = open_store(settings, hub_api)
         for job in store.recover(settings.heartbeat_timeout_s, settings.max_attempts):
             log.warning("job %s of %s: %s", job.id, job.model, job.reason)
+        published = published if published is not None else settings.published
         if published is not None:
             from .seed import seed_published
 
