@@ -123,3 +123,14 @@ def test_space_seeds_from_nycc_lb_source(board: tuple[object, Path], tmp_path: P
     settings = Settings.from_env(data_dir=tmp_path / "data", dataset=sample_dataset, worker=False)
     _, app = create_app(settings, sbert=False, start_worker=False)
     assert {r["model"]["source"] for r in app.results()[0]} == {"published"}
+
+
+def test_published_board_has_no_simulated_sample_votes(board: tuple[object, Path]) -> None:
+    """The Arena of a board on the published runs starts without the sample seed's simulated votes (they rate the
+    sample's baselines, which are not players here)."""
+    from nycc_bench.leaderboard.arena_tab import ArenaTab
+
+    app, _ = board
+    tab = ArenaTab(app)
+    assert tab.error is None and tab.arena is not None
+    assert tab.arena.store.votes() == []

@@ -4,6 +4,7 @@ submissions. `serve()` runs it locally (`nycc-bench leaderboard`); `spaces/leade
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -37,13 +38,15 @@ def create_app(settings: Settings, seed_dir: Path | None = SEED_DIR, start_worke
     from .worker import Worker
 
     scrub_logs()  # a key a server echoes never reaches the Space's logs
+    if published is not None and published != settings.published:
+        settings = replace(settings, published=published)  # the Arena tab reads it too (no simulated sample votes)
+    published = settings.published
 
     store: Store | None
     try:
         store = open_store(settings, hub_api)
         for job in store.recover(settings.heartbeat_timeout_s, settings.max_attempts):
             log.warning("job %s of %s: %s", job.id, job.model, job.reason)
-        published = published if published is not None else settings.published
         if published is not None:
             from .seed import seed_published
 
