@@ -154,6 +154,7 @@ def test_judge_adds_win_rates(tmp_path: Path, sample_judges: dict) -> None:
         "caption_generation"].name
     judged = (tmp_path / "out" / "zhang2024-zs" / "predictions" / "caption_generation.jsonl.judged.jsonl")
     assert len(judged.read_text().splitlines()) == 3
+    assert str(tmp_path) not in json.dumps(records)  # the API's recorded command names no local path either
     human = records["zhang2024-human-top"]["tasks"]["caption_generation"]
     assert not any(k.startswith("win_rate") for k in human["scores"])
     assert records["zhang2024-human-top"]["judge"] is None

@@ -75,7 +75,8 @@ def import_published(source: str, out: str | Path, judge: Any = None, progress: 
         raise NyccBenchError(f"source: no published outputs found below {source}; it needs "
                              f"{ZHANG_REPO}'s examples/generations/*.csv or {HUMORBENCH_REPO}'s "
                              "analysis/category_subsets files (" + "; ".join(absent[:3]) + ")")
-    command = list(command or ["nycc-bench", "import", "published", "--source", source, "--out", "OUT"])
+    command = list(command or ["nycc-bench", "import", "published", "--source",  # never a local path
+                               "upstream" if source == "upstream" else "MIRROR", "--out", "OUT"])
     done = Imported(absent=absent)
     for run in runs:
         pin = run.files[-1] if run.files else {}
