@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-slow test-all lint bench floors clean reproduce-readme
+.PHONY: install demo demo-real test test-slow test-all lint bench floors clean reproduce-readme
 
 install: $(STAMP)
 
@@ -24,6 +24,13 @@ $(STAMP): pyproject.toml
 
 demo: install
 	$(BIN)/nycc-bench demo --out out/demo
+
+# the same on the papers' published outputs, when an upstream mirror is present (NYCC_BENCH_UPSTREAM_DIR, or
+# UPSTREAM=DIR): the board seeded from every published system (imported once), its rows printed
+UPSTREAM ?= $(NYCC_BENCH_UPSTREAM_DIR)
+demo-real: install
+	@test -n "$(UPSTREAM)" && test -d "$(UPSTREAM)" || { echo "demo-real: no upstream mirror; set NYCC_BENCH_UPSTREAM_DIR (or UPSTREAM=DIR) to a folder of the pinned files (README, Published runs)"; exit 2; }
+	$(BIN)/nycc-bench leaderboard --source "$(UPSTREAM)" --data-dir out/demo-real/board --print-rows
 
 # the tests, spread over the cores (pytest-xdist; a file's tests stay on one worker, so its module fixtures run
 # once; session fixtures are made once for all workers, tests/conftest.py). `make test` runs every test not marked

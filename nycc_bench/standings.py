@@ -32,7 +32,7 @@ from .results import run_id
 from .tasks.definition import lookup
 from .tasks.families import families
 from .tasks.scores import Metric, family_metrics, metrics
-from .wholeness import shows_numbers
+from .wholeness import PARTIAL, shows_numbers, status_of
 
 
 def pooled_metrics() -> list[Metric]:
@@ -99,7 +99,7 @@ def with_pooled(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         out = scored
     return out
 
-TYPES = {"baseline": "Baseline", "open": "Open weights", "api": "API"}
+TYPES = {"baseline": "Baseline", "open": "Open weights", "api": "API", "published": "Published outputs"}
 SIZES = [("< 1B", 0.0, 1.0), ("1-3B", 1.0, 3.0), ("3-7B", 3.0, 7.0), ("7-15B", 7.0, 15.0), ("15-35B", 15.0, 35.0),
          ("35B+", 35.0, math.inf)]
 UNKNOWN_SIZE = "unknown"
@@ -192,6 +192,14 @@ def failed_task(entry: dict[str, Any]) -> bool:
     return bool(entry) and not shows_numbers(entry)
 
 
+def partial_note(tasks: dict[str, Any]) -> str:
+    """` (partial: n of N)` for a run whose source covers only some items (`wholeness` status `partial`): its cells
+    are scored and ranked on what it covers, and the row says so."""
+    parts = [f"{(e.get('coverage') or {}).get('n')} of {(e.get('coverage') or {}).get('of')}"
+             for e in tasks.values() if status_of(e).status == PARTIAL]
+    return f" (partial: {', '.join(parts)})" if parts else ""
+
+
 def model_link(name: str, url: str | None) -> str:
     """The model cell: a markdown link for Hub models, with markdown's special characters escaped."""
     text = "".join("\\" + c if c in "\\`*_{}[]()<>#+!|~" else c for c in name)
@@ -258,7 +266,7 @@ def build_frame(results: list[dict[str, Any]]) -> pd.DataFrame:
             "Data": "sample" if result.get("dataset", {}).get("sample") else "benchmark",
             "created_at": str(result.get("created_at") or ""), "judges": judges,
         }
-        row["Model"] = model_link(row["name"], model.get("url"))
+        row["Model"] = model_link(row["name"], model.get("url")) + partial_note(tasks)
         for metric in metrics():
             entry = tasks.get(metric.task) or {}
             value, low, high, n = metric.extract(None if failed_task(entry) else entry.get("scores"))

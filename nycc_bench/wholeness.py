@@ -7,6 +7,9 @@ the HTML report, the model cards and the pooled "Hard, leaderboard rule" column.
 - `complete`: every item answered, the task file's thresholds met (`completeness:`), every expected score there;
 - `no judge`: as complete, but the judged scores were not computed because no judge was given (the reason names
   the `--judge` to add); its other numbers are shown, its judged cells say "no judge";
+- `partial`: a published run (`nycc-bench import published`) whose source covers only some items
+  (`coverage.partial`): whole on what it covers by every other check, shown and ranked on those items only, and
+  marked so (the reason says "n of N");
 - `incomplete`: items failed after retries, fewer scored instances than the task's `min_coverage` share, more
   unparsed answers than its `max_unparsed` share, more judge ERROR verdicts than its `max_judge_errors` share,
   or a headline score missing. Its numbers are never shown, ranked, pooled or published.
@@ -21,9 +24,9 @@ from typing import Any
 
 from .tasks.completeness import Completeness
 
-COMPLETE, INCOMPLETE, NO_JUDGE = "complete", "incomplete", "no judge"
-STATUSES = (COMPLETE, INCOMPLETE, NO_JUDGE)
-SHOWN = (COMPLETE, NO_JUDGE)
+COMPLETE, INCOMPLETE, NO_JUDGE, PARTIAL = "complete", "incomplete", "no judge", "partial"
+STATUSES = (COMPLETE, INCOMPLETE, NO_JUDGE, PARTIAL)
+SHOWN = (COMPLETE, NO_JUDGE, PARTIAL)
 """The statuses whose numbers are shown, ranked, pooled and published."""
 
 
@@ -72,7 +75,8 @@ def judge_status(task: Any, entry: Mapping[str, Any], judge: Any, files: Sequenc
         problems.append(f"{failed} of {n} items failed" + (f": {error}" if error else ""))
     coverage = entry.get("coverage") or {}
     asked = int(coverage.get("of") or 0)
-    if asked and (scored := int(coverage.get("n") or 0)) < rule.min_coverage * asked:
+    partial = bool(coverage.get("partial"))  # the source published only these items: judged on what it covers
+    if asked and not partial and (scored := int(coverage.get("n") or 0)) < rule.min_coverage * asked:
         problems.append(f"{_share(scored, asked)} instances scored, below the task's min_coverage "
                         f"{rule.min_coverage:.0%}" + (f" ({coverage['why']})" if coverage.get("why") else ""))
     unparsed = int(entry.get("n_unparsed") or 0)
@@ -94,6 +98,9 @@ def judge_status(task: Any, entry: Mapping[str, Any], judge: Any, files: Sequenc
         problems.append(f"no {', '.join(missing)} score")
     if problems:
         return Status(INCOMPLETE, "; ".join(problems))
+    if partial and int(coverage.get("n") or 0) < asked:
+        return Status(PARTIAL, f"covers {int(coverage.get('n') or 0)} of {asked}"
+                      + (f" ({coverage['why']})" if coverage.get("why") else "") + "; ranked on what it covers")
     unjudged = [s.label for s in task.scores if s.judged and s.key not in scores]
     if judge is None and unjudged:
         verb = "needs" if len(unjudged) == 1 else "need"

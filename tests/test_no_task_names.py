@@ -42,6 +42,7 @@ OTHER_MEANINGS = {
     "kinds/humorbench.py": {"explanation", "humorbench"},
     "kinds/zhang2024.py": {"ranking"},  # Hessel's `ranking` config, whose card names the judge's shot-pool shards
     "reproducing/figures.py": {"humorbench"},  # a paper's id for `reproduce --only` (the family's key)
+    "published/humorbench.py": {"explanation"},  # a column of upstream's stored verdict files
 }
 LOADERS = {"load_split", "load_dataset"}  # their second argument (or config=) is a dataset config
 

@@ -149,8 +149,8 @@ def build_pool(rows: Iterable[Mapping[str, Any]], results: Iterable[Mapping[str,
     for record in results:
         task = next((record["tasks"][t] for t in tasks if t in (record.get("tasks") or {})), None)
         run_id = (record.get("extra") or {}).get("run_id")
-        if not task or not run_id:
-            continue
+        if not task or not run_id or ((record.get("extra") or {}).get("published") or {}).get("kind") == "human":
+            continue  # a published human group (`import published`) is already a human player
         player = Player(f"run:{run_id}", player_name(f"run:{run_id}"), "model")
         for relative in task.get("predictions") or []:
             try:

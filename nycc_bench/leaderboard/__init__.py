@@ -4,6 +4,7 @@ submissions. `serve()` runs it locally (`nycc-bench leaderboard`); `spaces/leade
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,22 +27,33 @@ def open_store(settings: Settings, hub_api: Any = None) -> Store:
 
 
 def create_app(settings: Settings, seed_dir: Path | None = SEED_DIR, start_worker: bool | None = None,
-               hub_api: Any = None, model_api: Any = None) -> tuple[Any, Any]:
+               hub_api: Any = None, model_api: Any = None, published: str | None = None,
+               sbert: bool = True) -> tuple[Any, Any]:
     """(gradio Blocks, App): open the store, take back jobs of dead workers, seed an empty store, build the UI,
-    then start the worker. A store that cannot be opened gives an app that shows the error and nothing else."""
+    then start the worker. A store that cannot be opened gives an app that shows the error and nothing else.
+    `published` (`upstream` or a folder of the pinned files; default `settings.published`, NYCC_LB_SOURCE): seed
+    with the papers' published runs instead of the sample's baselines (the offline demo's seed)."""
     from ..secrets import scrub_logs
     from .ui import App, build
     from .worker import Worker
 
     scrub_logs()  # a key a server echoes never reaches the Space's logs
+    if published is not None and published != settings.published:
+        settings = replace(settings, published=published)  # the Arena tab reads it too (no simulated sample votes)
+    published = settings.published
 
     store: Store | None
     try:
         store = open_store(settings, hub_api)
         for job in store.recover(settings.heartbeat_timeout_s, settings.max_attempts):
             log.warning("job %s of %s: %s", job.id, job.model, job.reason)
-        if seed_dir is not None and (n := store.seed(seed_dir)):
-            log.info("seeded %d baseline results from %s", n, seed_dir)
+        if published is not None:
+            from .seed import seed_published
+
+            if n := seed_published(store, published, settings.data_dir / "published", sbert=sbert):
+                log.info("seeded %d published runs from %s", n, published)
+        elif seed_dir is not None and (n := store.seed(seed_dir)):
+            log.info("seeded %d baseline results from %s (sample data, the offline demo)", n, seed_dir)
         error = None
     except StoreUnavailable as err:
         store, error = None, str(err)
@@ -72,12 +84,14 @@ def import_model_libraries() -> None:
         getattr(module, attribute)
 
 
-def serve(data_dir: str | Path, port: int, dataset: str | None = None, host: str = "127.0.0.1") -> None:
-    """Run the leaderboard on `host:port` with a local store in `data_dir` (blocks until interrupted)."""
+def serve(data_dir: str | Path, port: int, dataset: str | None = None, host: str = "127.0.0.1",
+          published: str | None = None, sbert: bool = True) -> None:
+    """Run the leaderboard on `host:port` with a local store in `data_dir` (blocks until interrupted); seeded
+    with the published runs of `published` (`upstream` or a folder) when given, else the sample's."""
     from .ui import launch_options
 
     settings = Settings.from_env(data_dir=data_dir, dataset=dataset)
-    demo, _ = create_app(settings)
+    demo, _ = create_app(settings, published=published, sbert=sbert)
     demo.queue(default_concurrency_limit=8).launch(server_name=host, server_port=port, **launch_options(settings))
 
 

@@ -66,6 +66,8 @@ class ArenaTab:
             return
         try:
             store = VoteStore(Path(app.store.root) / "arena")
+            if getattr(app.settings, "published", None):  # a board on the published runs: no simulated sample votes
+                seed_dir = None
             if seed_dir is not None and (n := load_seed(store, seed_dir)):
                 log.info("arena: seeded %d simulated votes", n)
             if hasattr(app.store, "results_repo") and hasattr(app.store, "api"):  # a Hub store: votes go there too

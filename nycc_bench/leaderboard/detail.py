@@ -48,6 +48,7 @@ def detail_html(result: dict[str, Any]) -> str:
     out.append("</table>")
     if result.get("dataset", {}).get("sample"):
         out.append("<p class='nycc-warn'>Sample data: invented items, a handful per task.</p>")
+    out += provenance_html(result)
     for task, entry in result.get("tasks", {}).items():
         out.append(f"<h4>{e(task)} <small>prompt {e(str(entry['config'].get('prompt_version')))}</small></h4>")
         scores = entry.get("scores")
@@ -69,6 +70,26 @@ def detail_html(result: dict[str, Any]) -> str:
     for command in result.get("commands", []):
         out.append(f"<pre class='nycc-command'><code>{e(command)}</code></pre>")
     return "\n".join(out)
+
+
+def provenance_html(result: dict[str, Any]) -> list[str]:
+    """A published run's provenance: the paper, and each file the authors published (repository, pinned commit,
+    path, sha256); the figures they reported beside it, labelled reported."""
+    extra = result.get("extra") or {}
+    provenance = extra.get("provenance")
+    if not provenance:
+        return []
+    out = [f"<p class='nycc-note'>{e(str(provenance.get('published_by')))}: {e(str(provenance.get('paper')))}; "
+           "outputs scored by nycc-bench's metrics.</p><ul class='nycc-provenance'>"]
+    out += [f"<li>{e(str(f.get('repo')))} @ <code>{e(str(f.get('commit'))[:7])}</code> <code>{e(str(f.get('path')))}"
+            f"</code> sha256 <code>{e(str(f.get('sha256'))[:16])}…</code></li>" for f in provenance.get("files") or []]
+    out.append("</ul>")
+    reported = (extra.get("published") or {}).get("reported") or []
+    if reported:
+        out.append("<ul class='nycc-reported'>" + "".join(
+            f"<li>reported: {e(str(f.get('figure')))} = {e(str(f.get('value')))} ({e(str(f.get('source')))})</li>"
+            for f in reported) + "</ul>")
+    return out
 
 
 def prediction_files(result: dict[str, Any], resolve: Callable[[str], Path]) -> list[str]:

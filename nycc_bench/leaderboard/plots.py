@@ -14,7 +14,7 @@ import pandas as pd
 from ..standings import TYPES
 from ..tasks.scores import Metric
 
-COLORS = {"Baseline": "#8c8c8c", "Open weights": "#1f77b4", "API": "#d62728"}
+COLORS = {"Baseline": "#8c8c8c", "Open weights": "#1f77b4", "API": "#d62728", "Published outputs": "#2ca02c"}
 RUN_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 MAX_ROWS = 30
 

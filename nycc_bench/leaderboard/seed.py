@@ -1,6 +1,8 @@
 """The leaderboard's seed: every baseline evaluated on the embedded sample through `nycc_bench.evaluate`, judged by
 the offline judges trained on the sample, so a fresh leaderboard shows a number in every headline cell. Every
-row is labelled sample data; `nycc-bench seed` regenerates it (package data under `leaderboard/seed/`)."""
+row is labelled sample data; `nycc-bench seed` regenerates it (package data under `leaderboard/seed/`). It is the
+offline demo's seed: a board built on the real data (`nycc-bench leaderboard --source upstream|DIR`) seeds itself
+with the papers' published runs instead (`seed_published`)."""
 
 from __future__ import annotations
 
@@ -63,3 +65,61 @@ def make_seed(out: Path | None = None) -> dict[str, Any]:
                           store_paths(_label(run.record, tmp / "dataset", tmp / "runs"), run.run_id))
         write_arena_seed(out, tmp / "dataset", tmp / "arena")
     return {"seed": str(out), "results": [run.run_id for run in runs]}
+
+
+def seed_published(store: Any, source: str, folder: Path, sbert: bool = True) -> int:
+    """Seed an empty store with the papers' published runs (`nycc-bench import published`), imported into `folder`
+    once: each run's record (predictions paths under `predictions/<run id>/`) and its predictions and stored
+    verdicts. The sample seed is for the offline demo; a board on the real data starts from these."""
+    from ..predictions import judged_path
+    from ..published.importer import import_published
+    from ..results import read_results
+    from .worker import store_paths
+
+    if store.results():
+        return 0
+    folder = Path(folder)
+    if not any(folder.glob("*/results.json")):  # imported once; a later start reads the same runs
+        import_published(source, folder, sbert=sbert, command=["nycc-bench", "import", "published", "--source",
+                                                               "upstream" if source == "upstream" else "MIRROR",
+                                                               "--out", "OUT"])
+    n = 0
+    for run in sorted(p for p in folder.iterdir() if (p / "results.json").is_file()):
+        record = read_results(run)
+        for entry in record["tasks"].values():
+            for relative in entry["predictions"]:
+                for path in (run / relative, judged_path(run / relative)):
+                    if path.is_file():
+                        target = store.resolve(f"predictions/{run.name}/{path.relative_to(run).as_posix()}")
+                        target.parent.mkdir(parents=True, exist_ok=True)
+                        shutil.copyfile(path, target)
+        store.save_result(store_paths(record, run.name))
+        n += 1
+    return n
+
+
+def published_board_lines(data_dir: Path, source: str, sbert: bool = True) -> list[str]:
+    """What a board seeded from the published runs shows, as text: each family tab's table (value [interval]) and
+    its reported rows apart (`nycc-bench leaderboard --source DIR --print-rows`, `make demo-real`)."""
+    import pandas as pd
+
+    from ..published.reported import reported_rows
+    from ..standings import Filters, build_frame, tab_table
+    from ..tasks.scores import family_list
+    from .store import LocalStore
+
+    store = LocalStore(Path(data_dir))
+    seed_published(store, source, Path(data_dir) / "published", sbert=sbert)
+    results = store.results()
+    frame = build_frame(results)
+    lines = []
+    with pd.option_context("display.width", 250, "display.max_columns", 30, "display.max_colwidth", 48):
+        for family in family_list():
+            table = tab_table(frame, family.key, Filters())
+            lines += [f"== {family.title}: published runs (ranked)", table.texts.to_string(index=False)
+                      if not table.empty else "(none)"]
+            if reported := reported_rows(family.key, results):
+                rows = pd.DataFrame(reported).drop(columns=["Source"])
+                lines += [f"-- {family.title}: reported by the authors ({reported[0]['Source']}; not ranked, no "
+                          "interval)", rows.to_string(index=False)]
+    return lines

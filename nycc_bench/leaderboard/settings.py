@@ -26,6 +26,8 @@ ENV_HELP = {
     "NYCC_LB_JUDGES": "judges of the judged tasks, e.g. caption_generation=reward:DIR,humorbench=openai:gpt-4o",
     "NYCC_LB_FOLDS": "Hessel cross-validation folds to run, e.g. 0,1 (default: every fold the dataset has)",
     "NYCC_LB_WORKER": "0: do not start the background worker",
+    "NYCC_LB_SOURCE": "upstream or a folder of the pinned files: seed an empty board with the papers' published runs "
+                      "and reported rows (`nycc-bench import published`); unset: the sample's baselines (offline demo)",
     "NYCC_LB_HEARTBEAT_TIMEOUT_S": "a RUNNING job with no progress (no item answered) this long is taken back "
                                    "(default 900)",
     "NYCC_LB_MAX_ATTEMPTS": "a job taken back this often is FAILED (default 3)",
@@ -69,6 +71,7 @@ class Settings:
     judges: dict[str, str] = field(default_factory=dict)
     folds: tuple[int, ...] | None = None  # None: every fold the dataset has, as `evaluate` does
     worker: bool = True
+    published: str | None = None  # `upstream` or a folder: seed with the published runs (`NYCC_LB_SOURCE`)
     heartbeat_timeout_s: float = 900.0  # no item answered for this long: the worker is gone
     max_attempts: int = 2  # a job interrupted (a restart, a silent worker) is retried once, then FAILED with why
     job_timeout_s: float = 7200.0  # one job's wall-clock limit (its child process is killed past it)
@@ -99,6 +102,7 @@ class Settings:
             "judges": _judges(env("NYCC_LB_JUDGES", "")),
             "folds": tuple(int(f) for f in env("NYCC_LB_FOLDS", "").split(",") if f.strip()) or None,
             "worker": env("NYCC_LB_WORKER", "1") != "0",
+            "published": env("NYCC_LB_SOURCE") or None,
             "heartbeat_timeout_s": float(env("NYCC_LB_HEARTBEAT_TIMEOUT_S", "900")),
             "max_attempts": int(env("NYCC_LB_MAX_ATTEMPTS", "2")),
             "job_timeout_s": float(env("NYCC_LB_JOB_TIMEOUT_S", "7200")),

@@ -110,6 +110,13 @@ class App:
         except StoreUnavailable as err:
             return [], str(err)
 
+    def reported(self, family: str | None) -> list[dict[str, str]]:
+        """The authors' reported rows of a tab (`published.reported`), shown apart from the ranked runs; none on a
+        board without published runs."""
+        from ..published.reported import reported_rows
+
+        return reported_rows(family, self.results()[0])
+
     def frame(self, results: list[dict[str, Any]]) -> pd.DataFrame:
         key = tuple(id(r) for r in results)
         if self._frame is None or self._frame[0] != key:
@@ -343,6 +350,12 @@ def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any], Any]:
                                        pinned_columns=2, max_height=520,
                                        wrap=True, elem_id=f"table-{key}", label=f"{title} results",
                                        show_label=False, buttons=["fullscreen", "copy"]))
+            if reported := app.reported(family):
+                gr.Markdown("**Reported by the authors** — figures as printed, where no per-item outputs are "
+                            "published: not scored by nycc-bench, never ranked with the runs above, no interval.",
+                            elem_id=f"reported-note-{key}")
+                gr.Dataframe(value=pd.DataFrame(reported), interactive=False, wrap=True, elem_id=f"reported-{key}",
+                             label=f"{title}: reported", show_label=False)
             if family is None:
                 note = gr.Markdown(elem_id="ranked-overview")
             labels = [m.label for m in family_metrics(family)]

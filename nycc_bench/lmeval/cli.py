@@ -1,13 +1,15 @@
-"""`nycc-bench lm-eval export DIR | path` and `nycc-bench import lm-eval RESULTS_DIR`: the CLI faces of `export`
-and `importer`."""
+"""`nycc-bench lm-eval export DIR | path` and `nycc-bench import lm-eval RESULTS_DIR` (beside it `import published`,
+`published/cli.py`): the CLI faces of `export` and `importer`."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 
-def add_lmeval_parsers(subparsers: argparse._SubParsersAction) -> None:
-    """Register `lm-eval` and `import` on the CLI's subparsers (handlers set as `func`)."""
+def add_lmeval_parsers(subparsers: argparse._SubParsersAction, judge_options: Any) -> None:
+    """Register `lm-eval` and `import` on the CLI's subparsers (handlers set as `func`; `judge_options` adds the
+    judge flags of `import published`)."""
     p = subparsers.add_parser("lm-eval", help="nycc-bench tasks for lm-evaluation-harness: `export DIR` or `path`",
                               description="Task YAMLs and utils.py for `lm_eval --include_path`, generated from "
                                           "nycc-bench's task files (same prompts, instances, parsers, metrics).")
@@ -17,13 +19,18 @@ def add_lmeval_parsers(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--dataset", help="export: the built dataset the tasks read (default: $NYCC_BENCH_DATASET at run "
                                      "time)")
     p.set_defaults(func=cmd_lm_eval)
-    i = subparsers.add_parser("import", help="read another harness's output into a results record: `import lm-eval "
-                                             "RESULTS_DIR --out RUN_DIR`")
-    i.add_argument("source", choices=["lm-eval"], help="the harness that wrote RESULTS_DIR")
-    i.add_argument("results_dir", help="lm_eval's --output_path folder (run with --log_samples)")
-    i.add_argument("--out", required=True, help="run folder: results.json and predictions/")
-    i.add_argument("--dataset", help="the dataset lm_eval read, when it came from $NYCC_BENCH_DATASET (recorded)")
-    i.set_defaults(func=cmd_import)
+    from ..published.cli import add_published_parser
+
+    i = subparsers.add_parser("import", help="read another harness's output or the papers' published outputs into "
+                                             "results records: `import lm-eval RESULTS_DIR --out RUN_DIR`, `import "
+                                             "published --source upstream --out FOLDER`")
+    kinds = i.add_subparsers(dest="source", required=True, metavar="{lm-eval,published}")
+    lm = kinds.add_parser("lm-eval", help="an lm-evaluation-harness output folder as one results record")
+    lm.add_argument("results_dir", help="lm_eval's --output_path folder (run with --log_samples)")
+    lm.add_argument("--out", required=True, help="run folder: results.json and predictions/")
+    lm.add_argument("--dataset", help="the dataset lm_eval read, when it came from $NYCC_BENCH_DATASET (recorded)")
+    lm.set_defaults(func=cmd_import)
+    add_published_parser(kinds, judge_options)
 
 
 def cmd_lm_eval(args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ if __name__ != "__mp_main__":
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # its INFO lines print request URLs, user:password too
     settings = Settings.from_env()
-    demo, _ = create_app(settings)  # seeded from the package (nycc_bench/leaderboard/seed/) on first start
+    demo, _ = create_app(settings)  # seeded on first start: NYCC_LB_SOURCE's published runs, else the package's sample
 
 if __name__ == "__main__":
     demo.queue(default_concurrency_limit=8).launch(server_name="0.0.0.0", **launch_options(settings))
