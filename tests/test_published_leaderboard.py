@@ -84,7 +84,8 @@ def test_arena_players_are_the_published_systems(board: tuple[object, Path], tmp
     rows = [{"contest_number": c, "description": f"cartoon {c}", **g} for c, g in groups.items()]
     pool = build_pool(rows, app.results()[0], app.store.resolve)
     models = {p.name for p in pool.players.values() if p.kind == "model"}
-    assert models == {"Claude-3-Opus", "Mistral-7B Instruct 0-Shot"}  # the published human groups are human players
+    # one name per player everywhere (the arena's rule): a run's id; the published human groups are human players
+    assert models == {"zhang2024-claude", "zhang2024-zs"}
     assert not any(p.startswith("run:zhang2024-human") for p in pool.players)
     # the contests the partial run covers, without the human groups: every battle is between two published systems
     covered = [c for c, by in pool.by_contest.items() if by.get("run:zhang2024-zs")]
@@ -97,7 +98,7 @@ def test_arena_players_are_the_published_systems(board: tuple[object, Path], tmp
     assert players == {"run:zhang2024-claude", "run:zhang2024-zs"}
     clock.advance(arena.settings.min_seconds + 1)
     receipt = arena.vote(served.token, "left", "visitor-1")
-    assert {receipt.left_player, receipt.right_player} == {"Claude-3-Opus", "Mistral-7B Instruct 0-Shot"}
+    assert {receipt.left_player, receipt.right_player} == {"zhang2024-claude", "zhang2024-zs"}
 
 
 def test_print_rows_is_the_demo_real_output(board: tuple[object, Path], tmp_path: Path,

@@ -7,14 +7,15 @@ whole-benchmark figures (`docs/data.json`, `analysis/runs/full benchmark/leaderb
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from ..builders.csvfile import read_bytes, read_dicts
 from ..builders.errors import SourceError
-from ..builders.humorbench import Element, _caption_rows, read_hard
+from ..builders.humorbench import Element, _caption_rows, read_elements, read_hard
 from ..errors import NyccBenchError
 from ..metrics import compute_metric
-from ..reproducing.humorbench import HARD, _elements, _model_key
+from ..reproducing.humorbench import HARD, _model_key
 from ..reproducing.inputs import (
     CATEGORY_FILES,
     HUMORBENCH_COMMIT,
@@ -101,10 +102,12 @@ def humorbench_runs(inputs: Inputs) -> tuple[list[PublishedRun], list[str]]:
     """One run per explainer model of the stored verdict files, scored on the elements they cover; and what is
     absent."""
     labels = {n: p for n in CATEGORY_FILES if (p := inputs.file(humorbench_file(f"categorized_output_{n}.csv")))}
-    elements = _elements(inputs, labels)
     annotations = inputs.file(humorbench_file("comprehensive_annotations.csv"))
-    if elements is None or annotations is None:
+    if annotations is None:
         return [], [inputs.why(humorbench_file("comprehensive_annotations.csv"))]
+    # the leaderboard's (cc99276) labels of the categories present: the ones docs/data.json's rates were made with
+    elements = read_elements(replace(inputs.sources, humorbench_annotations=annotations, humorbench_categories=labels,
+                                     humorbench_paper_categories={}), "leaderboard")
     stored, verdict_files = _stored(inputs)
     if not stored:
         return [], [inputs.why(humorbench_file(name)) for name in VERDICT_FILES]
