@@ -348,10 +348,16 @@ class LLMEngine:
         try:
             if todo:
                 async with self.backend.session() as session:
+                    def commit(got: Mapping[str, Mapping[str, Any]]) -> None:  # each ended batch, at once
+                        for key, answer in got.items():
+                            outcomes[key] = self._batch_outcome(session, key, todo[key], answer, stats)
+
                     answers = await fetch_answers(self.config, session, todo, {
-                        "model": identity.get("model"), "endpoint": identity.get("endpoint")}, desc)
+                        "model": identity.get("model"), "endpoint": identity.get("endpoint")}, desc, commit,
+                        frozenset(outcomes))
                     for key, job in todo.items():
-                        outcomes[key] = self._batch_outcome(session, key, job, answers.get(key), stats)
+                        if key not in outcomes:
+                            outcomes[key] = self._batch_outcome(session, key, job, answers.get(key), stats)
             records: list[Record | None] = [None] * len(jobs)
             for key, indices in groups.items():
                 for index in indices:
