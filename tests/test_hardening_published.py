@@ -110,3 +110,15 @@ def test_a_record_url_is_shown_only_as_a_hub_link() -> None:
         assert "href" not in detail_html(rec) and "evil" not in detail_html(rec)
     rec["model"]["url"] = "https://huggingface.co/org/m"
     assert "href='https://huggingface.co/org/m'" in detail_html(rec)
+
+
+def test_results_published_before_digests_are_adopted_only_when_the_operator_says(tmp_path: Path) -> None:
+    hub = FakeHub(tmp_path / "hub")
+    store = HubStore(tmp_path / "a", "org/requests", "org/results", api=hub)
+    published(store)
+    (tmp_path / "hub/org/requests/published/job-001.json").unlink()  # as a results repo from before digests
+    fresh = HubStore(tmp_path / "b", "org/requests", "org/results", api=hub)
+    assert fresh.results() == [] and "no digest was recorded" in fresh.problems()[0]
+    assert fresh.adopt() == ["job-001"] and len(fresh.results()) == 1 and fresh.problems() == []
+    again = HubStore(tmp_path / "c", "org/requests", "org/results", api=hub)  # the adopted digest was saved
+    assert len(again.results()) == 1

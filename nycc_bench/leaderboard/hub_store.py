@@ -145,5 +145,15 @@ class HubStore(LocalStore):
         self.record_digest(run, digest)
         os.replace(staged, self.root / name)  # the board shows exactly what the Hub holds
 
+    def adopt(self) -> list[str]:
+        """`LocalStore.adopt`, each new digest also saved to the requests repo (so a restarted Space keeps it)."""
+        adopted = super().adopt()
+        digests = self.digests()
+        for run in adopted:
+            self.api.upload_file(path_or_fileobj=json.dumps(digests[run], indent=1, sort_keys=True).encode(),
+                                 path_in_repo=f"published/{run}.json", repo_id=self.requests_repo,
+                                 repo_type="dataset", commit_message=f"digest of {run} (adopted)")
+        return adopted
+
     def health(self) -> str | None:
         return super().health() or self._sync_error

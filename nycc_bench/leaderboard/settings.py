@@ -34,6 +34,8 @@ ENV_HELP = {
     "NYCC_LB_TRUSTED_PROXIES": "addresses or networks (comma-separated) whose X-Forwarded-For is believed; default "
                                "on a Space: its proxy (the private networks it connects from), elsewhere none",
     "NYCC_LB_MAX_BODY_MB": "largest request body the app reads, in MB (default 8; uploads are capped at 5 MB)",
+    "NYCC_LB_ADOPT_RESULTS": "1: at start, record a digest for each readable result that has none (results published "
+                             "before digests were kept); check them first, then unset it",
 }
 SPACE_PROXIES = "127.0.0.1,::1,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,100.64.0.0/10,fc00::/7"
 """The Space's own proxy: a Hugging Face Space is reached only through it, from a private address. Uvicorn then
@@ -97,6 +99,7 @@ class Settings:
     trusted_proxies: str = ""  # addresses whose X-Forwarded-For is believed (comma-separated); none by default
     visitor_concurrency: int = 2  # requests one visitor may have at work at once
     max_body_bytes: int = 8 * 2**20  # the largest request body the app reads (a bigger one is refused, 413)
+    adopt_results: bool = False  # record digests for results published before digests were kept
 
     @classmethod
     def from_env(cls, data_dir: str | Path | None = None, dataset: str | None = None, **overrides: object) -> Settings:
@@ -127,6 +130,7 @@ class Settings:
             "trusted_proxies": default_proxies(),
             "visitor_concurrency": int(env("NYCC_LB_VISITOR_CONCURRENCY", "2")),
             "max_body_bytes": int(float(env("NYCC_LB_MAX_BODY_MB", "8")) * 2**20),
+            "adopt_results": _flag("NYCC_LB_ADOPT_RESULTS"),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]

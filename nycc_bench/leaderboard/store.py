@@ -103,6 +103,7 @@ class Store(Protocol):
     def seed(self, folder: Path) -> int: ...
     def health(self) -> str | None: ...
     def problems(self) -> list[str]: ...
+    def adopt(self) -> list[str]: ...
 
 
 _COLUMNS = list(Job.__dataclass_fields__)
@@ -387,6 +388,22 @@ class LocalStore:
         text = dumps(result)
         self.record_digest(run_id(result), self.digest(result, text))
         write_atomic(self.root / "results" / f"{check_run_id(run_id(result))}.json", text)
+
+    def adopt(self) -> list[str]:
+        """Record digests for readable results that have none (published before digests were kept), as they are
+        now; the operator's one-time step (`NYCC_LB_ADOPT_RESULTS=1`) after checking them. The runs adopted."""
+        known, adopted = self.digests(), []
+        for path in sorted((self.root / "results").glob("*.json")):
+            if path.name.startswith(".") or path.stem in known:
+                continue
+            try:
+                result = read_results(path, run_dir=self.root)
+            except (OSError, ResultsError):
+                continue
+            if run_id(result) == path.stem:
+                self.record_digest(path.stem, self.digest(result, path.read_text(encoding="utf-8")))
+                adopted.append(path.stem)
+        return adopted
 
     def _hash(self, path: Path) -> str | None:
         """A file's sha256, computed again only when its size or time changed; None when it is gone."""
