@@ -65,6 +65,7 @@ def run_two_batches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, at: int | N
             second.run(jobs_for(second.config, ["a", "b", "c", "d"]))
         second.close()
         monkeypatch.undo()
+        server.hold_new = False  # every batch ends now, a new one included
         server.held.clear()
         last = LLMEngine(config(server, tmp_path))
         records = last.run(jobs_for(last.config, ["a", "b", "c", "d"]))

@@ -50,6 +50,7 @@ def test_settings_trust_the_space_proxy_only_on_a_space(monkeypatch: pytest.Monk
     assert Settings.from_env(data_dir=tmp_path).trusted_proxies == ""
 
 
+@pytest.mark.slow
 def test_two_visitors_behind_the_space_proxy_are_two_visitors(space: dict[str, Any]) -> None:
     assert space["settings"].trusted_proxies == SPACE_PROXIES
     first = [submit(space, "203.0.113.1", f"openai:one-{k}") for k in range(2)]
@@ -62,6 +63,7 @@ def test_two_visitors_behind_the_space_proxy_are_two_visitors(space: dict[str, A
     assert len(users) == 2, users  # two visitors (their addresses, hashed), not one proxy
 
 
+@pytest.mark.slow
 def test_a_huge_request_body_is_refused_unread(space: dict[str, Any]) -> None:
     for chunked in (False, True):
         conn = http.client.HTTPConnection("127.0.0.1", space["port"], timeout=60)
