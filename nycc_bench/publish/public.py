@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 URL = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s'\"<>`]+")
 """A URL inside a text (up to the first space, quote or markup character)."""
-LOCAL_PATH = re.compile(r"(?<![\w:/.~-])~?/[^\s'\",;()\[\]{}<>`|]+")
+LOCAL_PATH = re.compile(r"(?<![\w/.~-])~?/(?!/)[^\s'\",;()\[\]{}<>`|]+")
 """An absolute (or home-relative) local path inside a text, not the path of a URL."""
 PRIVATE_SUFFIXES = (".local", ".internal", ".lan", ".home", ".corp", ".intranet", ".localdomain", ".home.arpa")
 
@@ -50,8 +50,8 @@ def public_text(text: str, run_dir: str | Path | None = None) -> str:
     >>> public_text("--base-url http://10.1.2.3:8000/v1 --dataset /home/ann/data/nycc --out /home/ann/runs/r1",
     ...             "/home/ann/runs/r1")
     '--base-url private --dataset nycc --out .'
-    >>> public_text("judged at https://api.openai.com/v1 for org/model")
-    'judged at https://api.openai.com/v1 for org/model'
+    >>> public_text("judged at https://api.openai.com/v1 for org/model, hf:/home/ann/models/m1")
+    'judged at https://api.openai.com/v1 for org/model, hf:m1'
     """
     text = URL.sub(_url, text)
     roots = []
