@@ -89,6 +89,10 @@ def family_main(family: str, argv: list[str] | None = None) -> int:
     return main(["build", *args, "--configs", *configs])
 
 
+KEPT = ("what was written before stays whole (records and predictions are written whole or not at all), and the "
+        "same command resumes from it")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: bad input ends with one clear line on stderr and exit status 2."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -128,6 +132,16 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `nycc-bench tasks show X | head`
         sys.stderr.close()
         return 0
+    except Exception as err:  # a full disk anywhere (a run, a resume, a score): one line naming the folder
+        from .disk import disk_full, is_disk_full
+
+        if not is_disk_full(err):
+            raise
+        folder = next((getattr(args, name) for name in ("out", "run_dir", "run", "data_dir")
+                       if isinstance(getattr(args, name, None), str)), ".")
+        full = disk_full(folder, f"nycc-bench {args.command}", kept=KEPT)
+        print(f"nycc-bench {args.command}: error: {_one_line(full)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"nycc-bench {args.command}: interrupted; re-run the same command to resume", file=sys.stderr)
         return 130

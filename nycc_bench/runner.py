@@ -186,13 +186,19 @@ def run_task(task_name: str, system_spec: str, out: str | Path, dataset: str = D
                 meta_path(out).write_text(json.dumps(meta, indent=2, default=str))
             written = records(task, batch, outputs, system.spec, options, getattr(system, "cache_dir", None))
             attach_messages(out, batch, written)  # the prompts, each message stored once per file
-            with open(out, "a", encoding="utf-8") as f:
-                for record in written:
-                    unparsed += record["status"] == UNPARSED
-                    failed += record["status"] == FAILED
-                    f.write(json.dumps(scrub_data(record), ensure_ascii=False, default=str) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
+            lines = "".join(json.dumps(scrub_data(r), ensure_ascii=False, default=str) + "\n" for r in written)
+            whole = out.stat().st_size if out.exists() else 0
+            try:
+                with open(out, "a", encoding="utf-8") as f:
+                    f.write(lines)
+                    f.flush()
+                    os.fsync(f.fileno())
+            except OSError:  # a full disk: the batch is cut off again, so the file holds whole records only
+                with open(out, "r+b") as f:
+                    f.truncate(whole)
+                raise
+            unparsed += sum(r["status"] == UNPARSED for r in written)
+            failed += sum(r["status"] == FAILED for r in written)
             bar.update(len(batch))
     unparsed += sum(done[i.instance_id]["status"] == UNPARSED for i in instances if i.instance_id in done)
     return RunSummary(str(out), len(instances), len(todo) - failed, len(instances) - len(todo), unparsed, failed)

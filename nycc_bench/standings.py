@@ -32,6 +32,7 @@ from .results import run_id
 from .tasks.definition import lookup
 from .tasks.families import families
 from .tasks.scores import Metric, family_metrics, metrics
+from .urls import hub_link
 from .wholeness import PARTIAL, shows_numbers, status_of
 
 
@@ -203,7 +204,8 @@ def partial_note(tasks: dict[str, Any]) -> str:
 def model_link(name: str, url: str | None) -> str:
     """The model cell: a markdown link for Hub models, with markdown's special characters escaped."""
     text = "".join("\\" + c if c in "\\`*_{}[]()<>#+!|~" else c for c in name)
-    return f"[{text}]({url})" if url and url.startswith("https://huggingface.co/") else text
+    link = hub_link(url)
+    return f"[{text}]({link})" if link else text
 
 
 def where_judged(judge: dict[str, Any]) -> str:

@@ -74,10 +74,27 @@ def check(data: Any, task: str, instance_ids: Iterable[str] | None = None) -> li
     return problems
 
 
+class _Repeated(ValueError):
+    """A JSON object that gives one key twice (a submission answering one instance twice)."""
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Repeated(key)
+        out[key] = value
+    return out
+
+
 def read(path: str | Path) -> Any:
-    """A submission file's JSON; an unreadable or malformed file is one line naming it."""
+    """A submission file's JSON; an unreadable or malformed file, or one that answers an instance twice (JSON keeps
+    the last answer silently), is one line naming it."""
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        return json.loads(Path(path).read_text(encoding="utf-8"), object_pairs_hook=_unique)
+    except _Repeated as err:
+        raise NyccBenchError(f"submission: {path} answers instance {err.args[0]!r} twice; keep one answer per "
+                             "instance") from None
     except OSError as err:
         raise NyccBenchError(f"submission: cannot read {path} ({err.strerror})") from None
     except (ValueError, UnicodeDecodeError) as err:

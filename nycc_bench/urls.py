@@ -12,6 +12,23 @@ URL_WITH_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@:]*(?::[^/\s@
 """A URL's ``user:password@`` part anywhere in a text (for scanning logs, cards and files)."""
 
 
+HUB_LINK = re.compile(r"https://huggingface\.co/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}(/[A-Za-z0-9_.][A-Za-z0-9_.-]{0,95})?")
+"""A model's page on the Hub: ``https://huggingface.co/<org>/<name>`` and nothing else (no query, markup or quote)."""
+
+
+def hub_link(url: object) -> str | None:
+    """``url`` when it is an ``https://`` link to a page on the Hub, else None (it is then not shown).
+
+    >>> hub_link("https://huggingface.co/org/model-1")
+    'https://huggingface.co/org/model-1'
+    >>> hub_link("https://huggingface.co/x) <img src=https://evil.example/a.png>") is None
+    True
+    >>> hub_link("javascript:alert(1)") is None
+    True
+    """
+    return url if isinstance(url, str) and HUB_LINK.fullmatch(url) else None
+
+
 def redact_url(url: str | None) -> str | None:
     """``scheme://host:port/path`` of ``url``: no user, no password, no secret query parameter, no fragment.
 

@@ -5,6 +5,7 @@
         ...
         server.batches          # id -> {"status", "lines", "polls", ...}
         server.hold = True      # batches stay in_progress until released
+        server.hold_new = True  # batches created from now on stay in_progress (server.held: their ids)
 
 Routes: ``POST /v1/files`` (multipart upload, ``purpose=batch``), ``GET /v1/files/{id}/content``, ``POST
 /v1/batches``, ``GET /v1/batches/{id}``, and ``POST /v1/chat/completions`` (counted apart: a batch run must send
@@ -35,6 +36,8 @@ class FakeBatchServer:
         self.responder: Responder = responder or (lambda body, attempt: Reply())
         self.polls_to_finish = polls_to_finish
         self.hold = False
+        self.hold_new = False
+        self.held: set[str] = set()
         self.fail_batches = False
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict[str, Any]] = {}
@@ -126,6 +129,8 @@ class FakeBatchServer:
     def _create(self, body: Mapping[str, Any]) -> dict[str, Any]:
         lines = [json.loads(line) for line in self.files[body["input_file_id"]].decode().splitlines() if line]
         batch_id = f"batch_{next(self._ids)}"
+        if self.hold_new:
+            self.held.add(batch_id)
         self.batches[batch_id] = {"request": dict(body), "lines": lines, "polls": 0, "status": "validating",
                                   "output_file_id": None, "error_file_id": None}
         return self._object(batch_id)
@@ -134,7 +139,8 @@ class FakeBatchServer:
         batch["polls"] += 1
         if batch["status"] not in ("completed", "failed"):
             batch["status"] = "in_progress"
-            if not self.hold and batch["polls"] >= self.polls_to_finish:
+            held = self.hold or next(k for k, v in self.batches.items() if v is batch) in self.held
+            if not held and batch["polls"] >= self.polls_to_finish:
                 self._finish(batch)
         return self._object(next(k for k, v in self.batches.items() if v is batch))
 

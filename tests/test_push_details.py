@@ -17,6 +17,8 @@ from local_hub import LocalHub
 
 from nycc_bench import evaluate
 from nycc_bench.predictions import read_predictions
+from nycc_bench.publish.public import public_record
+from nycc_bench.results import read_results
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "hf_" + "DetailsPushToken" * 3
@@ -55,7 +57,9 @@ def test_push_uploads_one_config_per_task_and_a_card_linking_the_record(run_dir:
         files = hub.files("dataset", REPO)
         assert set(files) >= {"README.md", "results.json", "data/matching/details.parquet",
                               "data/ranking/details.parquet"}
-        assert files["results.json"] == (run_dir / "results.json").read_bytes()
+        # the record as published: the run's own, its local folders as names (nothing private, `public.py`)
+        assert json.loads(files["results.json"]) == public_record(read_results(run_dir), run_dir)
+        assert str(run_dir) not in files["results.json"].decode()
         card = files["README.md"].decode()
         front = yaml.safe_load(card.split("---")[1])
         assert [c["config_name"] for c in front["configs"]] == ["matching", "ranking"]

@@ -143,3 +143,16 @@ def test_leaderboard_image_must_be_beside_instances(tmp_path: Path) -> None:
     (folder / json.loads((folder / "instances.json").read_text())[0]["image"]).unlink()
     with pytest.raises(SourceError, match=r"instances\.json.*row 1.*is not beside instances\.json.*unzip"):
         build_dataset(tmp_path, tmp_path / "out", ["ranking_leaderboard"], progress=False)
+
+
+def test_a_duplicate_instance_id_is_refused_naming_it(board: tuple[Path, dict[str, list[str]]], tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """JSON keeps the last of two answers silently; the checker refuses the file and names the repeated id."""
+    dataset, ids = board
+    first, *rest = ids["matching"]
+    text = "{" + ", ".join([f'"{first}": "A"', *(f'"{i}": "B"' for i in rest), f'"{first}": "C"']) + "}"
+    path = tmp_path / "twice.json"
+    path.write_text(text)
+    assert main(["submission", "check", str(path), "--task", "matching", "--dataset", str(dataset)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.endswith(f"submission: {path} answers instance {first!r} twice; keep one answer per instance")

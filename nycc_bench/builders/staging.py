@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..disk import disk_full, folder_bytes, is_disk_full
 from .errors import SourceError
 
 CARD = "README.md"
@@ -49,9 +50,20 @@ def staged_output(target: Path) -> Iterator[Path]:
         raise SourceError(target, "the output path is a file", "pass a folder to --out")
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale(target)
-    stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-{os.getpid()}-", dir=target.parent))
     try:
-        yield stage
+        stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-{os.getpid()}-", dir=target.parent))
+    except OSError as err:
+        if is_disk_full(err):
+            raise disk_full(target.parent, "the build") from None
+        raise
+    full: int | None = None  # bytes staged when the disk filled (measured before the staging folder goes)
+    try:
+        try:
+            yield stage
+        except Exception as err:
+            if is_disk_full(err):
+                full = folder_bytes(stage)
+            raise
         target.mkdir(exist_ok=True)
         retired = stage / ".retired"
         retired.mkdir()
@@ -61,5 +73,11 @@ def staged_output(target: Path) -> Iterator[Path]:
         for name in reversed(OWNED):  # the data first, the card last: the card marks the output complete
             if (stage / name).exists():
                 (stage / name).rename(target / name)
+    except Exception:
+        shutil.rmtree(stage, ignore_errors=True)
+        if full is not None:  # the space the staged files took is free again when this is said
+            raise disk_full(target.parent, "the build", full,
+                            f"nothing was written to {target} (its earlier output, if any, is intact)") from None
+        raise
     finally:
         shutil.rmtree(stage, ignore_errors=True)

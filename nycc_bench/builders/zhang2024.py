@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -29,11 +30,20 @@ from .cartoons import (
 )
 from .csvfile import read_parquet, read_rows
 from .errors import SourceError
-from .nextml import primary_runs, read_descriptions, read_summary, stable_sorted, unique_summaries
+from .nextml import (
+    primary_runs,
+    read_descriptions,
+    read_summary,
+    stable_rank,
+    stable_sorted,
+    unique_summaries,
+)
 from .options import BuildOptions
 from .pairs import describe, draw_pairs, in_pair_train
 from .sources import ZHANG_GROUP_FILES, ZHANG_HF_REPO, SourceFiles, SummaryFile
 from .writer import BuiltConfig, ConfigSpec
+
+log = logging.getLogger("nycc_bench.build")
 
 GROUP_SLICES = {"human_top10": (0, 10), "human_200": (200, 210), "human_1000": (1000, 1010)}
 
@@ -324,13 +334,27 @@ def mark_duplicate_contests(runs: list[Run]) -> None:
         run.duplicate_of = earlier if earlier != run.summary.contest_number else None
 
 
+def repeated_note(summary: SummaryFile, raw: pa.Table, flags: pa.ChunkedArray | pa.Array) -> str:
+    """The build's line naming a run's repeated rows by file line (kept and flagged, as upstream published them)."""
+    sorted_at = np.flatnonzero(one_array(flags).to_numpy(zero_copy_only=False))
+    lines = sorted(int(i) + 2 for i in stable_rank(raw["mean"].to_numpy())[sorted_at])  # + header, 1-based
+    shown = ", ".join(map(str, lines[:5])) + (f" and {len(lines) - 5} more" if len(lines) > 5 else "")
+    return (f"{summary.path}: line{'s' * (len(lines) > 1)} {shown} repeat{'s' * (len(lines) == 1)} an earlier row "
+            "of the file exactly (caption and ratings); kept as published and flagged is_repeated_row in "
+            "caption_ratings")
+
+
 def read_runs(sources: SourceFiles, progress: bool = True, ratings: bool = False) -> list[Run]:
     """Read and validate every summary; sort each run once for all three configs; with `ratings`, also make each
     run's `rating_rows` in the thread that read it (a ratings build: no second pass over the runs, no thread
     hand-off per run, while the other thread is still parsing)."""
     def read(summary: SummaryFile) -> Run:
-        table = stable_sorted(read_summary(summary))
-        return Run(summary, table, ratings=rating_rows(summary, table) if ratings else None)
+        raw = read_summary(summary)
+        table = stable_sorted(raw)
+        rows = rating_rows(summary, table) if ratings else None
+        if rows is not None and pc.any(rows["is_repeated_row"]).as_py():
+            log.warning(repeated_note(summary, raw, rows["is_repeated_row"]))
+        return Run(summary, table, ratings=rows)
 
     # Arrow parses without the GIL, so files are read in parallel; map() keeps the discovery order.
     summaries, _ = unique_summaries(sources.summaries)  # a byte-identical copy is one run, read once

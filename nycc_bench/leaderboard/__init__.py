@@ -45,6 +45,8 @@ def create_app(settings: Settings, seed_dir: Path | None = SEED_DIR, start_worke
     store: Store | None
     try:
         store = open_store(settings, hub_api)
+        if settings.adopt_results and (adopted := store.adopt()):
+            log.warning("adopted %d results published without a digest: %s", len(adopted), ", ".join(adopted))
         for job in store.recover(settings.heartbeat_timeout_s, settings.max_attempts):
             log.warning("job %s of %s: %s", job.id, job.model, job.reason)
         if published is not None:

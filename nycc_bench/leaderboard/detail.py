@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..tasks.scores import metrics
+from ..urls import hub_link
 from ..wholeness import COMPLETE, status_of
 from .store import run_id
 
@@ -30,7 +31,7 @@ def detail_html(result: dict[str, Any]) -> str:
     """The run's model facts, then one block per task: scores, status, and the reproduce command."""
     model = result.get("model", {})
     name = e(str(model.get("name", "?")))
-    url = model.get("url")
+    url = hub_link(model.get("url"))  # a link to the Hub, or none: a record's URL is not trusted
     title = f"<a href='{e(url)}' target='_blank' rel='noopener'>{name}</a>" if url else name
     facts = [("System", model.get("spec")), ("Source", model.get("source")), ("Revision", model.get("revision")),
              ("Commit", model.get("commit") or model.get("fingerprint")),

@@ -17,10 +17,18 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..predictions import messages_path
 from ..results import dumps
 from ..secrets import scrub_data
-from .store import Job, LocalStore, StoreUnavailable, check_run_id, one_line, run_id, write_atomic
+from .store import (
+    Job,
+    LocalStore,
+    StoreUnavailable,
+    check_run_id,
+    one_line,
+    published_files,
+    run_id,
+    write_atomic,
+)
 
 log = logging.getLogger("nycc_bench.leaderboard")
 
@@ -55,6 +63,18 @@ class HubStore(LocalStore):
         except Exception as err:  # any failure to reach the Hub must stop the app visibly
             raise StoreUnavailable(f"cannot download {results_repo} / {requests_repo} from the Hub: {err}") from err
         self._load_requests(requests / "requests")
+        self._load_digests(requests / "published")
+
+    def _load_digests(self, folder: Path) -> None:
+        """Published digests into SQLite (those this working copy already holds stay as they are)."""
+        known = self.digests()
+        for path in sorted(folder.glob("*.json")):
+            try:
+                digest = json.loads(path.read_text(encoding="utf-8"))
+                if path.stem not in known and isinstance(digest, dict):
+                    self.record_digest(path.stem, digest)
+            except (OSError, ValueError) as err:
+                self._left_out[f"published/{path.name}"] = one_line(err)
 
     def _load_requests(self, folder: Path) -> None:
         """Request files into SQLite; a job this working copy already knows keeps its state (it pushed it). A
@@ -99,12 +119,20 @@ class HubStore(LocalStore):
         leaves no row on the board, and a retry of the same run writes the same files (one row, not two)."""
         from huggingface_hub import CommitOperationAdd
 
-        name = f"results/{check_run_id(run_id(result))}.json"
-        staged = self.root / ".staging" / f"{check_run_id(run_id(result))}.json"
-        write_atomic(staged, dumps(result))
-        predictions = [p for task in result.get("tasks", {}).values() for p in task.get("predictions", [])]
-        stores = [messages_path(p).as_posix() for p in predictions]  # the prompts the records reference
-        files = predictions + [m for m in stores if self.resolve(m).exists()]
+        run = check_run_id(run_id(result))
+        name = f"results/{run}.json"
+        staged = self.root / ".staging" / f"{run}.json"
+        text = dumps(result)
+        write_atomic(staged, text)
+        files = published_files(result, self.resolve)  # predictions and the prompts the records reference
+        digest = self.digest(result, text)
+        try:
+            self.api.upload_file(path_or_fileobj=json.dumps(digest, indent=1, sort_keys=True).encode(),
+                                 path_in_repo=f"published/{run}.json", repo_id=self.requests_repo,
+                                 repo_type="dataset", commit_message=f"digest of {run}")
+        except Exception as err:
+            staged.unlink(missing_ok=True)
+            raise StoreUnavailable(f"cannot save the digest of {run} to {self.requests_repo}: {err}") from err
         operations = [CommitOperationAdd(path_in_repo=name, path_or_fileobj=str(staged))]
         operations += [CommitOperationAdd(path_in_repo=p, path_or_fileobj=str(self.resolve(p))) for p in files]
         try:
@@ -114,7 +142,18 @@ class HubStore(LocalStore):
             staged.unlink(missing_ok=True)
             raise StoreUnavailable(f"cannot save result {run_id(result)} to {self.results_repo}: {err}") from err
         (self.root / "results").mkdir(parents=True, exist_ok=True)
+        self.record_digest(run, digest)
         os.replace(staged, self.root / name)  # the board shows exactly what the Hub holds
+
+    def adopt(self) -> list[str]:
+        """`LocalStore.adopt`, each new digest also saved to the requests repo (so a restarted Space keeps it)."""
+        adopted = super().adopt()
+        digests = self.digests()
+        for run in adopted:
+            self.api.upload_file(path_or_fileobj=json.dumps(digests[run], indent=1, sort_keys=True).encode(),
+                                 path_in_repo=f"published/{run}.json", repo_id=self.requests_repo,
+                                 repo_type="dataset", commit_message=f"digest of {run} (adopted)")
+        return adopted
 
     def health(self) -> str | None:
         return super().health() or self._sync_error

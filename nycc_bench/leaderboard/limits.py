@@ -1,6 +1,7 @@
 """Cheap abuse of the public Space, bounded: every text field has a length cap, each visitor has a bounded number
-of requests at work at once, and forwarding headers (`X-Forwarded-For`) are believed only from the proxy the
-operator names (`NYCC_LB_TRUSTED_PROXIES`), so a new header value is never a new visitor.
+of requests at work at once, forwarding headers (`X-Forwarded-For`) are believed only from the proxy the
+operator names (`NYCC_LB_TRUSTED_PROXIES`; on a Space, the Space's own proxy), so a new header value is never a new
+visitor, and no request body over `NYCC_LB_MAX_BODY_MB` is read (`BodyCap`).
 
 A visitor is the client address as the server sees it: the connection's, or the one the configured proxy
 forwarded. The search's own bounds (characters and terms, one pass over the names) live in `standings`.
@@ -67,3 +68,48 @@ class VisitorGate:
                 self._busy[key] -= 1
                 if not self._busy[key]:
                     del self._busy[key]
+
+
+class BodyCap:
+    """ASGI middleware: a request whose body is over `max_bytes` is answered 413 and never read whole (a declared
+    `Content-Length` is refused before a byte is read; a body of unknown length is read up to the cap, then
+    refused, or handed on as read). The server enforces a declared length, so it cannot be exceeded."""
+
+    def __init__(self, app: Any, max_bytes: int) -> None:
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None:
+            if declared.isdigit() and int(declared) > self.max_bytes:
+                await self._refuse(send)
+                return
+            await self.app(scope, receive, send)
+            return
+        messages, seen = [], 0
+        while True:  # no declared length (chunked): read up to the cap before the app sees any of it
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                break
+            seen += len(message.get("body", b""))
+            if seen > self.max_bytes:
+                await self._refuse(send)
+                return
+            if not message.get("more_body", False):
+                break
+
+        async def replay() -> Any:
+            return messages.pop(0) if messages else await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, send: Any) -> None:
+        body = (f"request body over {self.max_bytes:,} bytes: not read (NYCC_LB_MAX_BODY_MB)").encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                                (b"content-length", str(len(body)).encode()), (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body})

@@ -33,7 +33,29 @@ ENV_HELP = {
     "NYCC_LB_MAX_ATTEMPTS": "a job taken back this often is FAILED (default 3)",
     "NYCC_LB_JOB_TIMEOUT_S": "wall-clock limit of one job; past it the job's process is killed and the job FAILED "
                              "(default 7200)",
+    "NYCC_LB_TRUSTED_PROXIES": "addresses or networks (comma-separated) whose X-Forwarded-For is believed; default "
+                               "on a Space: its proxy (the private networks it connects from), elsewhere none",
+    "NYCC_LB_MAX_BODY_MB": "largest request body the app reads, in MB (default 8; uploads are capped at 5 MB)",
+    "NYCC_LB_ADOPT_RESULTS": "1: at start, record a digest for each readable result that has none (results published "
+                             "before digests were kept); check them first, then unset it",
 }
+SPACE_PROXIES = "127.0.0.1,::1,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,100.64.0.0/10,fc00::/7"
+"""The Space's own proxy: a Hugging Face Space is reached only through it, from a private address. Uvicorn then
+takes each visitor's address as the last one in `X-Forwarded-For` that is not one of these, the one the Space's
+proxy appended (a visitor's own header value comes before it and is not believed)."""
+
+
+def on_space() -> bool:
+    """Whether this process runs on a Hugging Face Space (the Space's own environment says so)."""
+    return bool(os.environ.get("SPACE_ID")) or os.environ.get("SYSTEM") == "spaces"
+
+
+def default_proxies() -> str:
+    """`NYCC_LB_TRUSTED_PROXIES` when set (empty: none), else the Space's proxy on a Space, else none."""
+    given = os.environ.get("NYCC_LB_TRUSTED_PROXIES")
+    if given is not None:
+        return given
+    return SPACE_PROXIES if on_space() else ""
 
 
 def _flag(name: str) -> bool:
@@ -79,6 +101,8 @@ class Settings:
     oauth: bool = False  # a Space with `hf_oauth: true` (gradio's LoginButton needs it)
     trusted_proxies: str = ""  # addresses whose X-Forwarded-For is believed (comma-separated); none by default
     visitor_concurrency: int = 2  # requests one visitor may have at work at once
+    max_body_bytes: int = 8 * 2**20  # the largest request body the app reads (a bigger one is refused, 413)
+    adopt_results: bool = False  # record digests for results published before digests were kept
 
     @classmethod
     def from_env(cls, data_dir: str | Path | None = None, dataset: str | None = None, **overrides: object) -> Settings:
@@ -107,8 +131,10 @@ class Settings:
             "max_attempts": int(env("NYCC_LB_MAX_ATTEMPTS", "2")),
             "job_timeout_s": float(env("NYCC_LB_JOB_TIMEOUT_S", "7200")),
             "oauth": oauth,
-            "trusted_proxies": env("NYCC_LB_TRUSTED_PROXIES", ""),
+            "trusted_proxies": default_proxies(),
             "visitor_concurrency": int(env("NYCC_LB_VISITOR_CONCURRENCY", "2")),
+            "max_body_bytes": int(float(env("NYCC_LB_MAX_BODY_MB", "8")) * 2**20),
+            "adopt_results": _flag("NYCC_LB_ADOPT_RESULTS"),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]

@@ -4,11 +4,18 @@ Jobs are rows of a SQLite table; every change is one transaction (`BEGIN IMMEDIA
 concurrent submissions and workers never lose or double-claim a job. Results are JSON files, one per run, in
 `results/`, and the predictions they point to are JSONL files under `predictions/<run_id>/`; a file is written
 to a temporary name and renamed, so a reader never sees half of one.
+
+A result is published with its digest (`published` table: the sha256 of the record file and of every predictions
+and prompts file it names). On load, a result whose files no longer match its digest, or that has none (a file
+dropped in by hand), is withdrawn from the board: left out, its reason recorded in the table and shown to the
+operator (`problems()`); the board shows only what was scored.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import os
 import shutil
 import sqlite3
@@ -25,6 +32,8 @@ from ..predictions import messages_path
 from ..results import ResultsError, dumps, read_results, run_id
 from ..secrets import scrub, scrub_data
 from ..sqlite_write import immediate, use_wal
+
+log = logging.getLogger("nycc_bench.leaderboard")
 
 PENDING, RUNNING, FINISHED, FAILED = "PENDING", "RUNNING", "FINISHED", "FAILED"
 RUN_ID_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-_")
@@ -94,6 +103,7 @@ class Store(Protocol):
     def seed(self, folder: Path) -> int: ...
     def health(self) -> str | None: ...
     def problems(self) -> list[str]: ...
+    def adopt(self) -> list[str]: ...
 
 
 _COLUMNS = list(Job.__dataclass_fields__)
@@ -105,6 +115,8 @@ CREATE TABLE IF NOT EXISTS jobs ({", ".join(f'"{c}"' + (" TEXT PRIMARY KEY" if c
 CREATE INDEX IF NOT EXISTS jobs_status ON jobs(status, submitted_at);
 CREATE INDEX IF NOT EXISTS jobs_user ON jobs(user, submitted_at);
 CREATE INDEX IF NOT EXISTS jobs_run_key ON jobs(run_key);
+CREATE TABLE IF NOT EXISTS published (run_id TEXT PRIMARY KEY, digest TEXT NOT NULL, published_at REAL,
+                                      withdrawn TEXT);
 """
 
 
@@ -136,6 +148,22 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+def sha256_file(path: Path) -> str:
+    """The sha256 of a file's bytes, read in blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def published_files(result: dict[str, Any], resolve: Any) -> list[str]:
+    """The store files a record names (its predictions and the prompts stores beside them), relative paths."""
+    predictions = [p for task in result.get("tasks", {}).values() for p in task.get("predictions") or []]
+    stores = [messages_path(p).as_posix() for p in predictions]
+    return predictions + [m for m in stores if resolve(m).exists()]
+
+
 class LocalStore:
     """SQLite for jobs and a folder for results and predictions, under `root`."""
 
@@ -155,6 +183,7 @@ class LocalStore:
         self._cache_lock = threading.Lock()
         self._left_out: dict[str, str] = {}  # file -> why it is not shown (an unreadable result, a bad request)
         self._worker_locks: dict[str, Any] = {}  # this process's workers: their liveness locks, held for life
+        self._hashes: dict[str, tuple[tuple[int, int], str]] = {}  # file -> ((mtime_ns, size), sha256)
 
     # -- jobs ---------------------------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -335,8 +364,95 @@ class LocalStore:
             raise ValueError(f"predictions path {relative!r} leaves the store")
         return path
 
+    def digest(self, result: dict[str, Any], text: str) -> dict[str, Any]:
+        """What publication vouches for: the sha256 of the record's text and of each store file it names."""
+        files = {p: sha256_file(self.resolve(p)) for p in published_files(result, self.resolve)}
+        return {"record": hashlib.sha256(text.encode("utf-8")).hexdigest(), "files": files}
+
+    def record_digest(self, run: str, digest: dict[str, Any]) -> None:
+        """Keep a run's digest (a run published again gets its new digest; a withdrawal is cleared)."""
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO published (run_id, digest, published_at, withdrawn) "
+                       "VALUES (?, ?, ?, NULL)", (check_run_id(run), json.dumps(digest, sort_keys=True), time.time()))
+
+    def digests(self) -> dict[str, dict[str, Any]]:
+        """run id -> its digest at publication."""
+        db = self._connect()
+        try:
+            return {row["run_id"]: json.loads(row["digest"]) for row in db.execute("SELECT * FROM published")}
+        finally:
+            db.close()
+
     def save_result(self, result: dict[str, Any]) -> None:
-        write_atomic(self.root / "results" / f"{check_run_id(run_id(result))}.json", dumps(result))
+        """Publish a result: its digest first, then the record (a reader never sees a record without one)."""
+        text = dumps(result)
+        self.record_digest(run_id(result), self.digest(result, text))
+        write_atomic(self.root / "results" / f"{check_run_id(run_id(result))}.json", text)
+
+    def adopt(self) -> list[str]:
+        """Record digests for readable results that have none (published before digests were kept), as they are
+        now; the operator's one-time step (`NYCC_LB_ADOPT_RESULTS=1`) after checking them. The runs adopted."""
+        known, adopted = self.digests(), []
+        for path in sorted((self.root / "results").glob("*.json")):
+            if path.name.startswith(".") or path.stem in known:
+                continue
+            try:
+                result = read_results(path, run_dir=self.root)
+            except (OSError, ResultsError):
+                continue
+            if run_id(result) == path.stem:
+                self.record_digest(path.stem, self.digest(result, path.read_text(encoding="utf-8")))
+                adopted.append(path.stem)
+        return adopted
+
+    def _hash(self, path: Path) -> str | None:
+        """A file's sha256, computed again only when its size or time changed; None when it is gone."""
+        try:
+            st = path.stat()
+        except OSError:
+            return None
+        stamp = (st.st_mtime_ns, st.st_size)
+        known = self._hashes.get(str(path))
+        if known is None or known[0] != stamp:
+            known = (stamp, sha256_file(path))
+            self._hashes[str(path)] = known
+        return known[1]
+
+    def _stamps(self, digests: dict[str, dict[str, Any]]) -> list[tuple[str, int, int]]:
+        """(file, mtime, size) of every file a digest names: an edit to any of them reloads the board."""
+        out = []
+        for digest in digests.values():
+            for relative in digest.get("files", {}):
+                try:
+                    st = self.resolve(relative).stat()
+                    out.append((relative, st.st_mtime_ns, st.st_size))
+                except (OSError, ValueError):
+                    out.append((relative, -1, -1))
+        return sorted(out)
+
+    def withdrawal(self, name: str, result: dict[str, Any], digest: dict[str, Any] | None) -> str | None:
+        """Why a loaded record is not what was published (None when every file matches its digest)."""
+        stem = name.removesuffix(".json")
+        if run_id(result) != stem:
+            return f"its run id {run_id(result)!r} is not its file name's {stem!r}"
+        if digest is None:
+            return "no digest was recorded when it was published (a file added by hand, or never published here)"
+        if self._hash(self.root / "results" / name) != digest.get("record"):
+            return "the record was edited after publication (its sha256 differs from the published digest)"
+        named = set(published_files(result, self.resolve))
+        if named != set(digest.get("files", {})):
+            return "it names other predictions files than the ones published"
+        for relative, sha in sorted(digest.get("files", {}).items()):
+            if self._hash(self.resolve(relative)) != sha:
+                return f"{relative} was edited or removed after publication (its sha256 differs)"
+        return None
+
+    def _withdraw(self, withdrawn: dict[str, str]) -> None:
+        """Record each withdrawal's reason beside the digest (once), and log it for the operator."""
+        with self._write() as db:
+            for run, why in withdrawn.items():
+                db.execute("UPDATE published SET withdrawn = ? WHERE run_id = ?", (why, run))
+                log.warning("result %s withdrawn from the board: %s", run, why)
 
     def results(self) -> list[dict[str, Any]]:
         """Every readable result, read again only when the folder changed; an unreadable one is left out and
@@ -347,18 +463,28 @@ class LocalStore:
                              if e.name.endswith(".json") and not e.name.startswith("."))
         except OSError as err:
             raise StoreUnavailable(f"results folder {folder}: {err}") from err
+        digests = self.digests()
+        key = (entries, self._stamps(digests), sorted((k, json.dumps(v, sort_keys=True)) for k, v in digests.items()))
         with self._cache_lock:
-            if self._cache is None or self._cache[0] != entries:
-                loaded = []
+            if self._cache is None or self._cache[0] != key:
+                loaded, withdrawn = [], {}
                 for name in list(self._left_out):
                     if name.startswith("results/"):
                         del self._left_out[name]
                 for name, _, _ in entries:
                     try:
-                        loaded.append(read_results(folder / name, run_dir=self.root))  # paths: predictions/<run>
+                        result = read_results(folder / name, run_dir=self.root)  # paths: predictions/<run>
                     except (OSError, ResultsError) as err:  # a hand-edited record fails the same checks
                         self._left_out[f"results/{name}"] = f"refused: {one_line(err)}"
-                self._cache = (entries, loaded)
+                        continue
+                    if why := self.withdrawal(name, result, digests.get(name.removesuffix(".json"))):
+                        self._left_out[f"results/{name}"] = f"withdrawn: {why}"
+                        withdrawn[name.removesuffix(".json")] = why
+                        continue
+                    loaded.append(result)
+                if withdrawn:
+                    self._withdraw(withdrawn)
+                self._cache = (key, loaded)
             return list(self._cache[1])
 
     def seed(self, folder: Path) -> int:

@@ -31,7 +31,7 @@ from .arena_tab import build_arena_tab
 from .browse import ContestIndex, Predictions, contest_html, outputs_html, showcase
 from .detail import detail_html, prediction_files, run_choices
 from .exports import write_exports
-from .limits import MAX_CHARS, Busy, VisitorGate, capped, trust_proxies, visitor
+from .limits import MAX_CHARS, BodyCap, Busy, VisitorGate, capped, trust_proxies, visitor
 from .plots import compare_plot, interval_plot
 from .screens import SCREENS_CSS
 from .settings import Settings
@@ -486,8 +486,12 @@ def named(fn: Any, name: str) -> Any:
 def launch_options(settings: Settings) -> dict[str, Any]:
     """What `launch` needs: styles, a cap on uploads, and the file route closed to the store (its database,
     WAL, sidecars and dotfiles); pages link only to the copies `App` makes in its public folder. Forwarding
-    headers are believed only from the configured proxies (`trust_proxies`)."""
+    headers are believed only from the configured proxies (`trust_proxies`); no request body over the cap is read
+    (`BodyCap`)."""
+    from starlette.middleware import Middleware
+
     trust_proxies(settings.trusted_proxies)
     return {"css": CSS, "allowed_paths": [], "blocked_paths": [str(settings.data_dir.resolve())],
-            "max_file_size": "5mb"}
+            "max_file_size": "5mb",
+            "app_kwargs": {"middleware": [Middleware(BodyCap, max_bytes=settings.max_body_bytes)]}}
 

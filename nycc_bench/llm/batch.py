@@ -5,9 +5,12 @@ The others go out as one batch (``POST /files`` with ``purpose=batch``, then ``P
 ``/v1/chat/completions``), each line's ``custom_id`` its cache key and its body the one a synchronous call would
 send. The batch's id is written to ``<batch_dir>/llm_batches.json`` before the first poll, so a run stopped while
 it is pending (Ctrl-C, a killed process, ``batch_wait_s`` spent: :class:`BatchPending`) picks it up when run
-again instead of paying twice. Polling shows a bar with the batch's own counts and an ETA. When the batch ends,
-the engine reads each answer with the same reply parser as a synchronous call, commits a usable one to the cache
-and builds the records as a synchronous run does. An answer that failed or could not be used is an ERROR record
+again instead of paying twice. Polling shows a bar with the batch's own counts and an ETA. When a batch ends,
+its answers are first written beside its id (``answers`` in ``llm_batches.json``, fsynced), then handed to the
+engine, which reads each with the same reply parser as a synchronous call and commits a usable one to the cache,
+and only then forgotten there: a run stopped at any point after a batch ended (another batch still pending,
+``batch_wait_s``, Ctrl-C, a kill) finds the answers in the cache or in the file, and never pays for them again.
+The engine builds the records as a synchronous run does. An answer that failed or could not be used is an ERROR record
 (never cached); the next run sends it in a new batch. Cost is counted at the batch rate (``LLMConfig.price``).
 """
 
@@ -16,9 +19,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +60,24 @@ class BatchState:
         with self._lock:
             self._write([b for b in self._read() if b["id"] != batch_id])
 
+    def keep(self, batch_id: str, bodies: Mapping[str, str]) -> None:
+        """Keep an ended batch's usable answers (reply bodies by key) beside its id, before anything uses them."""
+        with self._lock:
+            self._write([{**b, "answers": dict(bodies)} if b["id"] == batch_id else b for b in self._read()])
+
+    def forget(self, batch_id: str, keys: list[str]) -> None:
+        """Drop the kept answers of ``keys`` (now in the cache); the batch goes when none of its answers is left."""
+        gone = set(keys)
+        with self._lock:
+            batches = []
+            for b in self._read():
+                if b["id"] == batch_id:
+                    b = {**b, "answers": {k: v for k, v in (b.get("answers") or {}).items() if k not in gone}}
+                    if not b["answers"]:
+                        continue
+                batches.append(b)
+            self._write(batches)
+
     def _read(self) -> list[dict[str, Any]]:
         if not self.path.is_file():
             return []
@@ -69,25 +91,56 @@ class BatchState:
     def _write(self, batches: list[dict[str, Any]]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"batches": batches}, indent=1), encoding="utf-8")
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(json.dumps({"batches": batches}, indent=1))
+            f.flush()
+            os.fsync(f.fileno())  # the answers it keeps were paid for: on disk before they are relied on
         tmp.replace(self.path)
 
 
+Commit = Callable[[dict[str, dict[str, Any]]], None]
+"""What the engine does with an ended batch's answers (key -> answer) before they are forgotten: cache them."""
+
+
 async def fetch_answers(config: Any, session: Any, todo: Mapping[str, Any], identity: Mapping[str, Any],
-                        desc: str) -> dict[str, dict[str, Any]]:
-    """key -> {"body": reply bytes} or {"error": reason} for each of ``todo``'s calls (key -> job), from a pending
-    batch of an earlier run that holds it, else from one new batch; polled with a bar until every batch ends."""
+                        desc: str, commit: Commit | None = None, cached: frozenset[str] = frozenset(),
+                        ) -> dict[str, dict[str, Any]]:
+    """key -> {"body": reply bytes} or {"error": reason} for each of ``todo``'s calls (key -> job), from the kept
+    answers or a pending batch of an earlier run that holds it, else from one new batch; polled with a bar until
+    every batch ends. Each ended batch's answers go through ``commit`` as soon as they are kept on disk; kept
+    answers of ``cached`` keys (committed by a run stopped just after) are forgotten."""
     from tqdm.auto import tqdm
 
     state = BatchState(config.batch_folder())
     client = session.client()
-    waiting = await _batches_for(state, todo, identity)
-    waiting += await _submit(state, client, session, todo, identity, desc, {k for b in waiting for k in b["keys"]})
+    answers: dict[str, dict[str, Any]] = {}
+    waiting = []
+    for entry in await _batches_for(state, {**dict.fromkeys(cached), **todo}, identity):
+        if done := [k for k in entry.get("answers") or {} if k in cached]:
+            state.forget(entry["id"], done)
+        if "answers" in entry:  # ended in an earlier run that stopped before using them: paid for, use them
+            _deliver(state, entry["id"], {k: {"body": v.encode("utf-8")} for k, v in entry["answers"].items()
+                                          if k in todo}, commit, answers)
+        elif set(entry["keys"]) & set(todo):
+            waiting.append(entry)
+    covered = set(answers) | {k for b in waiting for k in b["keys"]}
+    waiting += await _submit(state, client, session, todo, identity, desc, covered)
     bar = tqdm(total=len(todo), desc=f"{desc} (batch)", unit="call", file=sys.stderr, disable=not config.progress)
+    bar.update(len(answers))
     try:
-        return await _collect(state, client, session, waiting, todo, bar, config)
+        await _collect(state, client, session, waiting, todo, bar, config, commit, answers)
+        return answers
     finally:
         bar.close()
+
+
+def _deliver(state: BatchState, batch_id: str, got: dict[str, dict[str, Any]], commit: Commit | None,
+             answers: dict[str, dict[str, Any]]) -> None:
+    """Hand an ended batch's answers to ``commit``, then forget the kept ones it took (they are in the cache)."""
+    if commit is not None:
+        commit(got)
+    answers.update(got)
+    state.forget(batch_id, list(got))
 
 
 async def _batches_for(state: BatchState, todo: Mapping[str, Any], identity: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -96,7 +149,7 @@ async def _batches_for(state: BatchState, todo: Mapping[str, Any], identity: Map
     for entry in state.pending():
         if {"model": entry.get("model"), "endpoint": entry.get("endpoint")} != dict(identity):
             continue
-        if set(entry["keys"]) & set(todo):
+        if set(entry.get("answers") or entry["keys"]) & set(todo):
             log.info("batch %s: submitted %s, still pending; collecting it", entry["id"], entry.get("submitted"))
             found.append(entry)
     return found
@@ -125,9 +178,10 @@ async def _submit(state: BatchState, client: Any, session: Any, todo: Mapping[st
 
 
 async def _collect(state: BatchState, client: Any, session: Any, batches: list[dict[str, Any]],
-                   todo: Mapping[str, Any], bar: Any, config: Any) -> dict[str, dict[str, Any]]:
-    """Poll every batch until it ends; each answered key's output line (or error), batch by batch."""
-    answers: dict[str, dict[str, Any]] = {}
+                   todo: Mapping[str, Any], bar: Any, config: Any, commit: Commit | None,
+                   answers: dict[str, dict[str, Any]]) -> None:
+    """Poll every batch until it ends; each ended batch's answers are kept on disk, then committed, into
+    ``answers``: a stop while another batch is pending loses none of them."""
     open_batches = {b["id"]: b for b in batches}
     done: dict[str, int] = {}
     started = time.monotonic()
@@ -148,10 +202,11 @@ async def _collect(state: BatchState, client: Any, session: Any, batches: list[d
             bar.update(finished - done.get(batch_id, 0))
             done[batch_id] = finished
             if batch.status in ENDED:
-                answers.update(await _read_answers(client, session, batch, entry))
+                got = await _read_answers(client, session, batch, entry)
+                state.keep(batch_id, {k: a["body"].decode("utf-8") for k, a in got.items() if "body" in a})
+                _deliver(state, batch_id, {k: a for k, a in got.items() if k in todo}, commit, answers)
                 bar.update(mine - done[batch_id])
                 done[batch_id] = mine
-                state.remove(batch_id)
                 del open_batches[batch_id]
         if not open_batches:
             break
@@ -161,7 +216,6 @@ async def _collect(state: BatchState, client: Any, session: Any, batches: list[d
                                f"{len(todo)} calls answered); its id is kept in {state.path}: run the same command "
                                "again to collect it")
         await asyncio.sleep(config.batch_poll_s)
-    return answers
 
 
 async def _read_answers(client: Any, session: Any, batch: Any, entry: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

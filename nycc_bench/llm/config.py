@@ -61,7 +61,10 @@ class LLMConfig:
     errors, truncated bodies, 408/409/429/5xx) are retried ``retries`` times with jittered exponential backoff
     starting at ``retry_backoff_s``; a ``retry-after`` the server sends is honoured, but never beyond
     ``max_retry_wait_s``: a longer one is waited out to that cap and the call retried then (so a 429 asking
-    for an hour neither stalls the run for an hour nor ends the item without a retry).
+    for an hour neither stalls the run for an hour nor ends the item without a retry). ``deadline_s`` bounds a whole
+    run (one ``LLMEngine.run``; None: no bound): no request starts after it and no retry wait (a ``retry-after``
+    included) reaches past it; a call it stops is an ERROR saying so (never cached), and the next run resumes from
+    the cache.
 
     ``batch`` sends the calls not in the cache through the OpenAI Batch API (:mod:`nycc_bench.llm.batch`: one
     JSONL upload, polled every ``batch_poll_s``, answers joined back through the cache) at the batch rate
@@ -86,6 +89,7 @@ class LLMConfig:
     parse_retries: int = 2
     timeout_s: float = 120.0
     max_retry_wait_s: float = 300.0
+    deadline_s: float | None = 3600.0
     retry_backoff_s: float = 0.5
     prices: Mapping[str, tuple[float, float]] = field(default_factory=lambda: dict(DEFAULT_PRICES))
     extra_body: Mapping[str, Any] = field(default_factory=dict)
@@ -109,6 +113,8 @@ class LLMConfig:
             value = getattr(self, name)
             if not (isinstance(value, int | float) and 0 < value < float("inf")):
                 raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
+        if self.deadline_s is not None and not (isinstance(self.deadline_s, int | float) and self.deadline_s > 0):
+            raise ValueError(f"deadline_s must be a positive number of seconds or None, got {self.deadline_s!r}")
         if not (isinstance(self.retry_backoff_s, int | float) and 0 <= self.retry_backoff_s < float("inf")):
             raise ValueError(f"retry_backoff_s must be a non-negative number of seconds, got {self.retry_backoff_s!r}")
         if self.batch and self.backend != "openai":

@@ -21,6 +21,8 @@ Failures, from the backend's typed errors (:mod:`nycc_bench.llm.errors`):
 * a transient failure (timeout, connection error, truncated body, 408/409/429/5xx) is retried ``retries``
   times with tenacity — jittered exponential backoff from ``retry_backoff_s``, or the server's
   ``retry-after`` capped at ``max_retry_wait_s`` — and then recorded as ERROR with the (key-redacted) reason;
+* a run has an overall deadline (``deadline_s``): a retry whose wait would pass it is not waited for, and no
+  request starts after it; the call is an ERROR naming the deadline (a resumed run asks again);
 * a reply that arrived but cannot be used — a malformed body (invalid JSON, ``choices: [null]``, bad
   ``usage``…) or a verdict the parser rejects (``verdict == "ERROR"``) — is asked again up to
   ``parse_retries`` times, then recorded as ERROR with its reason and raw text. It still counts as a call
@@ -178,6 +180,10 @@ def accepted(record: Mapping[str, Any]) -> bool:
     return record.get("verdict") != ERROR
 
 
+class DeadlineReached(RequestFailed):
+    """A call not sent because its run's deadline (``deadline_s``) has passed."""
+
+
 class LLMEngine:
     """Runs jobs for one :class:`LLMConfig`; keeps its backend (a loaded local model) and cache open."""
 
@@ -301,6 +307,8 @@ class LLMEngine:
         try:
             async with self.backend.session() as session:
                 run = _Run(session, asyncio.Semaphore(self.config.max_concurrency), stats, owner)
+                if self.config.deadline_s is not None:
+                    run.deadline = time.monotonic() + self.config.deadline_s
                 tasks = [asyncio.create_task(resolve_group(k, idx)) for k, idx in groups.items()]
                 try:
                     await asyncio.gather(*tasks)
@@ -348,10 +356,16 @@ class LLMEngine:
         try:
             if todo:
                 async with self.backend.session() as session:
+                    def commit(got: Mapping[str, Mapping[str, Any]]) -> None:  # each ended batch, at once
+                        for key, answer in got.items():
+                            outcomes[key] = self._batch_outcome(session, key, todo[key], answer, stats)
+
                     answers = await fetch_answers(self.config, session, todo, {
-                        "model": identity.get("model"), "endpoint": identity.get("endpoint")}, desc)
+                        "model": identity.get("model"), "endpoint": identity.get("endpoint")}, desc, commit,
+                        frozenset(outcomes))
                     for key, job in todo.items():
-                        outcomes[key] = self._batch_outcome(session, key, job, answers.get(key), stats)
+                        if key not in outcomes:
+                            outcomes[key] = self._batch_outcome(session, key, job, answers.get(key), stats)
             records: list[Record | None] = [None] * len(jobs)
             for key, indices in groups.items():
                 for index in indices:
@@ -449,15 +463,27 @@ class LLMEngine:
         """One reply, through transient-failure retries; never raises except :class:`FatalJudgeError`."""
         stats = run.stats
 
+        deadline = f"this run's deadline (deadline_s={self.config.deadline_s} s)"
+        past: list[float] = []  # the wait a retry would have needed, when it would pass the deadline
+
         async def send() -> Completion:
             async with run.semaphore:
                 if run.fatal is not None:  # another call already doomed the run: send nothing more
                     raise run.fatal
+                if run.left() <= 0:
+                    raise DeadlineReached(f"not sent: {deadline} has passed; run again to resume from the cache, or "
+                                          "raise deadline_s")
                 stats.n_requests += 1
                 return await run.session.complete(job.request)
 
+        def past_deadline(state: RetryCallState) -> bool:
+            if state.upcoming_sleep > run.left():
+                past.append(state.upcoming_sleep)
+                return True
+            return False
+
         retrying = AsyncRetrying(
-            stop=stop_after_attempt(1 + self.config.retries),
+            stop=stop_after_attempt(1 + self.config.retries) | past_deadline,
             retry=retry_if_exception_type(TransientError),
             wait=self._wait,
             before_sleep=_log_retry,
@@ -475,6 +501,10 @@ class LLMEngine:
             stats.completion_tokens += exc.completion_tokens
             return Outcome(None, raw=exc.raw, error=f"malformed reply: {exc.reason}", received=True)
         except RequestFailed as exc:
+            if past:
+                return Outcome(None, error=f"request failed: {exc}; not retried: a wait of {past[-1]:.0f} s would "
+                                           f"pass {deadline}, {max(run.left(), 0):.0f} s left; run again to resume "
+                                           "from the cache, or raise deadline_s")
             tries = f" (after {1 + self.config.retries} attempts)" if isinstance(exc, TransientError) else ""
             return Outcome(None, error=f"request failed: {exc}{tries}")
         except Exception as exc:  # a backend bug must not lose the run; the record names it
@@ -531,6 +561,11 @@ class _Run:
     stats: RunStats
     owner: str
     fatal: FatalJudgeError | None = None
+    deadline: float = float("inf")  # time.monotonic() past which nothing is sent or waited for
+
+    def left(self) -> float:
+        """Seconds until the run's deadline."""
+        return self.deadline - time.monotonic()
 
 
 @dataclass

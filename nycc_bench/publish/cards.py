@@ -28,6 +28,7 @@ from ..tasks.families import families
 from ..tasks.scores import metrics
 from ..wholeness import NO_JUDGE, SHOWN, status_of
 from . import NAMESPACE, PROJECT_URL, dataset_id
+from .public import public_record
 
 TEMPLATE = Path(__file__).resolve().parent / "card_template.md"
 DATASET_TITLE = "New Yorker Caption Contest benchmarks"
@@ -233,7 +234,8 @@ def _citations(data: dict[str, Any]) -> str:
 
 def render_card(data: dict[str, Any], namespace: str = NAMESPACE, template: Path = TEMPLATE,
                 results_name: str = "") -> ModelCard:
-    """The model card of one (validated) results file."""
+    """The model card of one (validated) results file, with nothing private in it (`public.py`)."""
+    data = public_record(data)
     spec, name = data["model"]["spec"], data["model"].get("title") or data["model"]["name"]
     dataset = dataset_id(namespace)
     types = sorted({row.metric_type for r in task_results(data) for row in score_rows(r)})

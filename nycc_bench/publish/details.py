@@ -5,7 +5,10 @@ The repo holds the results record (`results.json`), one config per task (`data/<
 `latest`: one row per item with its prompt, reply, parsed answer, gold, correctness and the judge's verdicts) and a
 card that links the record and shows the scores with their intervals. A repo holds one run: pushing again makes
 one commit of what changed (the Hub's history keeps the earlier run). Nothing is pushed when the staged files hold
-a token, an API key, a URL with a password or a secret of this environment (the scan `publish` runs).
+a token, an API key, a URL with a password or a secret of this environment (the scan `publish` runs). Nothing
+private is published (`public.py`): the record's local paths become names relative to the run folder and a private
+endpoint becomes `local` or `private`, in `results.json`, the card and the rows' judge, system and error columns.
+`push --dry-run` stages the same files and lists them with their sizes, pushing nothing.
 """
 
 from __future__ import annotations
@@ -21,9 +24,10 @@ from huggingface_hub.utils import HFValidationError, validate_repo_id
 from .. import __version__
 from ..errors import NyccBenchError
 from ..predictions import as_text, read_items, read_meta, record_messages
-from ..results import read_results
+from ..results import dumps, read_results
 from . import PROJECT_URL, PublishError
 from .files import check_tree, scan_secrets, secrets_from_env
+from .public import public_record, public_text
 from .stage import Staged
 
 SPLIT = "latest"
@@ -66,10 +70,16 @@ def task_rows(run_dir: Path, files: list[str]) -> list[dict[str, Any]]:
                                      "image": bool(m.get("image"))} for m in messages],
                          "reply": as_text(r.get("raw")), "prediction": as_text(r.get("prediction")),
                          "answer_source": r.get("answer_source"), "gold": as_text(r.get("gold")),
-                         "correct": r["correct"], "error": r.get("error"), "judge": r["judge"],
-                         "judge_verdicts": as_text(r["verdicts"] or None), "system": r.get("system"),
+                         "correct": r["correct"], "error": _public(r.get("error"), run_dir),
+                         "judge": _public(r["judge"], run_dir),
+                         "judge_verdicts": as_text(r["verdicts"] or None), "system": _public(r.get("system"), run_dir),
                          "prompt_version": r.get("prompt_version")})
     return rows
+
+
+def _public(value: Any, run_dir: Path) -> Any:
+    """A row's text about the run (not the prompt or reply) with nothing private in it."""
+    return public_text(value, run_dir) if isinstance(value, str) else value
 
 
 def _md(value: Any) -> str:
@@ -160,9 +170,9 @@ def stage_details(run_dir: str | Path, repo_id: str, out: str | Path, endpoint: 
     if not (run_dir / "results.json").exists():
         raise NyccBenchError(f"run: {run_dir} has no results.json; push a run folder of `nycc-bench evaluate` once "
                              "it has finished")
-    record = read_results(run_dir)
+    record = public_record(read_results(run_dir), run_dir)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "results.json").write_bytes((run_dir / "results.json").read_bytes())
+    (out / "results.json").write_text(dumps(record), encoding="utf-8")
     tasks = []
     for task, entry in record["tasks"].items():
         rows = task_rows(run_dir, entry.get("predictions") or [])
@@ -199,3 +209,17 @@ def push_run(run_dir: str | Path, repo_id: str, *, private: bool = False, endpoi
         push(HfApi(endpoint=endpoint, token=token), staged, private, say)
     return f"{endpoint}/datasets/{repo_id}"
 
+
+
+def dry_run(run_dir: str | Path, repo_id: str, endpoint: str | None = None) -> list[str]:
+    """What `push` would publish: each staged file (the same staging, checks and scan) with its size in bytes."""
+    from huggingface_hub import constants
+
+    endpoint = (endpoint or constants.ENDPOINT).rstrip("/")
+    with tempfile.TemporaryDirectory(prefix="nycc-bench-details-") as tmp:
+        staged = stage_details(run_dir, repo_id, tmp, endpoint)
+        files = sorted(p for p in staged.folder.rglob("*") if p.is_file())
+        lines = [f"{p.stat().st_size:>12,d}  {p.relative_to(staged.folder).as_posix()}" for p in files]
+        total = sum(p.stat().st_size for p in files)
+    return [f"dry run: would push {len(files)} files ({total:,d} bytes) to {endpoint}/datasets/{repo_id}; "
+            "nothing was pushed", *lines]

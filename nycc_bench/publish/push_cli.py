@@ -41,12 +41,21 @@ def add_push_parser(subparsers: Any) -> None:
     p.add_argument("repo_id", metavar="USER/REPO", help="the dataset repo (created if needed)")
     p.add_argument("--private", action="store_true", help="create the repo as private (an existing one keeps its)")
     p.add_argument("--endpoint", help="Hub endpoint (default: HF_ENDPOINT or https://huggingface.co)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="stage and check the files, list each with its size, and push nothing (no token needed)")
     p.set_defaults(func=cmd_push)
 
 
 def cmd_push(args: Any) -> int:
-    """Push one run's details."""
+    """Push one run's details (with --dry-run: show exactly what would be pushed, and push nothing)."""
     from .details import push_run
+
+    if args.dry_run:
+        from .details import dry_run
+
+        for line in dry_run(args.run_dir, args.repo_id, endpoint=args.endpoint):
+            print(line)
+        return 0
 
     url = push_run(args.run_dir, args.repo_id, private=args.private, endpoint=args.endpoint,
                    say=lambda m: print(m, flush=True))

@@ -53,7 +53,7 @@ class OpenAISystem(System):
 
     def __init__(self, model: str, base_url: str | None = None, max_concurrency: int = 16,
                  cache_dir: str | None = None, timeout_s: float | None = None, retries: int | None = None,
-                 batch: bool = False, batch_wait_s: float | None = None) -> None:
+                 batch: bool = False, batch_wait_s: float | None = None, deadline_s: float | None = None) -> None:
         self.spec, self.model, self.base_url, self.cache_dir = f"openai:{model}", model, base_url, cache_dir
         self.batch = bool(batch)
         self.batch_dir: str | None = None  # where pending batch ids are kept; `evaluate` sets the run folder
@@ -62,6 +62,7 @@ class OpenAISystem(System):
         self.options = {"max_concurrency": max_concurrency, "cache_dir": cache_dir, "progress": False,
                         **({"timeout_s": float(timeout_s)} if timeout_s else {}),
                         **({"retries": int(retries)} if retries is not None else {}),
+                        **({"deadline_s": float(deadline_s)} if deadline_s is not None else {}),
                         **({"batch": True, "progress": True, "batch_wait_s": batch_wait_s} if batch else {})}
 
     @classmethod
