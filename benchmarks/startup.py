@@ -33,12 +33,16 @@ print(json.dumps({"torch": "torch" in sys.modules, "datasets": "datasets" in sys
 """`nycc-bench ARGS` as the console script runs it, then which heavy libraries the process imported."""
 
 
-def median_of(argv: list[str], repeat: int, env: dict[str, str] | None = None) -> dict:
-    """The median CPU seconds, wall seconds and peak memory of `repeat` fresh processes, and the last one's output."""
-    runs = [measure(argv, env) for _ in range(repeat)]
+def summary(runs: list[dict], last: str) -> dict:
+    """The median CPU and wall seconds and the highest peak of several runs, with the last run's `last` field."""
     return {"cpu_s": statistics.median(r["cpu_s"] for r in runs),
             "wall_s": statistics.median(r["wall_s"] for r in runs),
-            "peak_mb": max(r["peak_mb"] for r in runs), "stdout": runs[-1]["stdout"]}
+            "peak_mb": max(r["peak_mb"] for r in runs), last: runs[-1][last]}
+
+
+def median_of(argv: list[str], repeat: int, env: dict[str, str] | None = None) -> dict:
+    """`repeat` fresh processes of `python argv...` summarised, with the last one's output."""
+    return summary([measure(argv, env) for _ in range(repeat)], "stdout")
 
 
 def cli(args: list[str], repeat: int, env: dict[str, str] | None = None) -> dict:
@@ -88,10 +92,7 @@ def main() -> None:
 
 def median_of_cli(argv: object, repeat: int, env: dict[str, str] | None) -> dict:
     """`cli` with a fresh argv each time (a new --out folder per run)."""
-    runs = [cli(argv(), 1, env) for _ in range(repeat)]  # type: ignore[operator]
-    return {"cpu_s": statistics.median(r["cpu_s"] for r in runs),
-            "wall_s": statistics.median(r["wall_s"] for r in runs),
-            "peak_mb": max(r["peak_mb"] for r in runs), "imported": runs[-1]["imported"]}
+    return summary([cli(argv(), 1, env) for _ in range(repeat)], "imported")  # type: ignore[operator]
 
 
 if __name__ == "__main__":
