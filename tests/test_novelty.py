@@ -364,3 +364,18 @@ def test_normalise_array_on_every_ascii_character_and_real_captions() -> None:
         with path.open(newline="", encoding="utf-8") as f:
             texts += [row["caption"] for row in csv.DictReader(f) if row["caption"] is not None]
     assert normalise_array(pa.chunked_array([pa.array(texts)])).to_pylist() == [normalise(t) for t in texts]
+
+
+@settings(max_examples=200, deadline=None)
+@given(sets=st.lists(st.lists(st.integers(0, 2**32 - 1), min_size=1, max_size=12), min_size=1, max_size=40),
+       block=st.integers(1, 64))
+def test_blockwise_dedupe_is_the_global_sort(sets: list[list[int]], block: int) -> None:
+    """Sorting whole texts block by block gives each text's sorted distinct ids, as one global sort did."""
+    from nycc_bench.novelty.shingling import _dedupe
+
+    ids = np.array([i for s in sets for i in s], dtype=np.uint32)
+    counts = np.array([len(s) for s in sets], dtype=np.int64)
+    got_ids, got_counts = _dedupe(ids, counts, block=block)
+    assert got_counts.tolist() == [len(set(s)) for s in sets]
+    assert got_ids.tolist() == [i for s in sets for i in sorted(set(s))]
+    assert got_ids.dtype == np.uint32
