@@ -97,9 +97,9 @@ def main() -> None:
 
     from nycc_bench.builders import build_dataset
     from nycc_bench.paths import SAMPLE_DIR
-    from nycc_bench.tasks.scores import FAMILIES
+    from nycc_bench.tasks.scores import family_list
 
-    tabs = [(f.key, f.title) for f in FAMILIES]
+    tabs = [(f.key, f.title) for f in family_list()]
     figures = {}
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
         dataset = Path(tmp) / "dataset"

@@ -38,45 +38,31 @@ def _outside_tasks(args: argparse.Namespace) -> Iterator[None]:
                 os.environ[ENV_TASK_PATH] = old
 
 
-def parser() -> argparse.ArgumentParser:
-    """The argument parser of every subcommand, each added by its own module, in the order `--help` lists them."""
-    from functools import partial
+def parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser, in the order `--help` lists the commands (`commands.COMMANDS`). Given the command line, only
+    the command it names has its module imported and its options added; the others are listed by name and help
+    (so `--help` and a mistyped command import no command module). Without `argv`, every command is added whole."""
+    from importlib import import_module
 
-    from .arena.cli import add_arena_parsers
-    from .cache_command import add_parser as add_cache_parser
     from .cli_parser import ForgivingParser
-    from .commands import (
-        build,
-        cards,
-        demo,
-        evaluate,
-        leaderboard,
-        publish,
-        reliability,
-        reward,
-        run,
-        score,
-        seed,
-        sources,
-        submission,
-        tasks,
-    )
-    from .commands.options import judge_options
-    from .lmeval.cli import add_lmeval_parsers
-    from .novelty.cli import add_novelty_parser
-    from .reproducing.command import add_reproduce_parser
-    from .show import add_show_parser
-    from .viewer.cli import add_view_parser
+    from .commands import COMMANDS
 
     p = ForgivingParser(prog="nycc-bench", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
-    for add in (build.add_parser, sources.add_parser, tasks.add_parser, evaluate.add_parser, submission.add_parser,
-                run.add_parser, score.add_parser, reliability.add_parser, reward.add_parser, leaderboard.add_parser,
-                cards.add_parser, seed.add_parser, add_novelty_parser,
-                partial(add_lmeval_parsers, judge_options=judge_options), add_show_parser,
-                add_view_parser, partial(add_arena_parsers, judge_options=judge_options), add_reproduce_parser,
-                demo.add_parser, publish.add_parser, add_cache_parser):
-        add(sub)
+    if argv is None:
+        wanted = {adder for adder, _ in COMMANDS.values()}
+    else:
+        first = next((word for word in argv if not word.startswith("-")), None)
+        wanted = {COMMANDS[first][0]} if first in COMMANDS else set()
+    for name, (adder, help_line) in COMMANDS.items():
+        if name in sub.choices:  # added by an earlier command's module (`push` with `evaluate`)
+            continue
+        if adder in wanted:
+            module, function = adder.split(":")
+            getattr(import_module(module), function)(sub)
+            wanted.discard(adder)
+        else:
+            sub.add_parser(name, help=help_line, add_help=False)
     return p
 
 
@@ -104,11 +90,12 @@ def main(argv: list[str] | None = None) -> int:
 
     hold_argv(argv)  # an --api-key value and URL passwords or keys never echo back (stderr, logs, files)
     scrub_logs()
-    args = parser().parse_args(argv)
+    args = parser(argv).parse_args(argv)
     if getattr(args, "quiet", False):
-        import datasets
-
-        datasets.disable_progress_bars()
+        if "datasets" in sys.modules:
+            sys.modules["datasets"].disable_progress_bars()
+        else:  # read when datasets is imported (if this command imports it at all)
+            os.environ["HF_DATASETS_DISABLE_PROGRESS_BARS"] = "1"
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     from .cache_command import cache_reads
 

@@ -26,14 +26,15 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-import pandas as pd
-
+from .lazy import LazyModule
 from .results import run_id
 from .tasks.definition import lookup
 from .tasks.families import families
 from .tasks.scores import Metric, family_metrics, metrics
 from .urls import hub_link
 from .wholeness import PARTIAL, shows_numbers, status_of
+
+pd: Any = LazyModule("pandas")  # the tables are pandas frames; a score line (`score_text`) imports no pandas
 
 
 def pooled_metrics() -> list[Metric]:
@@ -368,15 +369,26 @@ def filter_rows(frame: pd.DataFrame, filters: Filters) -> pd.DataFrame:
     return frame[mask]
 
 
+def missing(value: Any) -> bool:
+    """`pd.isna` of one cell without importing pandas for a plain value: None, a float NaN, or pandas' NA/NaT."""
+    if value is None:
+        return True
+    if isinstance(value, float):  # numpy's float64 too
+        return math.isnan(value)
+    if isinstance(value, int | str):
+        return False
+    return bool(pd.isna(value))  # pandas' NA or NaT, numpy scalars: they came from a frame, pandas is imported
+
+
 def score_text(value: Any, low: Any, high: Any, n: Any, details: bool, state: str = "", places: int = 1) -> str:
     """`37.5 [12.5, 75.0]`: the value and its interval's own bounds (a bootstrap interval is rarely symmetric,
     so never a ±), with details ` n=528` added; the reason there is none otherwise."""
-    if value is None or pd.isna(value):
+    if missing(value):
         return state or NOT_RUN
     text = fmt(float(value), places)
-    if pd.notna(low) and pd.notna(high) and float(high) > float(low):
+    if not missing(low) and not missing(high) and float(high) > float(low):
         text += f" [{fmt(float(low), places)}, {fmt(float(high), places)}]"
-    if details and pd.notna(n):
+    if details and not missing(n):
         text += f" n={int(n)}"
     return text
 

@@ -54,8 +54,12 @@ def import_graph() -> dict[str, set[str]]:
     for name, path in files.items():
         is_package = path.name == "__init__.py"
         edges: set[str] = set()
+        named: set[str] = set()  # "module:function" strings: imported when called (`commands.COMMANDS`)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import | ast.ImportFrom):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and node.value.partition(":")[0] in known and node.value.partition(":")[2].isidentifier():
+                named.add(node.value.partition(":")[0])
+            elif isinstance(node, ast.Import | ast.ImportFrom):
                 edges |= _resolve(name, is_package, node, known)
             elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "import_module" and node.args \
                     and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
@@ -66,7 +70,7 @@ def import_graph() -> dict[str, set[str]]:
                     edges.add(target)
         if is_package:  # re-exporting its own submodules is fine
             edges = {e for e in edges if not e.startswith(name + ".")}
-        graph[name] = edges - {name}
+        graph[name] = (edges | named) - {name}
     return graph
 
 
@@ -130,8 +134,8 @@ def test_the_cli_is_the_top() -> None:
                    if module != "nycc_bench.cli" and not module.startswith("nycc_bench.commands")
                    for target in targets & (commands | {"nycc_bench.cli"}))
     assert not found, found
-    assert {t for t in graph["nycc_bench.cli"] if t.startswith("nycc_bench.commands.")} >= \
-        commands - {"nycc_bench.commands", "nycc_bench.commands.options"}
+    assert {t for t in graph["nycc_bench.cli"] | graph["nycc_bench.commands"] if t.startswith("nycc_bench.commands.")} \
+        >= commands - {"nycc_bench.commands", "nycc_bench.commands.options"}  # cli.py imports what COMMANDS names
 
 
 GROUND_FLOOR = {"nycc_bench.errors", "nycc_bench.yaml_files", "nycc_bench.images", "nycc_bench.groups"}

@@ -333,3 +333,49 @@ def test_a_contest_number_beyond_the_index_has_no_captions(dataset: Path, cache:
     report = novelty_report({"99999999999": UNRELATED[:1]}, str(dataset), cache_dir=str(cache), progress=False)
     assert report["models"][0]["contests_without_human_captions"] == [99999999999]
     assert report["models"][0]["matches"]["near_same_contest"]["count"] == 0
+
+
+ASCII_TEXT = st.text(alphabet=st.characters(max_codepoint=127), max_size=40)
+MIXED_TEXT = st.text(alphabet=st.one_of(st.characters(max_codepoint=127), st.sampled_from("’‘ʼ´“”—…ﬁÉéΣß\u0301\u00a0")),
+                     max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=st.lists(st.one_of(ASCII_TEXT, MIXED_TEXT), max_size=30))
+def test_normalise_array_is_normalise(texts: list[str]) -> None:
+    """pyarrow's kernels on ASCII rows, Python on the rest: the same strings as `normalise`, row for row."""
+    import pyarrow as pa
+
+    from nycc_bench.novelty.text import normalise_array
+
+    assert normalise_array(pa.array(texts, pa.string())).to_pylist() == [normalise(t) for t in texts]
+
+
+def test_normalise_array_on_every_ascii_character_and_real_captions() -> None:
+    import csv
+
+    import pyarrow as pa
+
+    from nycc_bench.novelty.text import normalise_array
+
+    texts = [chr(i) for i in range(128)] + [f"a{chr(i)}b {chr(i)}" for i in range(128)]
+    shared = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "nextml_caption_contest_data_api"
+    for path in sorted((shared / "contests" / "summaries").glob("*.csv"))[:10]:  # real captions, when present
+        with path.open(newline="", encoding="utf-8") as f:
+            texts += [row["caption"] for row in csv.DictReader(f) if row["caption"] is not None]
+    assert normalise_array(pa.chunked_array([pa.array(texts)])).to_pylist() == [normalise(t) for t in texts]
+
+
+@settings(max_examples=200, deadline=None)
+@given(sets=st.lists(st.lists(st.integers(0, 2**32 - 1), min_size=1, max_size=12), min_size=1, max_size=40),
+       block=st.integers(1, 64))
+def test_blockwise_dedupe_is_the_global_sort(sets: list[list[int]], block: int) -> None:
+    """Sorting whole texts block by block gives each text's sorted distinct ids, as one global sort did."""
+    from nycc_bench.novelty.shingling import _dedupe
+
+    ids = np.array([i for s in sets for i in s], dtype=np.uint32)
+    counts = np.array([len(s) for s in sets], dtype=np.int64)
+    got_ids, got_counts = _dedupe(ids, counts, block=block)
+    assert got_counts.tolist() == [len(set(s)) for s in sets]
+    assert got_ids.tolist() == [i for s in sets for i in sorted(set(s))]
+    assert got_ids.dtype == np.uint32

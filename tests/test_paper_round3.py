@@ -244,6 +244,9 @@ def test_every_caption_generation_record_has_sbert_diversity(sample_dataset: str
         raise OSError("We couldn't connect to 'https://huggingface.co'")
 
     monkeypatch.setattr(sbert_module, "load_encoder", unavailable)
+    again = score("caption_generation", [out], dataset=sample_dataset)  # every caption's embedding is cached
+    assert again["scores"]["sbert_diversity"] == sbert
+    monkeypatch.setattr(sbert_module, "embedding_cache", lambda: sbert_module.EmbeddingCache(tmp_path / "empty"))
     offline = score("caption_generation", [out], dataset=sample_dataset)
     assert "sbert_diversity" not in offline["scores"] and offline["scores"]["average_ead"] == \
         result["scores"]["average_ead"]

@@ -60,7 +60,7 @@ def _instance(contest: int) -> Instance:
 def test_empty_captions_are_a_computed_deviation(monkeypatch: pytest.MonkeyPatch) -> None:
     """Upstream's CSV round trip read an empty caption as NaN and scored and judged it as "nan"; here it stays
     empty text, and the record says so, with the count."""
-    monkeypatch.setattr(zhang2024, "sbert_available", lambda options: ({}, []))
+    monkeypatch.setattr(zhang2024, "sbert_available", lambda options, groups=(): ({}, []))
     task = get_task("caption_generation")
     full = [f"Caption {j}" for j in range(10)]
     scores = zhang2024.score_caption_groups(task, [_instance(536), _instance(537)],

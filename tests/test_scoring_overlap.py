@@ -7,7 +7,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rouge_score import rouge_scorer
 
-from nycc_bench.scoring.overlap import bleu, bleu_tokenize, overlap_scores, rouge_l, rouge_tokenize
+from nycc_bench.scoring.overlap import (
+    bleu,
+    bleu_tokenize,
+    overlap_scores,
+    rouge_l,
+    rouge_l_f1,
+    rouge_tokenize,
+    tokenization,
+)
 
 PREDICTIONS = ["The joke is that the dog walks the man.", "A pun on bank", "Nothing here"]
 REFERENCES = ["The joke: the dog is walking the man, not the other way.", "Bank means river and money.", "x"]
@@ -119,3 +127,57 @@ def test_bad_folds_raise(folds, message):
 def test_lone_surrogate_is_an_error_naming_the_argument():
     with pytest.raises(ValueError, match=r"references\[1\] holds a lone surrogate"):
         bleu(["a", "b"], ["a", "b\udc80"])
+
+
+def _explanation_sets() -> list[tuple[str, list[str]]]:
+    """The explanation texts at hand: the sample's `explanation` labels (every split) and, when ../shared/data is
+    there, HumorBench's annotated elements (real explanations of real captions)."""
+    import csv
+    from pathlib import Path
+
+    import pyarrow.parquet as pq
+
+    from nycc_bench.paths import SAMPLE_DIR
+
+    sets = [("sample explanation", [label for path in sorted((SAMPLE_DIR / "newyorker_caption_contest" /
+                                                               "explanation").glob("*.parquet"))
+                                    for label in pq.read_table(path, columns=["label"])["label"].to_pylist()])]
+    upstream = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "humorbench_reubennarad"
+    if (upstream / "comprehensive_annotations.csv").is_file():
+        with (upstream / "comprehensive_annotations.csv").open(newline="", encoding="utf-8") as f:
+            sets.append(("humorbench elements", [row["element"] for row in csv.DictReader(f)][:300]))
+    return sets
+
+
+@pytest.mark.parametrize(("name", "texts"), _explanation_sets(), ids=lambda v: v if isinstance(v, str) else "")
+def test_rouge_l_equals_rouge_score_on_the_explanation_sets(name: str, texts: list[str]) -> None:
+    """Our LCS F1 is rouge_score's, float for float, on every (prediction, reference) pair of each explanation set
+    (each text against the next ones, and against itself cut in half), with rouge_score's own tokenizer and ours."""
+
+    class Ours:
+        def tokenize(self, text: str) -> list[str]:
+            return rouge_tokenize(text)
+
+    assert len(texts) >= 8, name
+    default = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
+    ours = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False, tokenizer=Ours())
+    pairs = [(p, r) for i, p in enumerate(texts) for r in (texts[(i + 1) % len(texts)], texts[(i + 7) % len(texts)],
+                                                          p[: len(p) // 2], p, "")]
+    for prediction, reference in pairs:
+        expected = ours.score(reference, prediction)["rougeL"].fmeasure
+        assert rouge_l_f1(rouge_tokenize(reference), rouge_tokenize(prediction)) == expected, (prediction, reference)
+        if tokenization([prediction], [reference]) == "paper":
+            assert expected == default.score(reference, prediction)["rougeL"].fmeasure
+    predictions, references = [p for p, _ in pairs], [r for _, r in pairs]
+    assert rouge_l(predictions, references) == np.mean([ours.score(r, p)["rougeL"].fmeasure for p, r in pairs])
+
+
+def test_scoring_explanations_imports_neither_rouge_score_nor_nltk() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from nycc_bench.scoring.overlap import overlap_scores; "
+            "overlap_scores(['the dog walks the man'], ['a man walks a dog'], folds=[0]); "
+            "print(sorted(m for m in ('rouge_score', 'nltk') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

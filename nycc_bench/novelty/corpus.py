@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 
 from ..errors import NyccBenchError
 from ..groups import HUMAN_GROUPS
-from .text import normalise
+from .text import normalise, normalise_array
 
 RATINGS, GENERATION = "caption_ratings", "caption_generation"
 GROUPS = HUMAN_GROUPS
@@ -123,14 +123,14 @@ def build_corpus(files: dict[str, list[Path]]) -> tuple[pa.Table, int]:
     counts = ratings.group_by("run_id").aggregate([("run_id", "count")])
     run_size = pc.take(counts["run_id_count"], pc.index_in(ratings["run_id"], value_set=counts["run_id"]))
     contests = ratings["contest_number"].to_numpy()
-    norms = [normalise(c) for c in ratings["caption"].to_pylist()]
+    norms = normalise_array(ratings["caption"])
     groups = rule_groups(ratings["rank"].to_numpy(zero_copy_only=False), run_size.to_numpy())
     published = published_groups(files.get(GENERATION, []))
     for i in np.flatnonzero(np.isin(contests, list(published))):
-        groups[i] = published[int(contests[i])].get(norms[i], OTHER)
+        groups[i] = published[int(contests[i])].get(norms[int(i)].as_py(), OTHER)
     table = pa.table({
         "contest_number": ratings["contest_number"].cast(pa.int32()), "caption": ratings["caption"],
-        "norm": pa.array(norms, pa.string()), "rank": ratings["rank"].cast(pa.int32()),
+        "norm": norms, "rank": ratings["rank"].cast(pa.int32()),
         "group": pa.array(groups.tolist(), pa.string()), "run_id": ratings["run_id"],
         "primary": pc.if_else(ratings["is_primary"], 0, 1).cast(pa.int8()),
     })

@@ -16,6 +16,8 @@ which only add candidates that the caller's exact verification removes).
 
 from __future__ import annotations
 
+import importlib.metadata
+import json
 import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -24,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from datasketch import MinHash, MinHashLSH
 
+from ..paths import cache_dir
 from ..progress import bar as progress_bar
 
 SEED = 1
@@ -35,16 +37,52 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constants (golden ratio, spli
 _MUL = np.uint64(0xBF58476D1CE4E5B9)
 
 
+def _from_datasketch(name: str, compute: Callable[[], Any]) -> Any:
+    """A value datasketch computes (its LSH parameters, its permutations), kept in `cache_dir("novelty")` under the
+    installed datasketch's version: importing datasketch imports scipy (a second of CPU), which a query of a built
+    index, e.g. a baseline's novelty score, should not pay each time."""
+    try:
+        version = importlib.metadata.version("datasketch")
+    except importlib.metadata.PackageNotFoundError:
+        version = "absent"  # compute() then raises the ImportError that names the extra
+    path = cache_dir("novelty") / "datasketch" / f"{version}-{name}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    value = compute()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(json.dumps(value), encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError:  # a read-only cache: computed again next time
+        pass
+    return value
+
+
 def lsh_params(threshold: float, num_perm: int, weights: tuple[float, float]) -> tuple[int, int]:
     """(bands, rows per band) that datasketch's MinHashLSH chooses for this threshold and FP/FN weighting."""
-    lsh = MinHashLSH(threshold=threshold, num_perm=num_perm, weights=weights)
-    return lsh.b, lsh.r
+    def compute() -> list[int]:
+        from datasketch import MinHashLSH
+
+        lsh = MinHashLSH(threshold=threshold, num_perm=num_perm, weights=weights)
+        return [lsh.b, lsh.r]
+
+    bands, rows = _from_datasketch(f"lsh-{threshold!r}-{num_perm}-{weights[0]!r}-{weights[1]!r}", compute)
+    return int(bands), int(rows)
 
 
 def _permutations(num_perm: int) -> tuple[np.ndarray, np.ndarray]:
     """datasketch's affine32 permutation parameters (a, b) for SEED: taken from datasketch itself."""
-    a, b = MinHash(num_perm=num_perm, seed=SEED, scheme=SCHEME).permutations
-    return a.astype(np.uint32), b.astype(np.uint32)
+    def compute() -> list[list[int]]:
+        from datasketch import MinHash
+
+        a, b = MinHash(num_perm=num_perm, seed=SEED, scheme=SCHEME).permutations
+        return [a.astype(np.uint32).tolist(), b.astype(np.uint32).tolist()]
+
+    a, b = _from_datasketch(f"permutations-{SCHEME}-{SEED}-{num_perm}", compute)
+    return np.asarray(a, dtype=np.uint32), np.asarray(b, dtype=np.uint32)
 
 
 def fmix32(h: np.ndarray) -> np.ndarray:

@@ -101,16 +101,36 @@ def _codes(texts: Sequence[str], k: int, rank_of: np.ndarray, base: int) -> tupl
     return code[keep], counts
 
 
-def _dedupe(ids: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each text's ids sorted and without repeats, and the new counts."""
-    key = np.repeat(np.arange(len(counts), dtype=np.uint64) << np.uint64(32), counts)
-    key |= ids
-    key.sort()
-    first = np.empty(len(key), dtype=bool)
-    first[0] = True
-    np.not_equal(key[1:], key[:-1], out=first[1:])
-    offsets = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    return key[first].astype(np.uint32), np.add.reduceat(first, offsets, dtype=np.int64)
+DEDUPE_BLOCK = 1 << 22  # shingle ids sorted at a time: 32 MiB of uint64 keys
+
+
+def _dedupe(ids: np.ndarray, counts: np.ndarray, block: int = DEDUPE_BLOCK) -> tuple[np.ndarray, np.ndarray]:
+    """Each text's ids sorted and without repeats, and the new counts.
+
+    Sorted in blocks of whole texts of about `block` ids: each key is (text << 32 | id) and texts are in order, so
+    sorting block by block is the one global sort, with a key array of one block instead of every id's (at 2.2M
+    captions, 880 MB less and a sort in cache-sized pieces).
+    """
+    ends = np.cumsum(counts)
+    out_ids: list[np.ndarray] = []
+    out_counts: list[np.ndarray] = []
+    text = 0
+    while text < len(counts):
+        begin = int(ends[text - 1]) if text else 0
+        stop = max(text + 1, int(np.searchsorted(ends, begin + block, side="right")))
+        sizes = counts[text:stop]
+        key = np.repeat(np.arange(stop - text, dtype=np.uint64) << np.uint64(32), sizes)
+        key |= ids[begin:int(ends[stop - 1])]
+        key.sort()
+        first = np.empty(len(key), dtype=bool)
+        first[0] = True
+        np.not_equal(key[1:], key[:-1], out=first[1:])
+        out_ids.append(key[first].astype(np.uint32))
+        out_counts.append(np.add.reduceat(first, np.concatenate(([0], np.cumsum(sizes)[:-1])), dtype=np.int64))
+        text = stop
+    if not out_ids:
+        return np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.int64)
+    return np.concatenate(out_ids), np.concatenate(out_counts)
 
 
 def _decode(codes: np.ndarray, k: int, alphabet: np.ndarray, base: int) -> np.ndarray:

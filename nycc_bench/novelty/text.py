@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -32,6 +33,41 @@ def normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).casefold()
     text = "".join("" if c in APOSTROPHES else " " if _is_gap(c) else c for c in text)
     return " ".join(text.split())
+
+
+# `normalise` on ASCII text, as RE2 patterns for pyarrow's string kernels: NFKC and casefold are lowercasing there;
+# the apostrophes are ' and `; every other ASCII punctuation mark or symbol (all are P* or S*) is a gap; and
+# Python's whitespace (what str.split splits on) is \t-\r, the separators \x1c-\x1f and the space.
+_ASCII_APOSTROPHES = r"[\x27\x60]"
+_ASCII_GAPS = r"[\x21-\x26\x28-\x2f\x3a-\x40\x5b-\x5f\x7b-\x7e]"
+_ASCII_SPACE = r"[\x09-\x0d\x1c-\x20]+"
+
+
+def normalise_array(texts: Any) -> Any:
+    """`normalise` of every text of a pyarrow string array (no nulls), the same strings: pyarrow's string kernels
+    on the ASCII texts (most captions), `normalise` itself on the others.
+
+    >>> import pyarrow as pa
+    >>> normalise_array(pa.array(["  Don't\\nPANIC, he_said... ", "“Don’t” ﬁne"])).to_pylist()
+    ['dont panic he said', 'dont fine']
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    texts = texts.combine_chunks() if isinstance(texts, pa.ChunkedArray) else texts
+    ascii_rows = pc.string_is_ascii(texts).to_numpy(zero_copy_only=False)
+    plain = pc.ascii_lower(texts.filter(pa.array(ascii_rows)))
+    plain = pc.replace_substring_regex(plain, _ASCII_APOSTROPHES, "")
+    plain = pc.replace_substring_regex(plain, _ASCII_GAPS, " ")
+    plain = pc.utf8_trim(pc.replace_substring_regex(plain, _ASCII_SPACE, " "), " ")
+    others = np.flatnonzero(~ascii_rows)
+    if not len(others):
+        return plain.cast(pa.string())
+    rest = pa.array([normalise(t) for t in texts.take(pa.array(others)).to_pylist()], pa.string())
+    position = np.empty(len(texts), dtype=np.int64)  # where each row's text is in plain + rest
+    position[ascii_rows] = np.arange(len(plain))
+    position[others] = len(plain) + np.arange(len(others))
+    return pa.concat_arrays([plain.cast(pa.string()), rest]).take(pa.array(position))
 
 
 def shingles(norm: str, k: int) -> frozenset[str]:

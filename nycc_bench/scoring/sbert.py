@@ -1,12 +1,16 @@
-"""Zhang et al.'s SBERT diversity (1 − mean within-group cosine similarity) and offline model resolution."""
+"""Zhang et al.'s SBERT diversity (1 − mean within-group cosine similarity), offline model resolution, and the
+embedding cache: each caption's embedding is kept by (model, sha256 of the text), so a caption scored before (the
+human captions a baseline draws, a re-score) is read back and the encoder (torch) is loaded only for new text."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import os
+import sqlite3
 import tempfile
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -111,12 +115,108 @@ def group_diversities(
     model = check_optional_str(model, "model") or PAPER_MODEL
     device = check_optional_str(device, "device")
     batch_size = check_int(batch_size, "batch_size", 1, 1 << 16)
-    encoder = load_encoder(model, device)
     captions = [caption for group in groups for caption in group]
-    embeddings = encoder.encode(
-        captions, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True,
-        show_progress_bar=len(captions) >= PROGRESS_FROM)
+    embeddings = embed(captions, model, batch_size=batch_size, device=device)
     return 1 - group_similarities(embeddings, [len(g) for g in groups], include_diagonal=include_diagonal)
+
+
+def embed(texts: Sequence[str], model: str = PAPER_MODEL, *, batch_size: int = 64,
+          device: str | None = None) -> np.ndarray:
+    """The normalized float32 embeddings of `texts` (one row each): read from the embedding cache where there, the
+    rest encoded (the encoder loaded only then) and stored. A cached row is the float32 vector the encoder gave
+    when it was stored, on whatever CPU or GPU did it: it matches a fresh encoding within float32 kernel noise."""
+    key = model_key(model)
+    cache = embedding_cache()
+    found = cache.get(key, texts)
+    missing = list(dict.fromkeys(t for t in texts if t not in found))
+    if missing:
+        encoder = load_encoder(model, device)
+        fresh = encoder.encode(missing, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True,
+                               show_progress_bar=len(missing) >= PROGRESS_FROM)
+        fresh = np.asarray(fresh, dtype=np.float32)
+        cache.put(key, missing, fresh)
+        found.update(zip(missing, fresh, strict=True))
+    return np.stack([found[t] for t in texts]) if texts else np.zeros((0, 0), dtype=np.float32)
+
+
+def cached(texts: Iterable[str], model: str = PAPER_MODEL) -> bool:
+    """Whether every text's embedding by `model` is in the embedding cache (then no encoder is needed)."""
+    texts = list(dict.fromkeys(texts))
+    return len(embedding_cache().get(model_key(model), texts)) == len(texts)
+
+
+def model_key(model: str) -> str:
+    """What identifies a model's embeddings in the cache: a local folder (or an offline package, once resolved) by
+    its weights file's size and modification time, so replaced weights are never read from old rows; a Hub id by
+    its name."""
+    path = Path(resolve_model_path(model))
+    if not path.is_dir():
+        return f"hub:{model.removeprefix('sentence-transformers/')}"
+    weights = [w for w in (path / "model.safetensors", path / "pytorch_model.bin") if w.is_file()]
+    stat = weights[0].stat() if weights else path.stat()
+    return f"dir:{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def text_hash(text: str) -> bytes:
+    """sha256 of a text's UTF-8 (lone surrogates kept as such), the cache's row key."""
+    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).digest()
+
+
+def embedding_cache() -> EmbeddingCache:
+    """The embedding cache scoring reads and writes (`$NYCC_BENCH_CACHE/embeddings/`)."""
+    return EmbeddingCache()
+
+
+class EmbeddingCache:
+    """`$NYCC_BENCH_CACHE/embeddings/embeddings.sqlite` (WAL): one row per (model key, text hash), the float32
+    vector as bytes. Many readers and writers at once (test workers, a leaderboard's jobs); a write is one
+    transaction of `INSERT OR IGNORE`, so two processes that encoded the same text keep one row."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        from nycc_bench.paths import cache_dir
+
+        self.path = (folder or cache_dir("embeddings")) / "embeddings.sqlite"
+
+    def _connect(self) -> sqlite3.Connection:
+        from nycc_bench.sqlite_write import use_wal
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        use_wal(db)
+        db.execute("CREATE TABLE IF NOT EXISTS embedding (model TEXT NOT NULL, text_sha256 BLOB NOT NULL, "
+                   "vector BLOB NOT NULL, PRIMARY KEY (model, text_sha256)) WITHOUT ROWID")
+        return db
+
+    def get(self, key: str, texts: Iterable[str]) -> dict[str, np.ndarray]:
+        """The cached embedding of each of `texts` that has one (absent texts are left out)."""
+        by_hash = {text_hash(t): t for t in texts}
+        if not by_hash or not self.path.is_file():
+            return {}
+        found: dict[str, np.ndarray] = {}
+        hashes = list(by_hash)
+        db = self._connect()
+        try:
+            for start in range(0, len(hashes), 500):
+                chunk = hashes[start:start + 500]
+                rows = db.execute(f"SELECT text_sha256, vector FROM embedding WHERE model = ? AND text_sha256 IN "
+                                  f"({','.join('?' * len(chunk))})", [key, *chunk])
+                found.update((by_hash[h], np.frombuffer(v, dtype=np.float32)) for h, v in rows)
+        finally:
+            db.close()
+        return found
+
+    def put(self, key: str, texts: Sequence[str], vectors: np.ndarray) -> None:
+        """Store each text's vector under `key` (kept if another process stored it first)."""
+        from nycc_bench.sqlite_write import immediate
+
+        db = self._connect()
+        try:
+            with immediate(db):
+                db.executemany("INSERT OR IGNORE INTO embedding VALUES (?, ?, ?)",
+                               [(key, text_hash(t), np.ascontiguousarray(v, dtype=np.float32).tobytes())
+                                for t, v in zip(texts, vectors, strict=True)])
+        finally:
+            db.close()
 
 
 def load_encoder(model: str = PAPER_MODEL, device: str | None = None):  # -> SentenceTransformer

@@ -1,0 +1,14 @@
+"""`nycc-bench arena` and `nycc-bench judges`: the Caption Arena's parsers (`arena/cli.py`) with the judge options the
+other commands share."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """The `arena` and `judges` commands and their options."""
+    from ..arena.cli import add_arena_parsers
+    from .options import judge_options
+
+    add_arena_parsers(sub, judge_options=judge_options)

@@ -1,0 +1,51 @@
+"""What a baseline run's scoring does not import: datasketch (the novelty index's parameters are kept once
+computed), pandas (a score line), torch (embeddings cached: test_scoring_sbert.py), nltk (ROUGE-L:
+test_scoring_overlap.py)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def _run(code: str, **env: str) -> object:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**os.environ, **env})
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_novelty_parameters_are_datasketch_s_and_read_back_without_it(tmp_path: Path) -> None:
+    pytest.importorskip("datasketch")
+    from datasketch import MinHash, MinHashLSH
+
+    code = ("import json, sys; from nycc_bench.novelty.lsh import SCHEME, SEED, _permutations, lsh_params; "
+            "a, b = _permutations(64); print(json.dumps([a.tolist(), b.tolist(), lsh_params(0.6, 64, (0.5, 0.5)), "
+            "'datasketch' in sys.modules]))")
+    first = _run(code, NYCC_BENCH_CACHE=str(tmp_path))
+    second = _run(code, NYCC_BENCH_CACHE=str(tmp_path))
+    assert first[:3] == second[:3] and first[3] is True and second[3] is False  # computed once, then read
+    a, b = MinHash(num_perm=64, seed=1, scheme="affine32").permutations
+    lsh = MinHashLSH(threshold=0.6, num_perm=64, weights=(0.5, 0.5))
+    assert first[0] == a.astype("uint32").tolist() and first[1] == b.astype("uint32").tolist()
+    assert first[2] == [lsh.b, lsh.r]
+
+
+def test_a_score_line_imports_no_pandas() -> None:
+    code = ("import json, sys; from nycc_bench.standings import score_text; "
+            "print(json.dumps([score_text(0.375, 0.125, 0.75, 8, True), score_text(None, None, None, None, False, "
+            "'no judge'), 'pandas' in sys.modules]))")
+    assert _run(code) == ["0.4 [0.1, 0.8] n=8", "no judge", False]
+
+
+def test_missing_is_pandas_isna_on_one_cell() -> None:
+    pd = pytest.importorskip("pandas")
+    from nycc_bench.standings import missing
+
+    for value in (None, math.nan, pd.NA, pd.NaT, 0.0, 3, "x", float("inf")):
+        assert missing(value) == bool(pd.isna(value)), value
