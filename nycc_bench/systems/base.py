@@ -37,6 +37,8 @@ class System(ABC):
 
     spec: str = ""
     system_kind: ClassVar[str] = ""  # the name it is registered under (`@register_system`), the spec's kind
+    settings_kind: ClassVar[str] = ""  # the kind whose upstream settings (a task's `by_system_kind`) it takes, when
+    # not its own: a served Hugging Face model (`vllm-server:`, `vllm:`) runs as `hf:` runs it
     answers: ClassVar[frozenset[str]] = TASK_KINDS  # the task kinds it answers (`choice`, `generation`)
     inputs: ClassVar[frozenset[str]] = INPUTS  # the inputs it reads: `description` (text) and/or `pixels` (image)
     batch_size: int = 8
