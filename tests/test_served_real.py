@@ -13,16 +13,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
-import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from vllm_server import ROOT, ServerFailed, vllm_python, vllm_server
 
 from nycc_bench.kinds.instances import build_instances
 from nycc_bench.runner import run_task
@@ -30,22 +27,7 @@ from nycc_bench.systems import make_system
 from nycc_bench.tasks import get_task
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parents[1]
 TOLERANCE = 1e-3  # nats: vLLM's CPU kernels against transformers, both float32, on the same weights
-READY = "Application startup complete"
-START_GUARD_S = 1200  # a guard against a server that never says it is ready, not a speed test
-
-
-def vllm_python() -> Path | None:
-    """The vLLM environment's interpreter: NYCC_VLLM_PYTHON, else `.venv-vllm` (made by `make vllm-env`)."""
-    path = Path(os.environ.get("NYCC_VLLM_PYTHON") or ROOT / ".venv-vllm" / "bin" / "python")
-    return path if path.is_file() else None
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -63,41 +45,11 @@ def server(llama: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[st
         if os.environ.get("CI"):
             pytest.fail("no vLLM environment: `make vllm-env` makes .venv-vllm (or set NYCC_VLLM_PYTHON)")
         pytest.skip("no vLLM environment: run `make vllm-env` (or set NYCC_VLLM_PYTHON)")
-    port = free_port()
-    log = tmp_path_factory.mktemp("vllm_log") / "server.log"
-    env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_CPU_OMP_THREADS_BIND": "nobind", "HF_HUB_OFFLINE": "1",
-           "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1", "PYTHONUNBUFFERED": "1"}
-    env.pop("PYTHONPATH", None)
-    process = subprocess.Popen(
-        [str(python), "-m", "vllm.entrypoints.openai.api_server", "--model", str(llama), "--dtype", "float32",
-         "--max-model-len", "2048", "--enforce-eager", "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True)
-    ready = threading.Event()
-
-    def read() -> None:  # the server's log, kept; `ready` is set when it says so, or when it exits
-        assert process.stdout is not None
-        with log.open("w") as out:
-            for line in process.stdout:
-                out.write(line)
-                out.flush()
-                if READY in line:
-                    ready.set()
-        ready.set()
-
-    threading.Thread(target=read, daemon=True).start()
     try:
-        ready.wait(START_GUARD_S)
-        if process.poll() is not None or not ready.is_set():
-            tail = log.read_text()[-3000:] if log.exists() else ""
-            pytest.fail(f"vLLM did not start (exit {process.poll()}):\n{tail}")
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(60)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        with vllm_server(llama, python, tmp_path_factory.mktemp("vllm_log") / "server.log") as (base_url, _):
+            yield base_url
+    except ServerFailed as err:
+        pytest.fail(str(err))
 
 
 @pytest.fixture(scope="module")
