@@ -60,6 +60,14 @@ def build_model(folder: Path, corpus: list[str]) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
+def sample_instances(tmp: Path) -> tuple[Path, list[Any]]:
+    """The sample's matching configs built under `tmp`, and every instance of folds 0 and 1 (all splits)."""
+    dataset = tmp / "sample"
+    build_dataset(SAMPLE_DIR, dataset, ["matching", "matching_1"], progress=False)
+    return dataset, [i for fold in (0, 1) for split in ("train", "validation", "test")
+                     for i in build_instances(get_task("matching"), str(dataset), split, fold)]
+
+
 def naive_choose(system: Any, instances: list) -> list[str]:
     """One forward pass per (prompt, letter), no batching, no padding; the sum of the letter's token log-probs."""
     tok, model = system.tokenizer, system.model
@@ -122,10 +130,7 @@ def served(args: argparse.Namespace) -> None:
         raise SystemExit("no vLLM environment: run `make vllm-env` (or set NYCC_VLLM_PYTHON)")
     task = get_task("matching")
     with tempfile.TemporaryDirectory() as tmp:
-        dataset = Path(tmp) / "sample"
-        build_dataset(SAMPLE_DIR, dataset, ["matching", "matching_1"], progress=False)
-        instances = [i for fold in (0, 1) for split in ("train", "validation", "test")
-                     for i in build_instances(task, str(dataset), split, fold)]
+        dataset, instances = sample_instances(Path(tmp))
         folder = Path(tmp) / "model"
         n_params = build_model(folder, [i.user for i in instances])
         hf = make_system(f"hf:{folder}", str(dataset), batch_size=args.batch_size, device="cpu")
@@ -163,10 +168,7 @@ def main() -> None:
         return served(args)
     task = get_task("matching")
     with tempfile.TemporaryDirectory() as tmp:
-        dataset = Path(tmp) / "sample"
-        build_dataset(SAMPLE_DIR, dataset, ["matching", "matching_1"], progress=False)
-        instances = [i for fold in (0, 1) for split in ("train", "validation", "test")
-                     for i in build_instances(task, str(dataset), split, fold)]
+        dataset, instances = sample_instances(Path(tmp))
         n_params = build_model(Path(tmp) / "model", [i.user for i in instances])
         system = make_system(f"hf:{Path(tmp) / 'model'}", str(dataset), batch_size=args.batch_size, device="cpu")
         tokens = [len(system.tokenizer(system.choice_context(i), add_special_tokens=False)["input_ids"])

@@ -120,3 +120,15 @@ def test_ten_samples_in_one_request_with_the_decoding_sent_and_recorded(llama: P
                                             "repetition_penalty": 1.15}
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert all(len(r["raw"]) == 10 for r in records if r["status"] == "ok")
+
+
+def test_vllm_in_process_without_vllm_is_refused_in_one_line(llama: Path, sample_dataset: str,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """`vllm:` where vLLM is not installed (the project's environment: vLLM pins another transformers) is one line
+    naming the install and `vllm-server:`; it runs on vLLM's CPU build in `test_served_real.py`."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "vllm", None)  # `import vllm` raises ImportError, installed or not
+    with pytest.raises(NyccBenchError) as err:
+        make_system(f"vllm:{llama}", sample_dataset, tensor_parallel_size=2)
+    assert "\n" not in str(err.value) and "needs vLLM installed" in str(err.value) and "vllm-server:" in str(err.value)

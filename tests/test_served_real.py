@@ -97,3 +97,44 @@ def test_vllm_caption_generation_ten_samples_a_request(server: str, llama: Path,
     assert meta["effective"]["requests_per_prompt"] == 1
     print(f"vLLM caption_generation: {len(records)} contests, 10 captions each from one n=10 request",
           file=sys.stderr)
+
+
+IN_PROCESS = """
+import json, sys
+sys.path.append(sys.argv[1])  # the project's packages (datasets, ...) after vLLM's own (its transformers, torch)
+from nycc_bench.kinds.instances import build_instances
+from nycc_bench.systems import make_system
+from nycc_bench.tasks import get_task
+system = make_system("vllm:" + sys.argv[2], sys.argv[3], dtype="float32", enforce_eager=True, max_model_len=2048)
+print("RESULT " + json.dumps({task: [o.raw["loglikelihoods"] for o in system.choose(get_task(task), [
+    i for fold in (0, 1) for i in build_instances(get_task(task), sys.argv[3], fold=fold)])]
+    for task in ("matching", "ranking")}))
+"""
+
+
+def test_vllm_in_process_agrees_with_hf(llama: Path, hf: Any, sample_dataset: str) -> None:
+    """`vllm:` (vLLM's `LLM` in the process) on the CPU build: run in vLLM's environment with the project's packages
+    after its own; every letter's log-likelihood within TOLERANCE of `hf:`'s, the same letters; printed."""
+    import site
+    import subprocess
+
+    python = vllm_python()
+    if python is None:
+        if os.environ.get("CI"):
+            pytest.fail("no vLLM environment: `make vllm-env` makes .venv-vllm (or set NYCC_VLLM_PYTHON)")
+        pytest.skip("no vLLM environment: run `make vllm-env` (or set NYCC_VLLM_PYTHON)")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_CPU_OMP_THREADS_BIND": "nobind",
+           "HF_HUB_OFFLINE": "1", "VLLM_NO_USAGE_STATS": "1", "VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
+    done = subprocess.run([str(python), "-c", IN_PROCESS, site.getsitepackages()[0], str(llama), sample_dataset],
+                          capture_output=True, text=True, env=env, check=False)
+    result = next((line for line in done.stdout.splitlines() if line.startswith("RESULT ")), None)
+    assert result is not None, (done.stdout + done.stderr)[-3000:]
+    for task, scores in json.loads(result.removeprefix("RESULT ")).items():
+        instances = [i for fold in (0, 1) for i in build_instances(get_task(task), sample_dataset, fold=fold)]
+        expected = hf.choose(get_task(task), instances)
+        same = sum(max(s, key=lambda x: (s[x], -ord(x))) == e.letter for s, e in zip(scores, expected, strict=True))
+        gaps = [abs(e.raw["loglikelihoods"][x] - s[x]) for s, e in zip(scores, expected, strict=True) for x in s]
+        line = (f"vllm: in process {task} agreement with hf: {same}/{len(instances)} instances the same letter; "
+                f"max |log-likelihood difference| {max(gaps):.2e} nats (tolerance {TOLERANCE:g})")
+        print(line, file=sys.stderr)
+        assert same == len(instances) and max(gaps) <= TOLERANCE

@@ -99,10 +99,6 @@ class OpenAISystem(System):
                                                      sample_index=salt(i), n=n))
                         for job, i in zip(jobs, instances, strict=True)]
 
-    def samples(self, task: Task) -> int:
-        """Generations per prompt, all in one request (`n`): the task's `samples` on a generation task, else 1."""
-        return int(self.decoding(task).get("samples") or 1) if task.kind == "generation" else 1
-
     def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
         from ..llm import run_jobs
 

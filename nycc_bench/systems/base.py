@@ -60,6 +60,10 @@ class System(ABC):
         """The decoding settings used for a task: the task's (the paper's) with the system's overrides on top."""
         return {**task.decoding, **self.decoding_overrides}
 
+    def samples(self, task: Task) -> int:
+        """Generations per prompt: the decoding's `samples` on a generation task (Zhang's ten), else 1."""
+        return int(self.decoding(task).get("samples") or 1) if task.kind == "generation" else 1
+
     def choose(self, task: Task, instances: list[Instance]) -> list[Output]:
         """Answer multiple-choice instances (default: generate and let the runner parse the letter)."""
         return self.generate(task, instances)

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
 from ..kinds import Instance
 from ..tasks import Task
@@ -151,6 +151,7 @@ class ChoicePrompts:
     template_name: str | None
     template: str | None
     chat: bool
+    system_kind: ClassVar[str]
 
     def use_tokenizer(self, tokenizer: Any, chat_template: str, spec: str) -> None:
         """Keep `tokenizer` (a pad token set from eos when it has none) and the chat template the option picks."""
@@ -161,6 +162,19 @@ class ChoicePrompts:
         self.tokenizer = tokenizer
         self.template_name, self.template = pick_chat_template(tokenizer, chat_template)
         self.chat = self.template is not None
+
+    def text_only(self, task: Task) -> None:
+        """Refuse a task that shows the cartoon as an image: these models read text."""
+        if task.from_pixels:
+            raise SystemCannotAnswer(f"system: {self.system_kind}: models read text only and {task.name} shows the "
+                                     "cartoon as an image; use vlm:<model> (or clip:<model> for matching/ranking)")
+
+    @staticmethod
+    def choices(instances: list[Instance], scores: list[list[float]]) -> list[Output]:
+        """Each instance's letter with the highest log-likelihood (ties: the earlier letter), and every letter's."""
+        return [Output(raw={"loglikelihoods": {x: round(s, 6) for x, s in zip(inst.letters, lls, strict=True)}},
+                       letter=inst.letters[max(range(len(lls)), key=lambda k: (lls[k], -k))])
+                for inst, lls in zip(instances, scores, strict=True)]
 
     def choice_requests(self, instances: list[Instance]) -> list[tuple[str, list[str]]]:
         """(context, continuations) of each instance: the context ends in "Answer:", a continuation is " " + letter."""
@@ -438,21 +452,11 @@ class CausalLMSystem(PretrainedSystem, ChoicePrompts):
         return logits, [kept - len(seq) for seq in seqs]
 
     # ---- the System interface ---------------------------------------------------------------------------------
-    def _check(self, task: Task) -> None:
-        if task.from_pixels:
-            raise SystemCannotAnswer(f"system: hf: models read text only and {task.name} shows the cartoon as an "
-                                     "image; use vlm:<model> (or clip:<model> for matching/ranking)")
-
     def choose(self, task: Task, instances: list[Instance]) -> list[Output]:
-        import numpy as np
-
-        self._check(task)
+        self.text_only(task)
         if self.mc_mode == "generate":
             return self.generate(task, instances)
-        scores = self.loglikelihood(self.choice_requests(instances))
-        return [Output(raw={"loglikelihoods": {x: round(s, 6) for x, s in zip(inst.letters, lls, strict=True)}},
-                       letter=inst.letters[int(np.argmax(lls))])
-                for inst, lls in zip(instances, scores, strict=True)]
+        return self.choices(instances, self.loglikelihood(self.choice_requests(instances)))
 
     def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
         """Text for each instance, generated in batches of similar prompt length; returned in the order given.
@@ -460,7 +464,7 @@ class CausalLMSystem(PretrainedSystem, ChoicePrompts):
         With the decoding key `samples` n > 1 (generation tasks), each prompt is generated n times, as n rows of
         its batch (upstream's `[prompt] * num_generation`, `finetuning/save_results.py` L78), and its answer is
         the list of the n texts."""
-        self._check(task)
+        self.text_only(task)
         decoding = self.decoding(task)
         n = int(decoding.get("samples") or 1) if task.kind == "generation" else 1
         upstream = n > 1 and float(decoding.get("temperature") or 0.0) > 0  # Zhang's runs: see `sent_settings`

@@ -25,7 +25,7 @@ from ..errors import NyccBenchError
 from ..kinds import Instance, stable_seed
 from ..tasks import Task
 from .api import OpenAISystem
-from .base import Output, SystemCannotAnswer
+from .base import Output
 from .hf import flag_option, parse_ref
 from .hf_causal import ANSWER_PREFIX, MC_MODES, ChoicePrompts
 from .registry import register_system
@@ -100,11 +100,6 @@ class ServedLMSystem(OpenAISystem, ChoicePrompts):
             self._engine = LLMEngine(config)
         return self._engine
 
-    def _check(self, task: Task) -> None:
-        if task.from_pixels:
-            raise SystemCannotAnswer(f"system: {self.system_kind}: models read text only and {task.name} shows the "
-                                     "cartoon as an image; use vlm:<model> (or clip:<model> for matching/ranking)")
-
     def scoring_jobs(self, task: Task, instances: list[Instance]) -> list[Any]:
         """One completions job per instance: its letters' token-id prompts (context + continuation) and how many
         of each prompt's last tokens are the continuation."""
@@ -130,24 +125,15 @@ class ServedLMSystem(OpenAISystem, ChoicePrompts):
         return head + run_jobs(jobs[len(head):], engine, desc=desc)
 
     def choose(self, task: Task, instances: list[Instance]) -> list[Output]:
-        self._check(task)
+        self.text_only(task)
         if self.mc_mode == "generate":
             return self.generate(task, instances)
         records = self.run(task, self.scoring_jobs(task, instances), "score")
-        out: list[Output] = []
-        for inst, record in zip(instances, records, strict=True):
-            lls = record.get("loglikelihoods")
-            if record.get("error") or not isinstance(lls, list) or len(lls) != len(inst.letters):
-                out.append(Output(raw=None, error=str(record.get("error") or "no log-likelihoods")))
-                continue
-            best = max(range(len(lls)), key=lambda k: (lls[k], -k))  # ties: the earlier letter, as hf:'s argmax
-            out.append(Output(raw={"loglikelihoods": {x: round(s, 6) for x, s in zip(inst.letters, lls, strict=True)}},
-                              letter=inst.letters[best]))
-        return out
-
-    def samples(self, task: Task) -> int:
-        """Generations per prompt: the task's `samples` on a generation task, else 1."""
-        return int(self.decoding(task).get("samples") or 1) if task.kind == "generation" else 1
+        failed = {k: str(r.get("error") or "no log-likelihoods") for k, r in enumerate(records)
+                  if r.get("error") or len(r.get("loglikelihoods") or ()) != len(instances[k].letters)}
+        answered = self.choices([i for k, i in enumerate(instances) if k not in failed],
+                                [r["loglikelihoods"] for k, r in enumerate(records) if k not in failed])[::-1]
+        return [Output(raw=None, error=failed[k]) if k in failed else answered.pop() for k in range(len(instances))]
 
     def sent(self, task: Task) -> dict[str, Any]:
         """The generation request's settings (besides model and prompt): the task's decoding, as sent."""
@@ -166,7 +152,7 @@ class ServedLMSystem(OpenAISystem, ChoicePrompts):
         """Text for each instance from `hf:`'s prompt; n samples as one request with `n` (or n requests)."""
         from ..llm import ChatRequest, Job, LLMConfig, LLMEngine
 
-        self._check(task)
+        self.text_only(task)
         sent, n = self.sent(task), self.samples(task)
         per_request = n if self.one_request else 1
         extra = {k: v for k, v in sent.items() if k not in ("temperature", "max_tokens")}

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from ..errors import NyccBenchError
 from ..kinds import Instance
 from ..tasks import Task
-from .base import Output, System, SystemCannotAnswer
+from .base import Output, System
 from .hf import ModelRef, parse_ref, provenance
 from .hf_causal import ANSWER_PREFIX, MC_MODES, ChoicePrompts
 from .registry import register_system
@@ -93,34 +93,19 @@ class VLLMSystem(System, ChoicePrompts):
         """`vllm:<model>[@revision]`: a local folder or a Hub id (`parse_ref`)."""
         return cls(parse_ref("vllm", arg), **options)
 
-    def _check(self, task: Task) -> None:
-        if task.from_pixels:
-            raise SystemCannotAnswer(f"system: vllm: models read text only here and {task.name} shows the cartoon as "
-                                     "an image; use vlm:<model> (or clip:<model> for matching/ranking)")
-
     def choose(self, task: Task, instances: list[Instance]) -> list[Output]:
-        self._check(task)
+        self.text_only(task)
         if self.mc_mode == "generate":
             return self.generate(task, instances)
         pairs = self.continuations(self.choice_requests(instances), not self.chat)
         prompts = [[*ctx, *targets] for ps in pairs for ctx, targets in ps]
         params = self._vllm.SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0)
         results = iter(self.llm.generate([{"prompt_token_ids": p} for p in prompts], params, use_tqdm=False))
-        out = []
-        for inst, ps in zip(instances, pairs, strict=True):
-            lls = [continuation_logprob(next(results).prompt_logprobs, [*ctx, *targets], len(targets))
-                   for ctx, targets in ps]
-            best = max(range(len(lls)), key=lambda k: (lls[k], -k))  # ties: the earlier letter, as hf:'s argmax
-            out.append(Output(raw={"loglikelihoods": {x: round(s, 6) for x, s in zip(inst.letters, lls, strict=True)}},
-                              letter=inst.letters[best]))
-        return out
-
-    def samples(self, task: Task) -> int:
-        """Generations per prompt: the task's `samples` on a generation task, else 1."""
-        return int(self.decoding(task).get("samples") or 1) if task.kind == "generation" else 1
+        return self.choices(instances, [[continuation_logprob(next(results).prompt_logprobs, [*ctx, *targets],
+                                                               len(targets)) for ctx, targets in ps] for ps in pairs])
 
     def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
-        self._check(task)
+        self.text_only(task)
         settings = generation_settings(self.decoding(task), self.samples(task))
         prompts = [self.tokenizer(self.prompt(i), add_special_tokens=not self.chat or not i.chat)["input_ids"]
                    for i in instances]
