@@ -59,7 +59,7 @@ def hf(llama: Path, sample_dataset: str) -> Any:
 
 @pytest.mark.parametrize("task", ["matching", "ranking"])
 def test_vllm_letters_agree_with_hf(task: str, server: str, hf: Any, llama: Path, sample_dataset: str,
-                                    tmp_path: Path) -> None:
+                                    tmp_path: Path, record_property: Any) -> None:
     """Every instance: the same letter as `hf:`, each letter's log-likelihood within TOLERANCE; printed."""
     instances = [i for fold in (0, 1) for i in build_instances(get_task(task), sample_dataset, fold=fold)]
     served = make_system(f"vllm-server:{llama}", sample_dataset, base_url=server, cache_dir=str(tmp_path / "cache"))
@@ -73,14 +73,12 @@ def test_vllm_letters_agree_with_hf(task: str, server: str, hf: Any, llama: Path
             f"{len(gaps)} log-likelihoods, max |difference| {max(gaps):.2e}, mean {sum(gaps) / len(gaps):.2e} nats "
             f"(tolerance {TOLERANCE:g})")
     print(line, file=sys.stderr)
-    (ROOT / "out").mkdir(exist_ok=True)
-    with (ROOT / "out" / "vllm-agreement.txt").open("a") as out:
-        out.write(line + "\n")
+    record_property("figure", line)  # printed in the run's "figures" section (tests/conftest.py)
     assert same == len(instances) and max(gaps) <= TOLERANCE
 
 
 def test_vllm_caption_generation_ten_samples_a_request(server: str, llama: Path, sample_dataset: str,
-                                                       tmp_path: Path) -> None:
+                                                       tmp_path: Path, record_property: Any) -> None:
     """Zhang's caption generation through vLLM as `hf:` runs it: ten sampled captions per contest from one request
     with n=10, the task's decoding sent and recorded (max_new_tokens shortened here, a recorded deviation)."""
     system = make_system(f"vllm-server:{llama}", sample_dataset, base_url=server, cache_dir=str(tmp_path / "cache"),
@@ -95,8 +93,8 @@ def test_vllm_caption_generation_ten_samples_a_request(server: str, llama: Path,
     assert meta["effective"]["request"] == {"route": "/completions", "model": str(llama), "n": 10, "temperature": 0.7,
                                             "max_tokens": 24, "seed": 2024, "top_p": 0.95, "repetition_penalty": 1.15}
     assert meta["effective"]["requests_per_prompt"] == 1
-    print(f"vLLM caption_generation: {len(records)} contests, 10 captions each from one n=10 request",
-          file=sys.stderr)
+    record_property("figure", f"vLLM caption_generation: {len(records)} contests, 10 captions each from one n=10 "
+                              "request")
 
 
 IN_PROCESS = """
@@ -112,7 +110,7 @@ print("RESULT " + json.dumps({task: [o.raw["loglikelihoods"] for o in system.cho
 """
 
 
-def test_vllm_in_process_agrees_with_hf(llama: Path, hf: Any, sample_dataset: str) -> None:
+def test_vllm_in_process_agrees_with_hf(llama: Path, hf: Any, sample_dataset: str, record_property: Any) -> None:
     """`vllm:` (vLLM's `LLM` in the process) on the CPU build: run in vLLM's environment with the project's packages
     after its own; every letter's log-likelihood within TOLERANCE of `hf:`'s, the same letters; printed."""
     import site
@@ -137,4 +135,5 @@ def test_vllm_in_process_agrees_with_hf(llama: Path, hf: Any, sample_dataset: st
         line = (f"vllm: in process {task} agreement with hf: {same}/{len(instances)} instances the same letter; "
                 f"max |log-likelihood difference| {max(gaps):.2e} nats (tolerance {TOLERANCE:g})")
         print(line, file=sys.stderr)
+        record_property("figure", line)
         assert same == len(instances) and max(gaps) <= TOLERANCE
