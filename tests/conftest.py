@@ -73,3 +73,14 @@ def judged_random_run(tmp_path_factory: pytest.TempPathFactory, sample_dataset: 
 
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The figures a test reports with `record_property("figure", line)` (a real server's agreement with `hf:`),
+    printed after the run, from every xdist worker too (reports carry their properties)."""
+    lines = [value for report in terminalreporter.stats.get("passed", []) + terminalreporter.stats.get("failed", [])
+             for name, value in getattr(report, "user_properties", []) if name == "figure"]
+    if lines:
+        terminalreporter.section("figures")
+        for line in lines:
+            terminalreporter.write_line(str(line))

@@ -14,6 +14,8 @@ bytes (invalid JSON, ``choices: [null]``…), promise more bytes than it sends a
 drip its body out over some seconds. The ``Authorization`` header is kept only as a SHA-256 digest. With
 ``models=[{"id": ..., "root": ...}]`` it answers ``GET /v1/models`` (counted in ``model_requests``), and with
 ``system_fingerprint`` it reports one in every completion: two servers can serve "different checkpoints".
+With ``completions=responder`` it also answers ``POST /v1/completions`` (the legacy completions API, whose replies
+a test scripts as ``Reply(body=...)``, e.g. :func:`echo_payload`); without it that route is 404 (a chat-only server).
 """
 
 from __future__ import annotations
@@ -80,8 +82,10 @@ class FakeChatServer:
     """``POST /v1/chat/completions`` answered by ``responder``; everything else is 404."""
 
     def __init__(self, responder: Responder | None = None, delay_s: float = 0.0,
-                 models: Sequence[Mapping[str, Any]] | None = None, system_fingerprint: str | None = None) -> None:
+                 models: Sequence[Mapping[str, Any]] | None = None, system_fingerprint: str | None = None,
+                 completions: Responder | None = None) -> None:
         self.responder: Responder = responder or (lambda body, attempt: Reply())
+        self.completions = completions  # POST /v1/completions (None: no such route)
         self.delay_s = delay_s
         self.models = list(models) if models is not None else None  # GET /v1/models entries (None: no such route)
         self.system_fingerprint = system_fingerprint  # sent in every completion when set
@@ -159,11 +163,12 @@ class FakeChatServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
-                if not self.path.rstrip("/").endswith("/chat/completions"):
+                legacy = self.path.rstrip("/").endswith("/v1/completions") and owner.completions is not None
+                if not (legacy or self.path.rstrip("/").endswith("/chat/completions")):
                     self._send(404, {"error": {"message": f"no route {self.path}"}}, {})
                     return
                 body = json.loads(raw or b"{}")
-                owner._handle(self, body)
+                owner._handle(self, body, owner.completions if legacy else owner.responder)
 
             def _send(
                 self,
@@ -226,12 +231,12 @@ class FakeChatServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def _handle(self, handler: Any, body: dict[str, Any]) -> None:
+    def _handle(self, handler: Any, body: dict[str, Any], responder: Responder) -> None:
         digest = body_digest(body)
         with self._lock:
             attempt = self._attempts.get(digest, 0) + 1
             self._attempts[digest] = attempt
-        reply = self.responder(body, attempt)
+        reply = responder(body, attempt)
         auth = handler.headers.get("Authorization")
         with self._lock:
             self._requests.append(
@@ -278,13 +283,14 @@ def _completion_payload(body: Mapping[str, Any], reply: Reply, fingerprint: str 
         "created": int(time.time()),
         "model": body.get("model", "fake"),
         **({"system_fingerprint": fingerprint} if fingerprint else {}),
-        "choices": [
+        "choices": [  # `n` choices when the request asks for n generations
             {
-                "index": 0,
+                "index": k,
                 "message": {"role": "assistant", "content": reply.text},
                 "finish_reason": "stop",
                 "logprobs": logprobs,
             }
+            for k in range(int(body.get("n") or 1))
         ],
         "usage": {
             "prompt_tokens": reply.prompt_tokens,
@@ -292,6 +298,24 @@ def _completion_payload(body: Mapping[str, Any], reply: Reply, fingerprint: str 
             "total_tokens": reply.prompt_tokens + reply.completion_tokens,
         },
     }
+
+
+def echo_payload(prompts: Sequence[Sequence[int]], logprobs: Callable[[Sequence[int]], Sequence[float | None]] | None,
+                 texts: Sequence[str] | None = None) -> bytes:
+    """A completions reply body: one choice per token-id prompt, with each prompt token's log-probability (vLLM's
+    `echo` + `logprobs` shape: None for the first token) when `logprobs` gives them, else no logprobs at all;
+    `texts` (one per choice) for a generation reply."""
+    choices = []
+    for k, prompt in enumerate(prompts):
+        values = None if logprobs is None else [None, *list(logprobs(prompt))[1:]]
+        choices.append({"index": k, "text": texts[k] if texts else "x", "finish_reason": "length",
+                        "logprobs": None if values is None else {
+                            "tokens": [f"t{t}" for t in prompt], "token_logprobs": values,
+                            "top_logprobs": None, "text_offset": list(range(len(prompt)))}})
+    tokens = sum(map(len, prompts))
+    return json.dumps({"id": "cmpl-fake", "object": "text_completion", "created": int(time.time()), "model": "fake",
+                       "choices": choices, "usage": {"prompt_tokens": tokens, "completion_tokens": len(prompts),
+                                                     "total_tokens": tokens + len(prompts)}}).encode()
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -151,8 +151,15 @@ def test_the_description_source_is_a_named_option(server, sample_dataset: str, t
     assert "--system-option description=hessel" in run.record["commands"][0]
 
 
-def test_samples_is_refused_where_it_would_not_be_sent(sample_dataset: str, tmp_path: Path) -> None:
-    # upstream's 10 samples per prompt are an `hf:` setting; an API system would record n=1 and send one request
-    with pytest.raises(ValueError, match="samples=2 is for hf:"):
-        run_task("caption_generation", "openai:m", tmp_path / "p.jsonl", dataset=sample_dataset, progress=False,
-                 base_url="http://127.0.0.1:9", system_options={"samples": 2, "cache_dir": str(tmp_path / "c")})
+def test_samples_go_in_one_request_with_n(server, sample_dataset: str, tmp_path: Path) -> None:
+    """Issue 46: `samples: n` on an API system is one request per prompt with the API's `n`, recorded as sent;
+    the answer is the n texts."""
+    server.reset()
+    out = tmp_path / "p.jsonl"
+    run_task("caption_generation", "openai:m", out, dataset=sample_dataset, progress=False,
+             base_url=server.base_url, system_options={"samples": 2, "cache_dir": str(tmp_path / "c")})
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert server.count() == len(records) and {r.body["n"] for r in server.requests} == {2}
+    assert all(isinstance(r["raw"], list) and len(r["raw"]) == 2 for r in records)
+    meta = json.loads(out.with_name(out.name + ".meta.json").read_text())
+    assert meta["effective"]["request"]["n"] == 2

@@ -15,11 +15,13 @@ from test_systems_hf import _text_config, _tokenizer
 CARD = "---\nlicense: mit\nlibrary_name: transformers\n---\n\n# tiny-llama\n\nA random 2-layer Llama for tests.\n"
 
 
-def save_tiny_llama(folder: Path, seed: int = 0) -> Path:
-    """A random 2-layer Llama with a chat template and a licensed model card, in safetensors, at `folder`."""
+def save_tiny_llama(folder: Path, seed: int = 0, head_dim: int | None = None) -> Path:
+    """A random 2-layer Llama with a chat template and a licensed model card, in safetensors, at `folder`;
+    `head_dim` widens its attention heads (vLLM's CPU attention takes 32 and up, not the default 8)."""
     torch.manual_seed(seed)
     tok = _tokenizer()
-    transformers.LlamaForCausalLM(transformers.LlamaConfig(**_text_config(tok))).save_pretrained(folder)
+    config = {**_text_config(tok), **({"head_dim": head_dim} if head_dim else {})}
+    transformers.LlamaForCausalLM(transformers.LlamaConfig(**config)).save_pretrained(folder)
     tok.save_pretrained(folder)
     (folder / "README.md").write_text(CARD)
     return folder

@@ -13,7 +13,9 @@ that errored or an entry recorded `incomplete` (failed items, too few instances 
 answers, judge errors beyond the task's share, a missing score) ends the job FAILED with the recorded reason,
 and nothing of it reaches the table (the
 duplicate rule ignores FAILED jobs, so the same model can be submitted again). On ZeroGPU Spaces the job runs
-in this process inside `spaces.GPU`, whose own duration limit applies.
+in this process inside `spaces.GPU`, whose own duration limit applies. With NYCC_LB_SERVED_BASE_URL set, an `hf:` job
+whose model the operator's vLLM deployment serves runs there as `vllm-server:` (`served_job`), in the same child
+process under the same limits and rules.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ from .store import FAILED, FINISHED, Job, Store
 log = logging.getLogger("nycc_bench.leaderboard")
 WORKER_ID = f"{socket.gethostname()}-{os.getpid()}"
 BEAT_EVERY_S = 5.0  # item progress is passed on as a heartbeat at most this often
+SERVED_ENV = "NYCC_LB_SERVED_BASE_URL"  # an OpenAI-compatible deployment (vLLM) that answers `hf:` jobs it serves
+SERVED_OPTIONS = ("chat_template", "mc_mode", "trust_remote_code")  # the `hf:` job options `vllm-server:` takes too
 
 
 class JobFailed(RuntimeError):
@@ -97,6 +101,25 @@ def with_progress(system: Any, beat: Callable[[int], None]) -> Any:
     return system
 
 
+def served_job(job: Job) -> tuple[str, str, dict[str, Any]] | None:
+    """(spec, base URL, options) that run an `hf:` job on the operator's deployment (NYCC_LB_SERVED_BASE_URL, see
+    spaces/leaderboard/SIZING.md) when it serves the job's model (its `/models` lists the name): `vllm-server:`,
+    which scores and prompts as `hf:` does, with the tokenizer of the submitted revision; None: load it here."""
+    from ..llm import LLMConfig, run_sync
+    from ..llm.backends.openai_backend import OpenAIBackend
+    from ..systems.hf import parse_ref
+
+    base_url = os.environ.get(SERVED_ENV, "").strip()
+    kind, _, arg = job.spec.partition(":")
+    if not base_url or kind != "hf":
+        return None
+    name = parse_ref(kind, arg).name
+    if run_sync(OpenAIBackend(LLMConfig(backend="openai", model=name, base_url=base_url)).served_model) is None:
+        return None
+    options = {k: v for k, v in job.options.items() if k in SERVED_OPTIONS}
+    return f"vllm-server:{name}", base_url, {**options, "tokenizer": arg}
+
+
 def evaluate_job(job: Job, out: Path, settings: Settings, progress: Callable[[str | None], None],
                  system: Any = None) -> dict[str, Any]:
     """Every task of a job through `nycc_bench.evaluate` (the same path as the CLI, the cards and the seed); a
@@ -107,6 +130,10 @@ def evaluate_job(job: Job, out: Path, settings: Settings, progress: Callable[[st
 
     base_url = settings.api_base_url if job.source == "api" else None
     loaded = None
+    if system is None and (served := served_job(job)) is not None:
+        spec, url, options = served
+        progress("on the served deployment")
+        system = make_system(spec, settings.dataset, base_url=url, **options)
     if system is None:
         progress("loading the model")
         system = make_system(job.spec, settings.dataset, base_url=base_url, **job.options)

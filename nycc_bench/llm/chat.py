@@ -28,6 +28,10 @@ class ChatRequest:
     logprob_tokens: tuple[str, ...] = ()
     sample_index: int = 0
     logprobs_required: bool = True  # False: asked for (as upstream asks) but not read; a reply without them is kept
+    n: int = 1  # generations of the prompt in this one call (the API's `n`); the reply's texts are `Completion.texts`
+    prompts: tuple[tuple[int, ...], ...] = ()  # token-id prompts to score instead of messages: the completions
+    # endpoint with echo and logprobs, one choice per prompt (`Completion.prompt_logprobs`)
+    scored: tuple[int, ...] = ()  # with `prompts`: how many of each prompt's last tokens are read (the continuation)
 
     def key_data(self) -> dict[str, Any]:
         """Everything about the request that changes the answer (the cache key's request part)."""
@@ -38,6 +42,8 @@ class ChatRequest:
             "top_logprobs": self.top_logprobs,
             "logprob_tokens": list(self.logprob_tokens),
             "sample_index": self.sample_index,
+            **({"n": self.n} if self.n != 1 else {}),  # keys of requests without them stay as they were
+            **({"prompts": [list(p) for p in self.prompts], "scored": list(self.scored)} if self.prompts else {}),
         }
 
     def text_length(self) -> int:
@@ -64,6 +70,8 @@ class Completion:
     finish_reason: str | None = None
     replaced: int = 0  # characters that could not be encoded (invalid UTF-8, lone surrogates), now U+FFFD
     system_fingerprint: str | None = None  # the served configuration, where the server reports one
+    texts: tuple[str, ...] | None = None  # every generation of a request with n > 1 (`text` is the first)
+    prompt_logprobs: tuple[tuple[float, ...], ...] | None = None  # per scored prompt, its last tokens' log-probs
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form stored in the cache."""
@@ -76,6 +84,9 @@ class Completion:
             "finish_reason": self.finish_reason,
             "replaced": self.replaced,
             "system_fingerprint": self.system_fingerprint,
+            **({"texts": list(self.texts)} if self.texts is not None else {}),
+            **({"prompt_logprobs": [list(p) for p in self.prompt_logprobs]} if self.prompt_logprobs is not None
+               else {}),
         }
 
     @classmethod
@@ -91,6 +102,9 @@ class Completion:
             finish_reason=data.get("finish_reason"),
             replaced=int(data.get("replaced") or 0),
             system_fingerprint=data.get("system_fingerprint"),
+            texts=None if data.get("texts") is None else tuple(str(t) for t in data["texts"]),
+            prompt_logprobs=None if data.get("prompt_logprobs") is None
+            else tuple(tuple(float(x) for x in p) for p in data["prompt_logprobs"]),
         )
 
 

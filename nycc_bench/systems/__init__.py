@@ -12,7 +12,7 @@ import importlib
 from .base import DECODING_KEYS, Output, System, SystemCannotAnswer
 from .registry import BASELINES, SPECS, make_system, register_system
 
-BUILT_IN = ("baselines", "api", "hf_causal", "hf_vision", "clip")
+BUILT_IN = ("baselines", "api", "hf_causal", "served", "vllm", "hf_vision", "clip")
 """The modules of the built-in systems, imported here in this order (the order of `--help` and the README)."""
 for _module in BUILT_IN:
     importlib.import_module(f".{_module}", __name__)

@@ -47,6 +47,8 @@ class OpenAISystem(System):
     non-OpenAI server, which is where it exists). With sampling, every instance is its own cache entry, so two
     instances with the same prompt (HumorBench's rows of one caption) are two calls, as upstream makes them.
     A call that failed after the engine's retries is a failed item (`Output.error`), never an empty answer.
+    A generation task's `samples: n` (`--system-option samples=10`) is one request with the API's `n` per prompt,
+    whose n texts are the answer (as `hf:` gives them).
     """
 
     batch_size = 64
@@ -75,8 +77,6 @@ class OpenAISystem(System):
         from ..llm import LLMConfig
 
         decoding = self.decoding(task)
-        if int(decoding.get("samples") or 1) != 1:
-            raise ValueError(f"system: openai: sends one request per prompt; samples={decoding['samples']} is for hf:")
         extra = {k: decoding[k] for k in ("top_p", "seed") if decoding.get(k) is not None}
         if self.base_url and decoding.get("repetition_penalty") not in (None, 1.0):
             extra["repetition_penalty"] = decoding["repetition_penalty"]
@@ -95,8 +95,9 @@ class OpenAISystem(System):
         salt = (lambda i: stable_seed(i.instance_id) % 2**31) if config.temperature else (lambda i: 0)
         # sampled: one cache entry per instance, so equal prompts are separate calls (HumorBench's rows);
         # temperature None is not sent (the provider's default, as Zhang's caption_gen.py), never the engine's 1.0
+        n = self.samples(task)
         return config, [replace(job, request=replace(job.request, max_tokens=limit, temperature=config.temperature,
-                                                     sample_index=salt(i)))
+                                                     sample_index=salt(i), n=n))
                         for job, i in zip(jobs, instances, strict=True)]
 
     def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
@@ -104,6 +105,9 @@ class OpenAISystem(System):
 
         config, jobs = self.jobs(task, instances)
         records = run_jobs(jobs, config, desc="generate")
+        if self.samples(task) > 1:
+            return [Output(raw=list(r["texts"])) if not r.get("error") and r.get("texts")
+                    else Output(raw=None, error=str(r.get("error") or "no reply")) for r in records]
         return [Output(raw=r["text"]) if not r.get("error") and r.get("text") is not None
                 else Output(raw=None, error=str(r.get("error") or "no reply")) for r in records]
 
@@ -126,7 +130,7 @@ class OpenAISystem(System):
 
     def effective(self, task: Task) -> dict[str, Any]:
         config = self.config(task)
-        sent: dict[str, Any] = {"model": self.model, "n": 1}
+        sent: dict[str, Any] = {"model": self.model, "n": self.samples(task)}
         if config.temperature is not None:
             sent["temperature"] = float(config.temperature)
         if config.max_tokens is not None:

@@ -37,6 +37,8 @@ class System(ABC):
 
     spec: str = ""
     system_kind: ClassVar[str] = ""  # the name it is registered under (`@register_system`), the spec's kind
+    settings_kind: ClassVar[str] = ""  # the kind whose upstream settings (a task's `by_system_kind`) it takes, when
+    # not its own: a served Hugging Face model (`vllm-server:`, `vllm:`) runs as `hf:` runs it
     answers: ClassVar[frozenset[str]] = TASK_KINDS  # the task kinds it answers (`choice`, `generation`)
     inputs: ClassVar[frozenset[str]] = INPUTS  # the inputs it reads: `description` (text) and/or `pixels` (image)
     batch_size: int = 8
@@ -57,6 +59,10 @@ class System(ABC):
     def decoding(self, task: Task) -> dict[str, Any]:
         """The decoding settings used for a task: the task's (the paper's) with the system's overrides on top."""
         return {**task.decoding, **self.decoding_overrides}
+
+    def samples(self, task: Task) -> int:
+        """Generations per prompt: the decoding's `samples` on a generation task (Zhang's ten), else 1."""
+        return int(self.decoding(task).get("samples") or 1) if task.kind == "generation" else 1
 
     def choose(self, task: Task, instances: list[Instance]) -> list[Output]:
         """Answer multiple-choice instances (default: generate and let the runner parse the letter)."""

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
 from ..kinds import Instance
 from ..tasks import Task
@@ -62,6 +62,7 @@ from .hf import (
     free_memory,
     generation_config,
     load_pretrained,
+    max_new_tokens,
     on_cuda,
     runner_chunk,
     seed_batch,
@@ -142,62 +143,59 @@ def plain_choice_context(text: str) -> str:
     return text if text.endswith(ANSWER_PREFIX) else f"{text}\n{ANSWER_PREFIX}"
 
 
-@register_system("hf", form="hf:<model>[@revision]", decoding=True, hub_model=True,
-                 help="a transformers causal LM (e.g. hf:Qwen/Qwen2.5-0.5B-Instruct): letters by log-likelihood "
-                      "(batched), text by generation with the chat template and the task's decoding (Zhang caption "
-                      "generation: upstream's plain-text prompt, no template, 10 samples); device_map=auto and bf16 "
-                      "on GPUs")
-class CausalLMSystem(PretrainedSystem):
-    """A causal LM on one device or spread over the GPUs (`device_map="auto"`); see the module docstring."""
+def generation_settings(decoding: dict[str, Any], n: int) -> dict[str, Any]:
+    """A task's decoding as a serving engine takes it (vLLM's `SamplingParams`, the completions API's fields), with
+    n samples per prompt: what `vllm-server:` and `vllm:` send and record."""
+    temperature = float(decoding.get("temperature") or 0.0)
+    settings: dict[str, Any] = {"n": n, "temperature": temperature, "max_tokens": max_new_tokens(decoding)}
+    if temperature > 0:
+        settings["seed"] = int(decoding.get("seed") or 0)
+        if decoding.get("top_p") is not None:
+            settings["top_p"] = float(decoding["top_p"])
+    if decoding.get("repetition_penalty") not in (None, 1.0):
+        settings["repetition_penalty"] = float(decoding["repetition_penalty"])
+    return settings
 
-    inputs = frozenset({"description"})
 
-    def __init__(self, ref: ModelRef, batch_size: int | str | None = None, device: str | None = None,
-                 dtype: str | None = None, mc_mode: str = "loglikelihood", compile: bool | str | None = None,
-                 trust_remote_code: bool = False, chat_template: str = "auto", batching: str = "auto",
-                 grouped_attention: bool | str | None = None) -> None:
-        if mc_mode not in MC_MODES:
-            raise ValueError(f"system: mc_mode must be one of {', '.join(MC_MODES)}, got {mc_mode!r}")
-        if batching not in BATCHINGS:
-            raise ValueError(f"system: batching must be one of {', '.join(BATCHINGS)}, got {batching!r}")
-        batch_option(batch_size, cuda=True)  # a bad value is named before any loading
-        flag_option("compile", compile, False)
-        flag_option("grouped_attention", grouped_attention, False)
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+class ChoicePrompts:
+    """What `hf:`'s letters are scored on, from a tokenizer and a chat template alone: the prompt text, the context
+    ending in "Answer:", and each continuation's tokens (lm-evaluation-harness's rule). `vllm-server:` shares it, so a
+    served model is asked about exactly the tokens `hf:` scores in-process."""
 
-        self.ref, self.spec = ref, ref.spec
-        self.mc_mode = mc_mode
-        self.tokenizer, self.model, self.revision = load_pretrained(ref, AutoModelForCausalLM, AutoTokenizer, device,
-                                                                    dtype, trust_remote_code)
-        if self.tokenizer.pad_token is None:
-            if self.tokenizer.eos_token is None:
-                raise ValueError(f"system: the tokenizer of {ref.spec!r} has neither a pad nor an eos token")
-            self.tokenizer.pad_token = self.tokenizer.eos_token
-        self.tokenizer.padding_side = "left"  # for generation; scoring pads by itself
-        self.template_name, self.template = pick_chat_template(self.tokenizer, chat_template)
+    tokenizer: Any
+    template_name: str | None
+    template: str | None
+    chat: bool
+    system_kind: ClassVar[str]
+
+    def use_tokenizer(self, tokenizer: Any, chat_template: str, spec: str) -> None:
+        """Keep `tokenizer` (a pad token set from eos when it has none) and the chat template the option picks."""
+        if tokenizer.pad_token is None:
+            if tokenizer.eos_token is None:
+                raise ValueError(f"system: the tokenizer of {spec!r} has neither a pad nor an eos token")
+            tokenizer.pad_token = tokenizer.eos_token
+        self.tokenizer = tokenizer
+        self.template_name, self.template = pick_chat_template(tokenizer, chat_template)
         self.chat = self.template is not None
-        params = inspect.signature(self.model.forward).parameters
-        self._left = "position_ids" in params
-        self._keep = self._left and "logits_to_keep" in params
-        cuda = on_cuda(self.model)
-        self.fixed_batch = batch_option(batch_size, cuda)  # None: sized from free GPU memory per batch
-        self.batch_size = runner_chunk(self.fixed_batch)  # what the runner hands over at a time
-        self.compiled = flag_option("compile", compile, cuda) and can_compile(self.model)
-        # scoring through a compiled decoder: only when compile=true is asked for (unmeasured at scale on a GPU yet)
-        self.compile_scoring = compile is not None and self.compiled
-        # continuous batching only when asked for: on the H100 (transformers 5.17) it did not finish 640 prompts in
-        # 150 s where static batches take 30 s (benchmarks/results/gpu-h100-2026-11-27.txt)
-        self.continuous = hasattr(self.model, "generate_batch") and batching == "continuous"
-        # the compiled decoding step reads a grouped-query model's KV cache once, not once per query head
-        if flag_option("grouped_attention", grouped_attention, self.compiled):
-            use_grouped_decoding(self.model)  # describe() names the attention the model ends up with
-        self._scorer: Any = None  # (decoder, head, soft cap) once checked; False: score through the model's forward
-        self._rows_scored = 0  # rows scored so far (the decoder is compiled after COMPILE_AFTER_ROWS)
-        self._compile_tried = False
-        self._seeded_run = False  # `seed_run` is called once, before this system's first upstream-style generation
-        self.generated_tokens = 0  # new tokens generated so far, up to each sequence's end (throughput figures)
 
-    # ---- prompts ----------------------------------------------------------------------------------------------
+    def text_only(self, task: Task) -> None:
+        """Refuse a task that shows the cartoon as an image: these models read text."""
+        if task.from_pixels:
+            raise SystemCannotAnswer(f"system: {self.system_kind}: models read text only and {task.name} shows the "
+                                     "cartoon as an image; use vlm:<model> (or clip:<model> for matching/ranking)")
+
+    @staticmethod
+    def choices(instances: list[Instance], scores: list[list[float]]) -> list[Output]:
+        """Each instance's letter with the highest log-likelihood (ties: the earlier letter), and every letter's."""
+        return [Output(raw={"loglikelihoods": {x: round(s, 6) for x, s in zip(inst.letters, lls, strict=True)}},
+                       letter=inst.letters[max(range(len(lls)), key=lambda k: (lls[k], -k))])
+                for inst, lls in zip(instances, scores, strict=True)]
+
+    def choice_requests(self, instances: list[Instance]) -> list[tuple[str, list[str]]]:
+        """(context, continuations) of each instance: the context ends in "Answer:", a continuation is " " + letter."""
+        return [(self.choice_context(i), [f" {x}" for x in i.letters]) for i in instances]
+
+    # ---- prompts -------------------------------------------------------------------------------------------------
     def prompt(self, inst: Instance) -> str:
         """The instance as model input text: chat template with the assistant turn opened, else plain text (also
         for an instance that upstream sent as plain text, `Instance.chat` False)."""
@@ -220,6 +218,74 @@ class CausalLMSystem(PretrainedSystem):
         """The text the letters are scored after; it always ends in "Answer:" (see the module docstring)."""
         text = self.prompt(inst)
         return text + ANSWER_PREFIX if self.chat else plain_choice_context(text)
+
+    def continuations(self, requests: list[tuple[str, list[str]]], add: bool
+                      ) -> list[list[tuple[list[int], list[int]]]]:
+        """(context tokens, continuation tokens) of each continuation of each request: continuation tokens are those
+        of the tokenized context + continuation past the context's own tokens (lm-evaluation-harness's rule)."""
+        contexts = token_ids(self.tokenizer, [c for c, _ in requests], add)
+        wholes = iter(token_ids(self.tokenizer, [c + x for c, xs in requests for x in xs], add))
+        out: list[list[tuple[list[int], list[int]]]] = []
+        for (_, continuations), ctx in zip(requests, contexts, strict=True):
+            pairs = []
+            for continuation in continuations:
+                targets = next(wholes)[len(ctx):]
+                if not targets:
+                    raise ValueError(f"system: continuation {continuation!r} adds no token to its context")
+                pairs.append((ctx, targets))
+            out.append(pairs)
+        return out
+
+
+@register_system("hf", form="hf:<model>[@revision]", decoding=True, hub_model=True,
+                 help="a transformers causal LM (e.g. hf:Qwen/Qwen2.5-0.5B-Instruct): letters by log-likelihood "
+                      "(batched), text by generation with the chat template and the task's decoding (Zhang caption "
+                      "generation: upstream's plain-text prompt, no template, 10 samples); device_map=auto and bf16 "
+                      "on GPUs")
+class CausalLMSystem(PretrainedSystem, ChoicePrompts):
+    """A causal LM on one device or spread over the GPUs (`device_map="auto"`); see the module docstring."""
+
+    inputs = frozenset({"description"})
+
+    def __init__(self, ref: ModelRef, batch_size: int | str | None = None, device: str | None = None,
+                 dtype: str | None = None, mc_mode: str = "loglikelihood", compile: bool | str | None = None,
+                 trust_remote_code: bool = False, chat_template: str = "auto", batching: str = "auto",
+                 grouped_attention: bool | str | None = None) -> None:
+        if mc_mode not in MC_MODES:
+            raise ValueError(f"system: mc_mode must be one of {', '.join(MC_MODES)}, got {mc_mode!r}")
+        if batching not in BATCHINGS:
+            raise ValueError(f"system: batching must be one of {', '.join(BATCHINGS)}, got {batching!r}")
+        batch_option(batch_size, cuda=True)  # a bad value is named before any loading
+        flag_option("compile", compile, False)
+        flag_option("grouped_attention", grouped_attention, False)
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        self.ref, self.spec = ref, ref.spec
+        self.mc_mode = mc_mode
+        tokenizer, self.model, self.revision = load_pretrained(ref, AutoModelForCausalLM, AutoTokenizer, device, dtype,
+                                                               trust_remote_code)
+        self.use_tokenizer(tokenizer, chat_template, ref.spec)
+        self.tokenizer.padding_side = "left"  # for generation; scoring pads by itself
+        params = inspect.signature(self.model.forward).parameters
+        self._left = "position_ids" in params
+        self._keep = self._left and "logits_to_keep" in params
+        cuda = on_cuda(self.model)
+        self.fixed_batch = batch_option(batch_size, cuda)  # None: sized from free GPU memory per batch
+        self.batch_size = runner_chunk(self.fixed_batch)  # what the runner hands over at a time
+        self.compiled = flag_option("compile", compile, cuda) and can_compile(self.model)
+        # scoring through a compiled decoder: only when compile=true is asked for (unmeasured at scale on a GPU yet)
+        self.compile_scoring = compile is not None and self.compiled
+        # continuous batching only when asked for: on the H100 (transformers 5.17) it did not finish 640 prompts in
+        # 150 s where static batches take 30 s (benchmarks/results/gpu-h100-2026-11-27.txt)
+        self.continuous = hasattr(self.model, "generate_batch") and batching == "continuous"
+        # the compiled decoding step reads a grouped-query model's KV cache once, not once per query head
+        if flag_option("grouped_attention", grouped_attention, self.compiled):
+            use_grouped_decoding(self.model)  # describe() names the attention the model ends up with
+        self._scorer: Any = None  # (decoder, head, soft cap) once checked; False: score through the model's forward
+        self._rows_scored = 0  # rows scored so far (the decoder is compiled after COMPILE_AFTER_ROWS)
+        self._compile_tried = False
+        self._seeded_run = False  # `seed_run` is called once, before this system's first upstream-style generation
+        self.generated_tokens = 0  # new tokens generated so far, up to each sequence's end (throughput figures)
 
     # ---- log-likelihood ---------------------------------------------------------------------------------------
     def loglikelihood(self, requests: list[tuple[str, list[str]]], add_special_tokens: bool | None = None
@@ -249,17 +315,11 @@ class CausalLMSystem(PretrainedSystem):
     def _rows(self, requests: list[tuple[str, list[str]]], add: bool
               ) -> tuple[list[tuple[int, ...]], list[tuple[int, int, int, list[int]]]]:
         """The distinct rows (context + all but the last continuation token) of `requests` and their items
-        (request, continuation, row, continuation tokens): continuation tokens are those of the tokenized
-        context + continuation past the context's own tokens (lm-evaluation-harness's rule)."""
-        contexts = token_ids(self.tokenizer, [c for c, _ in requests], add)
-        wholes = iter(token_ids(self.tokenizer, [c + x for c, xs in requests for x in xs], add))
+        (request, continuation, row, continuation tokens), from `continuations`."""
         rows: dict[tuple[int, ...], int] = {}
         items: list[tuple[int, int, int, list[int]]] = []
-        for i, ((_, continuations), ctx) in enumerate(zip(requests, contexts, strict=True)):
-            for j, continuation in enumerate(continuations):
-                targets = next(wholes)[len(ctx):]
-                if not targets:
-                    raise ValueError(f"system: continuation {continuation!r} adds no token to its context")
+        for i, pairs in enumerate(self.continuations(requests, add)):
+            for j, (ctx, targets) in enumerate(pairs):
                 items.append((i, j, rows.setdefault((*ctx, *targets[:-1]), len(rows)), targets))
         return list(rows), items
 
@@ -407,21 +467,11 @@ class CausalLMSystem(PretrainedSystem):
         return logits, [kept - len(seq) for seq in seqs]
 
     # ---- the System interface ---------------------------------------------------------------------------------
-    def _check(self, task: Task) -> None:
-        if task.from_pixels:
-            raise SystemCannotAnswer(f"system: hf: models read text only and {task.name} shows the cartoon as an "
-                                     "image; use vlm:<model> (or clip:<model> for matching/ranking)")
-
     def choose(self, task: Task, instances: list[Instance]) -> list[Output]:
-        import numpy as np
-
-        self._check(task)
+        self.text_only(task)
         if self.mc_mode == "generate":
             return self.generate(task, instances)
-        scores = self.loglikelihood([(self.choice_context(i), [f" {x}" for x in i.letters]) for i in instances])
-        return [Output(raw={"loglikelihoods": {x: round(s, 6) for x, s in zip(inst.letters, lls, strict=True)}},
-                       letter=inst.letters[int(np.argmax(lls))])
-                for inst, lls in zip(instances, scores, strict=True)]
+        return self.choices(instances, self.loglikelihood(self.choice_requests(instances)))
 
     def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
         """Text for each instance, generated in batches of similar prompt length; returned in the order given.
@@ -429,7 +479,7 @@ class CausalLMSystem(PretrainedSystem):
         With the decoding key `samples` n > 1 (generation tasks), each prompt is generated n times, as n rows of
         its batch (upstream's `[prompt] * num_generation`, `finetuning/save_results.py` L78), and its answer is
         the list of the n texts."""
-        self._check(task)
+        self.text_only(task)
         decoding = self.decoding(task)
         n = int(decoding.get("samples") or 1) if task.kind == "generation" else 1
         upstream = n > 1 and float(decoding.get("temperature") or 0.0) > 0  # Zhang's runs: see `sent_settings`

@@ -28,7 +28,8 @@ DEFAULT_MAX_TOKENS = 1024
 
 
 def _parse(completion: Completion) -> dict[str, Any]:
-    return {"text": completion.text, "finish_reason": completion.finish_reason}
+    return {"text": completion.text, "finish_reason": completion.finish_reason,
+            **({"texts": list(completion.texts)} if completion.texts is not None else {})}
 
 
 def build_generation_jobs(

@@ -36,7 +36,7 @@ from ..chat import ChatRequest, Completion
 from ..config import LLMConfig
 from ..credentials import KEY_ENV_VARS, LOCAL_PLACEHOLDER_KEY, redact, resolve_api_key
 from ..errors import FatalJudgeError, LogprobsUnavailableError, RequestFailed, TransientError, Unreachable
-from .openai_reply import parse_chat_reply
+from .openai_reply import parse_chat_reply, parse_prompt_logprobs_reply
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 KEYED_HOSTS = frozenset({"api.openai.com"})
@@ -163,6 +163,8 @@ class _OpenAISession:
         return self._body(request)
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
+        if request.prompts:
+            return completions_body(self._config.model, request, self._config.extra_body)
         body: dict[str, Any] = {
             "model": self._config.model,
             "messages": list(request.messages),
@@ -174,6 +176,8 @@ class _OpenAISession:
         if request.top_logprobs:
             body["logprobs"] = True
             body["top_logprobs"] = request.top_logprobs
+        if request.n != 1:
+            body["n"] = request.n
         for name, value in self._config.extra_body.items():
             body.setdefault(name, value)
         return body
@@ -187,7 +191,8 @@ class _OpenAISession:
         started = time.monotonic()
         try:
             async with asyncio.timeout(self._config.timeout_s):
-                body = await client.post("/chat/completions", body=self._body(request), cast_to=bytes)
+                route = "/completions" if request.prompts else "/chat/completions"
+                body = await client.post(route, body=self._body(request), cast_to=bytes)
         except TimeoutError:
             failure = TransientError(
                 f"timed out after {time.monotonic() - started:.1f} s (timeout_s={self._config.timeout_s:g}) "
@@ -207,6 +212,8 @@ class _OpenAISession:
             # Raised outside the except block so no exception context (which may echo the key) is chained.
             raise failure
         self._answered = True
+        if request.scored:
+            return parse_prompt_logprobs_reply(body, request, self._redact, self._no_prompt_logprobs)
         return parse_chat_reply(body, request, self._redact, self._no_logprobs)
 
     def _connection_failure(self, detail: str) -> Exception:
@@ -228,12 +235,16 @@ class _OpenAISession:
             if self._answered:
                 return TransientError(self._describe(exc) + " (after earlier successful calls with this key)")
             return FatalJudgeError(self._auth_message(status, exc))
+        if status == 404 and request.scored:
+            return LogprobsUnavailableError(self._no_prompt_logprobs(f"no completions route: {self._describe(exc)}"))
         if status == 404:
             return FatalJudgeError(
                 self._describe(exc) + f"; check the model name {self._config.model!r} and the base URL"
             )
         if status == 400:
             message = self._describe(exc)
+            if request.scored and any(word in message.lower() for word in ("logprob", "echo")):
+                return LogprobsUnavailableError(self._no_prompt_logprobs(message))
             if request.top_logprobs and "logprob" in message.lower():
                 return LogprobsUnavailableError(self._no_logprobs(message))
             return RequestFailed(message)
@@ -269,6 +280,12 @@ class _OpenAISession:
     def _redact(self, text: str) -> str:
         return redact(text, self._secret)
 
+    def _no_prompt_logprobs(self, detail: str) -> str:
+        return self._one_line(
+            f"system: {self._shown} (model {self._config.model}) cannot return prompt log-probabilities (completions "
+            f"with echo and logprobs: {detail}); multiple choice by log-likelihood needs a server that does (vLLM, "
+            "SGLang, llama-cpp-python's server), or --system-option mc_mode=generate")
+
     def _no_logprobs(self, detail: str) -> str:
         return (
             f"The endpoint {self._shown} (model {self._config.model}) did not return log-probabilities "
@@ -276,6 +293,25 @@ class _OpenAISession:
             "its answer from them and will not guess: use an endpoint that returns chat logprobs "
             "(OpenAI chat models, vLLM, TGI), the transformers backend, or the best_pick protocol."
         )
+
+
+def completions_body(model: str, request: ChatRequest, extra_body: dict[str, Any]) -> dict[str, Any]:
+    """A completions request for token-id prompts. Scoring (`request.scored`): each prompt echoed with its tokens'
+    log-probabilities (`echo`, `logprobs`), greedy, one token generated (servers that refuse max_tokens=0 accept it;
+    it is not read). Generation: the one prompt, `n` samples, the request's settings and `extra_body`'s."""
+    if request.scored:
+        return {"model": model, "prompt": [list(p) for p in request.prompts], "echo": True, "logprobs": 1,
+                "max_tokens": 1, "temperature": 0.0}
+    body: dict[str, Any] = {"model": model, "prompt": list(request.prompts[0])}
+    if request.max_tokens is not None:
+        body["max_tokens"] = request.max_tokens
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if request.n != 1:
+        body["n"] = request.n
+    for name, value in extra_body.items():
+        body.setdefault(name, value)
+    return body
 
 
 def retry_after_s(headers: Any) -> float | None:

@@ -1,4 +1,4 @@
-"""The one place a chat-completions reply body is read: bytes in, a :class:`Completion` or a named reason out.
+"""The one place a (chat-)completions reply body is read: bytes in, a :class:`Completion` or a named reason out.
 
 Every way a 200 reply can be unusable (not UTF-8, invalid or truncated JSON, not an object, ``choices``
 missing/empty/``[null]``, no ``message`` or no ``content`` field, non-string ``content``, ``usage`` missing or
@@ -53,6 +53,9 @@ def parse_chat_reply(
     choices = payload.get("choices")
     if not isinstance(choices, list) or not choices:
         raise malformed(f"choices is {_show(choices)}, not a non-empty list")
+    if request.prompts:  # a completions reply: each choice's `text` read as a chat message's content
+        choices = [{**c, "message": {"content": c.get("text")}} if isinstance(c, dict) and "text" in c else c
+                   for c in choices]
     choice = choices[0]
     if not isinstance(choice, dict):
         raise malformed(f"choices[0] is {_show(choice)}, not an object")
@@ -81,8 +84,15 @@ def parse_chat_reply(
         cleaned = [(clean_text(token), logprob) for token, logprob in top]
         replaced += sum(n for (_, n), _ in cleaned)
         top = tuple((token, logprob) for (token, _), logprob in cleaned)
+    texts = _all_texts(choices, request.n, malformed) if request.n > 1 else None
+    if texts is not None:
+        cleaned_texts = [clean_text(t) for t in texts]
+        replaced += sum(n for _, n in cleaned_texts[1:])
+        texts = [t for t, _ in cleaned_texts]
+        content = texts[0]
     return Completion(
         text=content,
+        texts=None if texts is None else tuple(texts),
         replaced=replaced,
         top_logprobs=top,
         prompt_tokens=prompt_tokens,
@@ -90,6 +100,64 @@ def parse_chat_reply(
         finish_reason=finish if isinstance(finish, str) else None,
         system_fingerprint=fingerprint if isinstance(fingerprint := payload.get("system_fingerprint"), str) else None,
     )
+
+
+def _all_texts(choices: list[Any], n: int, malformed: Callable[[str], MalformedReply]) -> list[str]:
+    """The texts of the `n` choices of a reply to a request with `n` > 1, in the order of their `index`."""
+    if len(choices) != n:
+        raise malformed(f"choices holds {len(choices)} generations, not the n={n} asked for")
+    texts: dict[int, str] = {}
+    for k, choice in enumerate(choices):
+        message = choice.get("message") if isinstance(choice, dict) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, str | None):
+            raise malformed(f"choices[{k}].message.content is {_show(content)}, not a string")
+        index = choice.get("index", k) if isinstance(choice, dict) else k
+        texts[index if isinstance(index, int) and not isinstance(index, bool) else k] = content or ""
+    if sorted(texts) != list(range(n)):
+        raise malformed(f"choices' indexes are {sorted(texts)}, not 0..{n - 1}")
+    return [texts[k] for k in range(n)]
+
+
+def parse_prompt_logprobs_reply(body: bytes, request: ChatRequest, redact: Callable[[str], str],
+                                no_logprobs: Callable[[str], str]) -> Completion:
+    """The log-probabilities of each scored prompt's last `request.scored[k]` tokens in a completions reply to
+    `echo: true, logprobs` (one choice per prompt, by `index`), or :class:`MalformedReply`; a reply without
+    prompt log-probabilities at all is :class:`LogprobsUnavailableError` (the endpoint cannot score)."""
+    raw = redact(body[:RAW_EXCERPT_CHARS].decode("utf-8", errors="replace"))
+    try:
+        payload = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise MalformedReply(f"invalid JSON ({type(exc).__name__})", raw) from None
+    if not isinstance(payload, dict):
+        raise MalformedReply(f"body is JSON {type(payload).__name__}, not an object", raw)
+    prompt_tokens, completion_tokens, _ = _usage(payload.get("usage"))
+    choices = payload.get("choices")
+    if not isinstance(choices, list) or len(choices) != len(request.prompts):
+        raise MalformedReply(f"choices is {_show(choices)}, not one choice for each of the {len(request.prompts)} "
+                             "prompts", raw, prompt_tokens, completion_tokens)
+    found: dict[int, tuple[float, ...]] = {}
+    for k, choice in enumerate(choices):
+        index = choice.get("index", k) if isinstance(choice, dict) else k
+        index = index if isinstance(index, int) and 0 <= index < len(request.prompts) else k
+        logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
+        values = logprobs.get("token_logprobs") if isinstance(logprobs, dict) else None
+        prompt = request.prompts[index]
+        if not isinstance(values, list) or len(values) < len(prompt):
+            have = "none" if not isinstance(values, list) else f"{len(values)} for a {len(prompt)}-token prompt"
+            raise LogprobsUnavailableError(no_logprobs(f"choices[{k}].logprobs.token_logprobs: {have}"))
+        tail = values[len(prompt) - request.scored[index]:len(prompt)]
+        if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v <= 1e-6
+                   for v in tail):
+            raise MalformedReply(f"choices[{k}].logprobs.token_logprobs holds {_show(tail)}, not finite numbers "
+                                 "≤ 0", raw, prompt_tokens, completion_tokens)
+        found[index] = tuple(float(v) for v in tail)
+    if len(found) != len(request.prompts):
+        raise MalformedReply(f"choices' indexes are {sorted(found)}, not 0..{len(request.prompts) - 1}", raw,
+                             prompt_tokens, completion_tokens)
+    return Completion(text="", prompt_logprobs=tuple(found[k] for k in range(len(request.prompts))),
+                      prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                      system_fingerprint=fp if isinstance(fp := payload.get("system_fingerprint"), str) else None)
 
 
 def _usage(usage: Any) -> tuple[int, int, str | None]:
