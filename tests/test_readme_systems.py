@@ -129,7 +129,7 @@ def test_registration_errors_are_one_line(own_registry: dict) -> None:
         make_system("length:7", "unused")
     with pytest.raises(NyccBenchError, match=r"system-option: openai takes no option 'batch_size' \(did you mean "
                                              r"'batch'\?\); it takes: max_concurrency, cache_dir, timeout_s, retries, "
-                                             r"batch, batch_wait_s, temperature"):
+                                             r"batch, batch_wait_s, deadline_s, temperature"):
         make_system("openai:gpt-4o", "unused", batch_size=2)
     assert make_system("random:7", "unused").spec == "random:7"
 
