@@ -208,30 +208,10 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
     from .score import score
 
     names = resolve_tasks(tasks if isinstance(tasks, str) else list(tasks))
-    if unknown := sorted(set(task_options or {}) - set(names)):
-        raise NyccBenchError(f"task-option: {unknown[0]!r} is not among the tasks run ({', '.join(names)}); "
-                             f"name a task you run: --task-option {names[0]}.KEY=VALUE")
-    for name in names:
-        check_task(get_task(name))
     out = Path(out)
-    from .runner import choose_task_options
-
-    # system options that are task options (a family's `Hooks.option_aliases`) leave before the system is built
-    aliased, chosen = choose_task_options(names, system_options, task_options)
-    # each task's judge resolved once, before anything runs: a judge that cannot play a task fails here
-    judges: dict[str, ResolvedJudge | None] = {}
-    unresolved: dict[str, str] = {}
-    for name, given in judges_for(judge, names).items():
-        try:
-            judges[name] = resolve_task_judge(get_task(name), keep_batches_in(given, out), chosen[name])
-        except NyccBenchError as err:
-            if raise_errors:
-                raise
-            judges[name], unresolved[name] = None, f"{type(err).__name__}: {err}"[:500]
-    if isinstance(system, System):
-        sys_obj, spec = system, system.spec
-    else:
-        sys_obj, spec = make_system(system, dataset, base_url=base_url, **dict(system_options)), system
+    aliased, chosen, judges, unresolved, sys_obj = _prepare(system, names, dataset, judge, folds, split, out, limit,
+                                                            base_url, task_options, raise_errors, system_options)
+    spec = sys_obj.spec if isinstance(system, System) else system
     overwrite = resolve_tasks(list(overwrite)) if overwrite else []
     if identify := getattr(sys_obj, "identify", None):  # what the endpoint serves: recorded and compared
         identify()
@@ -307,6 +287,51 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
     result = RunResult(validate_results(merged(previous, record, names, overwrite)))  # JSON-normal, as it reads back
     result.save(out / "results.json")
     return result
+
+
+def _prepare(system: str | System, names: list[str], dataset: str, judge: JudgeArg | Mapping[str, JudgeArg],
+             folds: Sequence[int] | None, split: str | None, out: Path, limit: int | None, base_url: str | None,
+             task_options: Mapping[str, Mapping[str, Any]] | None, raise_errors: bool,
+             system_options: dict[str, Any]) -> tuple[dict, dict, dict, dict, System]:
+    """The preflight of a run: the tasks' files, options and judges, the system, then every check of `preflight`;
+    every problem found is one line of one `PreflightFailed`, before anything is answered or written. Returns
+    (aliased system options, each task's options, each task's judge, judges that cannot play their task (the
+    worker's per-task errors), the system)."""
+    from .preflight import preflight, raise_problems
+    from .runner import choose_task_options
+
+    found: list[str] = []
+    if unknown := sorted(set(task_options or {}) - set(names)):
+        found.append(f"task-option: {unknown[0]!r} is not among the tasks run ({', '.join(names)}); name a task "
+                     f"you run: --task-option {names[0]}.KEY=VALUE")
+    for name in names:
+        try:
+            check_task(get_task(name))
+        except NyccBenchError as err:
+            found.append(str(err))
+    # system options that are task options (a family's `Hooks.option_aliases`) leave before the system is built
+    aliased, chosen = choose_task_options(names, system_options, task_options)
+    # each task's judge resolved once, before anything runs: a judge that cannot play a task fails here
+    judges: dict[str, ResolvedJudge | None] = {}
+    unresolved: dict[str, str] = {}
+    for name, given in judges_for(judge, names).items():
+        try:
+            judges[name] = resolve_task_judge(get_task(name), keep_batches_in(given, out), chosen.get(name))
+        except NyccBenchError as err:
+            judges[name] = None
+            if raise_errors:
+                found.append(str(err))
+            else:
+                unresolved[name] = f"{type(err).__name__}: {err}"[:500]
+    sys_obj: System | None = system if isinstance(system, System) else None
+    if sys_obj is None:
+        try:
+            sys_obj = make_system(str(system), dataset, base_url=base_url, **dict(system_options))
+        except ValueError as err:  # a NyccBenchError, or a system's own bad-argument error
+            found.append(str(err))
+    raise_problems(preflight(names, dataset, sys_obj, judges, folds, split, out, limit), found)
+    assert sys_obj is not None  # a system that could not be made is a problem raised above
+    return aliased, chosen, judges, unresolved, sys_obj
 
 
 def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: ResolvedJudge | None,

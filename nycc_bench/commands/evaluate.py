@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:  # a plan: nothing was called or written
         print(result)
         print(json.dumps({"dry_run": result.to_dict()}))
-        return 0
+        return 2 if result.problems else 0
     print("\n".join(score_lines(result.record)))
     print(f"results: {result.path}")
     for task, why in result.no_judge.items():
