@@ -148,3 +148,22 @@ def preflight(names: Sequence[str], dataset: str, system: Any, judges: Mapping[s
     if out is not None:
         checks.append(disk_check(out, items))
     return checks
+
+
+def check_judged_run(tasks: Sequence[str], dataset: str, judge: Any, folds: Sequence[int] | None = None,
+                     split: str | None = None, out: Path | None = None, limit: int | None = None,
+                     system: Any = None) -> None:
+    """Stop with every problem of a run whose system is not built yet (the leaderboard's worker, before a model
+    loads) or that has no system (`score`): its tasks' judges resolved (`judge`: one for all, or task -> judge),
+    then `preflight`."""
+    from .task_judge import judges_for, resolve_task_judge
+    from .tasks import get_task, resolve_tasks
+
+    names = resolve_tasks(list(tasks))
+    found, judges = [], {}
+    for name, given in judges_for(judge, names).items():
+        try:
+            judges[name] = resolve_task_judge(get_task(name), given)
+        except NyccBenchError as err:
+            found.append(str(err))
+    raise_problems(preflight(names, dataset, system, judges, folds, split, out, limit), found)

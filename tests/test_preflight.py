@@ -94,3 +94,32 @@ def test_offline_judge_folder_and_disk(sample_dataset: str, tmp_path: Path, monk
     assert any(p.startswith("judge: reward:") and "no model folder" in p for p in problems), problems
     assert any(p.startswith("disk: ") and "MB free" in p for p in problems), problems
     assert not (tmp_path / "run").exists()
+
+
+def test_score_reports_every_problem(judged_random_run, sample_dataset: str, no_key: None, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    folder = Path(judged_random_run.path).parent
+    predictions = folder / judged_random_run.record["tasks"]["humorbench"]["predictions"][0]
+    copy = tmp_path / "dataset"
+    shutil.copytree(sample_dataset, copy)
+    shutil.rmtree(copy / "data" / "humorbench")
+    argv = ["score", "--task", "humorbench", "--predictions", str(predictions), "--dataset", str(copy),
+            "--judge", "humorbench_gpt4o"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "no config 'humorbench'" in err[0] and "OPENAI_API_KEY" in err[1], err
+
+
+def test_worker_checks_before_the_model_loads(no_explanation: str, no_key: None, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from nycc_bench.leaderboard import worker
+    from nycc_bench.leaderboard.settings import Settings
+    from nycc_bench.leaderboard.store import Job
+
+    loads: list[str] = []
+    monkeypatch.setattr("nycc_bench.systems.make_system", lambda spec, *a, **k: loads.append(spec))
+    job = Job(id="j1", model="m", spec="hf:some/model", source="hub", tasks=["humorbench"], user="u", run_key="k")
+    settings = Settings(data_dir=tmp_path, dataset=no_explanation, judges={"humorbench": "humorbench_gpt4o"})
+    with pytest.raises(PreflightFailed) as caught:
+        worker.evaluate_job(job, tmp_path / "out", settings, lambda text: None)
+    assert "OPENAI_API_KEY" in caught.value.problems[0] and not loads

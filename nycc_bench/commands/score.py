@@ -33,6 +33,9 @@ def run(args: argparse.Namespace) -> int:
     options = parse_task_options(args.task_option).get(args.task, {})
     if args.protocol:
         options["protocol"] = args.protocol
+    from ..preflight import check_judged_run
+
+    check_judged_run([args.task], args.dataset, judge_spec(args), args.fold, args.split)
     result = score(args.task, args.predictions, dataset=args.dataset, split=args.split, folds=args.fold,
                    judge=judge_spec(args), task_options=options, last_k_tokens=args.last_k_tokens)
     text = json.dumps(result, ensure_ascii=False, default=str)

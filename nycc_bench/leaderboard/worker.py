@@ -107,7 +107,11 @@ def evaluate_job(job: Job, out: Path, settings: Settings, progress: Callable[[st
 
     base_url = settings.api_base_url if job.source == "api" else None
     loaded = None
-    if system is None:
+    if system is None:  # the run's problems (data, judges' keys and folders, disk) before the model loads
+        from ..preflight import check_judged_run
+
+        check_judged_run(job.tasks, settings.dataset, dict(settings.judges),
+                         list(settings.folds) if settings.folds else None, out=out)
         progress("loading the model")
         system = make_system(job.spec, settings.dataset, base_url=base_url, **job.options)
         loaded = check_loaded(job, system)
