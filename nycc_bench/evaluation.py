@@ -83,13 +83,18 @@ class RunResult:
         return self.record
 
     def to_pandas(self) -> Any:
-        """One row per score (task, score, label, value, ci_low, ci_high, n, status and what made it), for
-        comparing runs in a dataframe: `pd.concat([load_results(d).to_pandas() for d in dirs])`."""
+        """One row per score (the run and its folder, task, score, label, value, ci_low, ci_high, n, status and
+        what made it), for comparing runs in a dataframe: `pd.concat([load_results(d).to_pandas() for d in dirs])`
+        (`run`: the leaderboard's run id, else the run folder's name)."""
         import pandas as pd
 
+        from .results import run_id
         from .tasks import get_task
 
         model, dataset = self.record.get("model") or {}, self.record.get("dataset") or {}
+        folder = str(self.path.parent) if self.path is not None else None
+        run = run_id(self.record) or (self.path.parent.name if self.path is not None else None) or \
+            f"{model.get('spec')}@{self.record.get('created_at')}"
         rows = []
         for task, entry in self.record["tasks"].items():
             try:
@@ -98,7 +103,8 @@ class RunResult:
                 labels = {}
             config = entry.get("config") or {}
             for key, value in entry["scores"].items():
-                rows.append({"task": task, "score": key, "label": labels.get(key, key), "value": value.get("value"),
+                rows.append({"run": run, "folder": folder, "task": task, "score": key, "label": labels.get(key, key),
+                             "value": value.get("value"),
                              "ci_low": value.get("ci_low"), "ci_high": value.get("ci_high"), "n": value.get("n"),
                              "status": entry.get("status"), "n_unparsed": entry.get("n_unparsed"),
                              "n_failed": entry.get("n_failed"), "model": model.get("name"),
@@ -107,8 +113,9 @@ class RunResult:
                              "dataset_fingerprint": dataset.get("fingerprint"),
                              "deviations": len(config.get("deviations") or []),
                              "created_at": self.record.get("created_at")})
-        columns = ["task", "score", "label", "value", "ci_low", "ci_high", "n", "status", "n_unparsed", "n_failed",
-                   "model", "system", "revision", "prompt_version", "dataset_fingerprint", "deviations", "created_at"]
+        columns = ["run", "folder", "task", "score", "label", "value", "ci_low", "ci_high", "n", "status",
+                   "n_unparsed", "n_failed", "model", "system", "revision", "prompt_version", "dataset_fingerprint",
+                   "deviations", "created_at"]
         return pd.DataFrame(rows, columns=columns)
 
     def save(self, path: str | Path | None = None) -> Path:

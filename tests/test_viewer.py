@@ -210,6 +210,17 @@ def test_to_pandas_is_one_row_per_score(runs: dict[str, Path]) -> None:
     assert frame.loc[frame["score"] == "accuracy", "label"].tolist() == ["Matching", "Ranking"]
 
 
+def test_runs_are_told_apart_in_one_frame(runs: dict[str, Path]) -> None:
+    import pandas as pd
+
+    frame = pd.concat([load_results(runs[s]).to_pandas() for s in ("random", "length")])
+    assert list(frame.columns[:2]) == ["run", "folder"]
+    assert set(frame["run"]) == {"random", "length"} and set(frame["folder"]) == {str(runs["random"]),
+                                                                                   str(runs["length"])}
+    sizes = {s: sum(map(len, load_results(runs[s]).scores.values())) for s in ("random", "length")}
+    assert frame.groupby("run").size().to_dict() == sizes
+
+
 def test_a_record_path_means_its_folder(runs: dict[str, Path]) -> None:
     view = load_runs([runs["random"] / "results.json"])[0]
     assert view.folder == runs["random"] and view.label == "random" and set(view.items) == {"matching", "ranking"}
