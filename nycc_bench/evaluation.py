@@ -235,7 +235,8 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
     pending: list[str] = []  # Batch API batches still answered: the other tasks go on, then the run stops
     configs: list[str] = [config_name(get_task(t), f) for t, e in (previous or {}).get("tasks", {}).items()
                           if t not in names and t not in overwrite for f in e["config"]["dataset"]["folds"]]
-    notes = [f"--limit {limit}: only the first {limit} items of each task were run."] if limit else []
+    notes = [f"--limit {limit}: only the first {limit} items of each task and fold were run (a task of k folds "
+             f"has up to {limit}×k items, and its n says so)."] if limit else []
     for index, name in enumerate(names, 1):
         if on_task is not None:
             on_task(name, index, len(names))
@@ -276,7 +277,7 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
     if pending:
         raise BatchPending(" | ".join(pending))
     if limit:
-        log.warning("--limit %d: scores cover only the first items of each task", limit)
+        log.warning("--limit %d: scores cover only the first %d items of each task and fold", limit, limit)
     judge_names = {n: j.describe() for n, j in judges.items() if j is not None}
     distinct = {json.dumps(j, sort_keys=True) for j in judge_names.values()}
     record = {

@@ -83,7 +83,7 @@ def test_the_funnier_task_from_an_outside_folder(sample_dataset: str, tmp_path: 
     assert "funnier" not in list_tasks() and "funnier_pairs" not in builders()  # nothing leaks past the call
     predictions = str(tmp_path / "run" / entry["predictions"][0])
     assert main(["score", "--task", "funnier", "--predictions", predictions, "--dataset", sample_dataset,
-                 "--include-path", str(folder)]) == 0
+                 "--include-path", str(folder), "--json"]) == 0
     scored = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert scored["scores"]["accuracy"]["value"] == entry["scores"]["accuracy"]["value"]
     assert parser().parse_args(["leaderboard", "--include-path", str(folder)]).include_path == [str(folder)]
