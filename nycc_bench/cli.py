@@ -64,6 +64,7 @@ def parser() -> argparse.ArgumentParser:
     from .commands.options import judge_options
     from .lmeval.cli import add_lmeval_parsers
     from .novelty.cli import add_novelty_parser
+    from .publish.hub_cli import add_hub_parser
     from .reproducing.command import add_reproduce_parser
     from .show import add_show_parser
     from .viewer.cli import add_view_parser
@@ -74,7 +75,7 @@ def parser() -> argparse.ArgumentParser:
                 run.add_parser, score.add_parser, reliability.add_parser, reward.add_parser, leaderboard.add_parser,
                 cards.add_parser, seed.add_parser, add_novelty_parser, add_lmeval_parsers, add_show_parser,
                 add_view_parser, partial(add_arena_parsers, judge_options=judge_options), add_reproduce_parser,
-                demo.add_parser, publish.add_parser, add_cache_parser):
+                demo.add_parser, publish.add_parser, add_cache_parser, add_hub_parser):
         add(sub)
     return p
 
