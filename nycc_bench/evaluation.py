@@ -216,8 +216,12 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
 
     names = resolve_tasks(tasks if isinstance(tasks, str) else list(tasks))
     out = Path(out)
-    aliased, chosen, judges, unresolved, sys_obj = _prepare(system, names, dataset, judge, folds, split, out, limit,
-                                                            base_url, task_options, raise_errors, system_options)
+    from .progress import working
+
+    with working("preflight: the data, keys, judges and disk the run needs", enable=progress):
+        aliased, chosen, judges, unresolved, sys_obj = _prepare(system, names, dataset, judge, folds, split, out,
+                                                                limit, base_url, task_options, raise_errors,
+                                                                system_options)
     spec = sys_obj.spec if isinstance(system, System) else system
     overwrite = resolve_tasks(list(overwrite)) if overwrite else []
     if identify := getattr(sys_obj, "identify", None):  # what the endpoint serves: recorded and compared
@@ -280,18 +284,25 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
         log.warning("--limit %d: scores cover only the first %d items of each task and fold", limit, limit)
     judge_names = {n: j.describe() for n, j in judges.items() if j is not None}
     distinct = {json.dumps(j, sort_keys=True) for j in judge_names.values()}
-    record = {
-        "schema": SCHEMA, "nycc_bench_version": __version__, "git_commit": git_commit(),
-        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "model": model_rec,
-        "dataset": dataset_record(dataset, configs), "environment": environment(),
-        "judge": (next(iter(judge_names.values())) if len(distinct) == 1 else judge_names) if judge_names else None,
-        "tasks": entries, "skipped": skipped, "errors": errors,
-        "commands": [_command(spec, names, dataset, judges, folds, split, limit, {**system_options, **aliased}, out,
-                              base_url, task_path())],
-        "notes": notes,
-        **({"extra": dict(extra)} if extra else {}),
-    }
+    with working("writing the record (dataset fingerprint, environment)", enable=progress):
+        return _write_record(out, previous, names, overwrite, {
+            "schema": SCHEMA, "nycc_bench_version": __version__, "git_commit": git_commit(),
+            "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "model": model_rec,
+            "dataset": dataset_record(dataset, configs), "environment": environment(),
+            "judge": (next(iter(judge_names.values())) if len(distinct) == 1 else judge_names) if judge_names
+            else None,
+            "tasks": entries, "skipped": skipped, "errors": errors,
+            "commands": [_command(spec, names, dataset, judges, folds, split, limit,
+                                  {**system_options, **aliased}, out, base_url, task_path())],
+            "notes": notes,
+            **({"extra": dict(extra)} if extra else {}),
+        })
+
+
+def _write_record(out: Path, previous: dict | None, names: list[str], overwrite: Sequence[str],
+                  record: dict[str, Any]) -> RunResult:
+    """The run's record merged into the folder's earlier one, validated and saved as `out/results.json`."""
     result = RunResult(validate_results(merged(previous, record, names, overwrite)))  # JSON-normal, as it reads back
     result.save(out / "results.json")
     return result
@@ -367,9 +378,12 @@ def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: Re
         raise BatchPending(" | ".join(waiting))
     if split == LEADERBOARD_SPLIT:  # Hessel's hidden-label sets: a submission file instead of scores
         return write_from_predictions(name, files[0], out)
+    from .progress import working
+
     try:
-        entry = score(name, files, dataset=dataset, split=split, folds=run_folds, judge=judge, task_options=options,
-                      limit=limit, keep_judged=True)
+        with working(f"{name}: scoring" + (f" (judge {judge.name})" if judge else ""), enable=progress):
+            entry = score(name, files, dataset=dataset, split=split, folds=run_folds, judge=judge,
+                          task_options=options, limit=limit, keep_judged=True)
     except JudgeRequired:
         return f"needs a judge: add {judge_flag(get_task(name))}; the predictions are kept and can be scored later"
     judged = entry.pop("judged_items")

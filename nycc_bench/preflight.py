@@ -61,8 +61,10 @@ def dataset_checks(dataset: str, reads: Mapping[tuple[str, str], list[str]]) -> 
 
     root = Path(dataset)
     if not root.exists() and (dataset.startswith((".", "/", "~")) or root.suffix or len(root.parts) > 2):
-        return [Check("dataset", "", f"dataset: {dataset} is not a folder; build one with `nycc-bench build "
-                                     f"--source sample --out {dataset}` or pass --dataset DIR")]
+        first = next(iter(reads), ("the task's config", ""))[0]
+        return [Check("dataset", "", f"dataset: cannot load config {first!r} from {dataset}: it is not a folder; "
+                                     f"build one with `nycc-bench build --source sample --out {dataset}` or pass "
+                                     "--dataset DIR")]
     checks = []
     for (config, split), users in reads.items():
         problem = missing_split(dataset, config, split)

@@ -43,9 +43,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run and score every task with one system; write RUN_DIR/results.json; print a score table."""
-    from ..evaluation import evaluate
-    from ..publish.push_cli import check_push_to_hub, push_after_evaluate
-    from ..report import score_lines
+    from ..progress import working
+
+    with working("evaluate: loading the libraries", enable=not args.quiet):  # the first line comes at once
+        from ..evaluation import evaluate
+        from ..publish.push_cli import check_push_to_hub, push_after_evaluate
+        from ..report import score_lines
 
     check_push_to_hub(args)
     options = parse_options(args.system_option)
