@@ -20,7 +20,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Serve the leaderboard Space locally (blocks until interrupted)."""
-    from ..leaderboard import serve
+    from ..progress import working
 
+    with working("leaderboard: loading the libraries (gradio, the store)"):  # its first line at once
+        from ..leaderboard import serve
     serve(args.data_dir, args.port, dataset=args.dataset, host=args.host)
     return 0

@@ -74,10 +74,13 @@ def import_model_libraries() -> None:
 
 def serve(data_dir: str | Path, port: int, dataset: str | None = None, host: str = "127.0.0.1") -> None:
     """Run the leaderboard on `host:port` with a local store in `data_dir` (blocks until interrupted)."""
-    from .ui import launch_options
+    from ..progress import working
 
-    settings = Settings.from_env(data_dir=data_dir, dataset=dataset)
-    demo, _ = create_app(settings)
+    with working("leaderboard: building the app (the store, its runs and tables)"):
+        from .ui import launch_options
+
+        settings = Settings.from_env(data_dir=data_dir, dataset=dataset)
+        demo, _ = create_app(settings)
     demo.queue(default_concurrency_limit=8).launch(server_name=host, server_port=port, **launch_options(settings))
 
 

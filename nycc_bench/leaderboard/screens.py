@@ -15,5 +15,10 @@ SCREENS_CSS = """
 .nycc-command {overflow-wrap: anywhere;}
 @media (max-width: 600px) {
   [id^=table-] {font-size: 0.85em;}
+  /* a phone: the overview's table and the Arena's captions and votes within the first screen */
+  #intro p {display: none;} /* the About tab and the notes under the table say it on a phone */
+  #arena-intro p {font-size: 0.85em; margin: 2px 0;}
+  #arena-image img {max-height: 160px; object-fit: contain;}
+  #arena-votes {gap: 4px;} #arena-votes button {min-width: 45%; flex: 1 1 45%;}
 }
 """

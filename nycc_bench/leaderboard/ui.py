@@ -338,11 +338,11 @@ def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any], Any]:
     for (family, key, title), first, plot in zip(VIEWS, app.first_tables(), app.first_plots(), strict=True):
         with gr.Tab(title, id=f"view-{key}", elem_id=f"view-{key}"):
             summary = next((family_summary(f) for f in family_list() if f.key == family), about.OVERVIEW_SUMMARY)
-            gr.Markdown(f"{summary} {about.rank_rule(family)}", elem_id=f"summary-{key}")
             tables.append(gr.Dataframe(value=first[0], datatype=first[1], interactive=False,
                                        pinned_columns=2, max_height=520,
                                        wrap=True, elem_id=f"table-{key}", label=f"{title} results",
                                        show_label=False, buttons=["fullscreen", "copy"]))
+            gr.Markdown(f"{summary} {about.rank_rule(family)}", elem_id=f"summary-{key}")  # the table comes first
             if family is None:
                 note = gr.Markdown(elem_id="ranked-overview")
             labels = [m.label for m in family_metrics(family)]
@@ -354,7 +354,7 @@ def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any], Any]:
 def build(app: App) -> gr.Blocks:
     """Lay out the app and wire its events."""
     with gr.Blocks(title=about.TITLE, analytics_enabled=False) as demo:
-        gr.Markdown(f"# {about.TITLE}\n\n{about.INTRODUCTION}")
+        gr.Markdown(f"# {about.TITLE}\n\n{about.INTRODUCTION}", elem_id="intro")
         banner_box = gr.HTML(elem_id="banner")
         if app.settings.oauth:
             gr.LoginButton()
@@ -367,7 +367,7 @@ def build(app: App) -> gr.Blocks:
                     details = gr.Checkbox(value=False, label="Details: interval and n in every cell", scale=1,
                                           elem_id="details")
                     refresh_btn = gr.Button("Refresh", scale=0, elem_id="refresh")
-                with gr.Row():
+                with gr.Accordion("Filters: type, size, setting", open=False, elem_id="filters"), gr.Row():
                     types = gr.CheckboxGroup(list(TYPES.values()), value=list(TYPES.values()), label="Type")
                     sizes = gr.CheckboxGroup([s[0] for s in SIZES] + [UNKNOWN_SIZE],
                                              value=[s[0] for s in SIZES] + [UNKNOWN_SIZE], label="Size (parameters)")
