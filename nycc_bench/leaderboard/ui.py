@@ -360,7 +360,7 @@ def build(app: App) -> gr.Blocks:
             gr.LoginButton()
         with gr.Tabs(overflow_behavior="wrap"):  # a phone shows every tab, on two lines
             with gr.Tab("Leaderboard", id="leaderboard", elem_id="tab-leaderboard"):
-                with gr.Row():
+                with gr.Row(elem_id="search-row"):
                     search = gr.Textbox(label="Search models", placeholder="name; another name", scale=3,
                                         elem_id="search", max_length=MAX_CHARS["search"])
                     show_sample = gr.Checkbox(value=True, label="Show sample-data rows", scale=1)
