@@ -17,10 +17,11 @@ from typing import Any
 
 from .errors import NyccBenchError
 
-BYTES_PER_ITEM = 16_000
-"""What one item's predictions take on disk at most, about (the record, its reply and its share of the prompt
-store): the disk check asks for this per item still to answer, and a margin."""
 DISK_MARGIN = 8_000_000
+"""Bytes the disk check asks for beyond its estimate (the record, the locks, a cache's growth)."""
+PER_ITEM = 16_000
+"""An item's predictions on disk, about (record, reply, its share of the prompt store), where the dataset's own
+size is unknown (a Hub repo)."""
 
 
 @dataclass(frozen=True)
@@ -95,9 +96,8 @@ def offline_judge_check(task: str, judge: Any) -> Check:
                  f"or pass {judge.backend}:sample or a folder that holds one" if looks_like_path else None)
 
 
-def disk_check(out: Path, items: int) -> Check:
-    """Free space where `out` will be written for `items` items' predictions (an estimate: BYTES_PER_ITEM each)."""
-    need = items * BYTES_PER_ITEM + DISK_MARGIN
+def disk_check(out: Path, need: int) -> Check:
+    """Free space where `out` will be written: at least `need` bytes."""
     where = out
     while not where.exists() and where != where.parent:
         where = where.parent
@@ -148,8 +148,19 @@ def preflight(names: Sequence[str], dataset: str, system: Any, judges: Mapping[s
                           else offline_judge_check(name, judge))
     checks = dataset_checks(dataset, reads) + checks
     if out is not None:
-        checks.append(disk_check(out, items))
+        checks.append(disk_check(out, predictions_bytes(dataset, [pair for pair, users in reads.items()
+                                                                   if any(u in names for u in users)], items)))
     return checks
+
+
+def predictions_bytes(dataset: str, reads: list[tuple[str, str]], items: int) -> int:
+    """What a run's predictions may take: twice the parquet files of the splits its tasks read (the prompts and
+    replies are about their size), or PER_ITEM an item for a dataset that is not a local folder; and a margin."""
+    root = Path(dataset) / "data"
+    if not root.is_dir():
+        return items * PER_ITEM + DISK_MARGIN
+    files = [f for config, split in reads for part in split.split("+") for f in (root / config).glob(f"{part}-*")]
+    return 2 * sum(f.stat().st_size for f in files) + DISK_MARGIN
 
 
 def check_judged_run(tasks: Sequence[str], dataset: str, judge: Any, folds: Sequence[int] | None = None,
