@@ -38,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
         options["protocol"] = args.protocol
     from ..preflight import check_judged_run
 
-    check_judged_run([args.task], args.dataset, judge_spec(args), args.fold, args.split)
+    if not getattr(args, "dry_run", False):  # a dry run estimates the judge's calls, key or not
+        check_judged_run([args.task], args.dataset, judge_spec(args), args.fold, args.split)
     result = score(args.task, args.predictions, dataset=args.dataset, split=args.split, folds=args.fold,
                    judge=judge_spec(args), task_options=options, last_k_tokens=args.last_k_tokens)
     text = json.dumps(result, ensure_ascii=False, default=str)
