@@ -134,9 +134,10 @@ def stages(names: Sequence[str], desc: str, enable: bool = True) -> Iterator[Sta
 
 @contextmanager
 def working(what: str, enable: bool = True) -> Iterator[None]:
-    """One long step that reports nothing itself (imports, a model load, scoring a task): its name shown at once
-    and its elapsed time redrawn every second until it ends, so no command is silent while it works."""
-    shown = bar(None, what, enable=enable, bar_format="{desc} … {elapsed}")
+    """One long step that reports nothing itself (imports, a model load, scoring a task): on a terminal, its name
+    shown at once and its elapsed time redrawn every second until it ends, so no command is silent while it works
+    (piped or captured output, where a one-line error must stay one line, gets none of it)."""
+    shown = bar(None, what, enable=enable and sys.stderr.isatty(), bar_format="{desc} … {elapsed}")
     stop = threading.Event()
 
     def tick() -> None:
