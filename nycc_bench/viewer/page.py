@@ -54,6 +54,8 @@ const tasks = [...new Set(DATA.runs.flatMap(r => Object.keys(r.items)))].sort();
 const fill = (select, values, labels) => { select.replaceChildren(...values.map((v, i) => {
   const o = el('option', labels ? labels[i] : v); o.value = v; return o; })); };
 fill($('task'), tasks);
+const opening = tasks.find(t => (DATA.runs[0].items[t] || []).length);  // a task the first run has items of
+if (opening) $('task').value = opening;
 const runIdx = DATA.runs.map((_, i) => String(i)), runLabels = DATA.runs.map(r => r.label);
 fill($('run-a'), runIdx, runLabels);
 fill($('run-b'), ['', ...runIdx], ['(none)', ...runLabels]);
