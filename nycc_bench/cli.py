@@ -110,8 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     except BatchPending as pending:  # not an error: the batch is being answered; the same command collects it
         print(f"nycc-bench {args.command}: {_one_line(pending)}", file=sys.stderr)
         return 3
-    except NyccBenchError as err:
-        print(f"nycc-bench {args.command}: error: {_one_line(err)}", file=sys.stderr)
+    except NyccBenchError as err:  # a preflight's problems (`problems`): every one, one line each
+        for problem in getattr(err, "problems", None) or [err]:
+            print(f"nycc-bench {args.command}: error: {_one_line(problem)}", file=sys.stderr)
         return 2
     except ValueError as err:  # a library's bad-input error (datasets, evaluate): still one line
         print(f"nycc-bench {args.command}: error: {_one_line(err)}", file=sys.stderr)

@@ -23,6 +23,7 @@ from .judging import ResolvedJudge
 from .kinds import Instance
 from .kinds.instances import DEFAULT_DATASET, LEADERBOARD_SPLIT, build_instances, subset
 from .llm.pricing import PRICE_TABLE_DATE, PRICE_TABLE_SOURCE, PRICE_UNKNOWN
+from .preflight import Check, preflight, problems
 from .run_folder import available_folds, identity_difference, predictions_path
 from .task_judge import JudgeArg, judges_for, resolve_task_judge
 from .tasks import Task, config_name, get_task, resolve_tasks
@@ -80,6 +81,12 @@ class Plan:
     tasks: list[TaskPlan]
     price_source: str = PRICE_TABLE_SOURCE
     price_date: str = PRICE_TABLE_DATE
+    checks: list[Check] = field(default_factory=list)  # the preflight's (`preflight.py`), as a run would see them
+
+    @property
+    def problems(self) -> list[str]:
+        """The preflight's problems: a run would stop on them (the plan then holds no task)."""
+        return problems(self.checks)
 
     @property
     def calls(self) -> int:
@@ -99,6 +106,9 @@ class Plan:
         total = PRICE_UNKNOWN if self.cost_usd is None else f"≈ ${self.cost_usd:.4f}"
         return "\n".join([f"dry run: nothing was called or written. Prices: {self.price_source}, as of "
                           f"{self.price_date}; tokens are estimates (≈4 characters a token).",
+                          *(str(c) for c in self.checks),
+                          *([f"{len(self.problems)} problem(s): the run would stop before its first call"]
+                            if self.problems else []),
                           *(str(t) for t in self.tasks),
                           f"total: {self.calls} calls still needed, {total}"])
 
@@ -145,6 +155,7 @@ def plan_run(system: Any, tasks: str | Sequence[str] = "all", dataset: str = DEF
     from .predictions import FAILED, read_meta, read_predictions
     from .runner import choose_task_options, for_system_kind
     from .systems import System, make_system
+    from .systems.registry import lookup
 
     names = resolve_tasks(tasks if isinstance(tasks, str) else list(tasks))
     _aliased, chosen = choose_task_options(names, system_options, task_options)
@@ -153,9 +164,19 @@ def plan_run(system: Any, tasks: str | Sequence[str] = "all", dataset: str = DEF
               for n, j in judges_for(judge, names).items()}
     spec = system.spec if isinstance(system, System) else str(system)
     api = hasattr(system, "jobs") if isinstance(system, System) else spec.partition(":")[0] == "openai"
-    sys_obj = system if isinstance(system, System) else (
-        make_system(spec, dataset, base_url=base_url, **system_options) if api else _Spec(spec))
+    found: list[str] = []
+    try:  # an API system or a baseline is built (no weights load); a local model never is, for a plan
+        sys_obj = system if isinstance(system, System) else (
+            make_system(spec, dataset, base_url=base_url, **system_options) if api or lookup(spec).baseline
+            else _Spec(spec))
+    except ValueError as err:
+        sys_obj, found = _Spec(spec), [str(err)]
     out = Path(out)
+    checks = [Check("system", spec, found[0] if found else None),
+              *preflight(names, dataset, sys_obj if isinstance(sys_obj, System) else None, judges, folds, split,
+                         out, limit)]
+    if problems(c for c in checks if c.what not in ("credentials", "disk")):  # what the plan itself needs
+        return Plan([], checks=checks)
     plans = []
     for name in names:
         task = get_task(name)
@@ -191,7 +212,7 @@ def plan_run(system: Any, tasks: str | Sequence[str] = "all", dataset: str = DEF
                                                                    options, limit, task_options, name)):
             stages.append(judging)
         plans.append(TaskPlan(name, items, answered, stages, note))
-    return Plan(plans)
+    return Plan(plans, checks=checks)
 
 
 def _judge_stage(task: Task, judge: ResolvedJudge | None, per_fold: list[tuple[int, list[Instance], dict[str, Any]]],

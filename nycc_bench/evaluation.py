@@ -83,13 +83,18 @@ class RunResult:
         return self.record
 
     def to_pandas(self) -> Any:
-        """One row per score (task, score, label, value, ci_low, ci_high, n, status and what made it), for
-        comparing runs in a dataframe: `pd.concat([load_results(d).to_pandas() for d in dirs])`."""
+        """One row per score (the run and its folder, task, score, label, value, ci_low, ci_high, n, status and
+        what made it), for comparing runs in a dataframe: `pd.concat([load_results(d).to_pandas() for d in dirs])`
+        (`run`: the leaderboard's run id, else the run folder's name)."""
         import pandas as pd
 
+        from .results import run_id
         from .tasks import get_task
 
         model, dataset = self.record.get("model") or {}, self.record.get("dataset") or {}
+        folder = str(self.path.parent) if self.path is not None else None
+        run = run_id(self.record) or (self.path.parent.name if self.path is not None else None) or \
+            f"{model.get('spec')}@{self.record.get('created_at')}"
         rows = []
         for task, entry in self.record["tasks"].items():
             try:
@@ -98,7 +103,8 @@ class RunResult:
                 labels = {}
             config = entry.get("config") or {}
             for key, value in entry["scores"].items():
-                rows.append({"task": task, "score": key, "label": labels.get(key, key), "value": value.get("value"),
+                rows.append({"run": run, "folder": folder, "task": task, "score": key, "label": labels.get(key, key),
+                             "value": value.get("value"),
                              "ci_low": value.get("ci_low"), "ci_high": value.get("ci_high"), "n": value.get("n"),
                              "status": entry.get("status"), "n_unparsed": entry.get("n_unparsed"),
                              "n_failed": entry.get("n_failed"), "model": model.get("name"),
@@ -107,8 +113,9 @@ class RunResult:
                              "dataset_fingerprint": dataset.get("fingerprint"),
                              "deviations": len(config.get("deviations") or []),
                              "created_at": self.record.get("created_at")})
-        columns = ["task", "score", "label", "value", "ci_low", "ci_high", "n", "status", "n_unparsed", "n_failed",
-                   "model", "system", "revision", "prompt_version", "dataset_fingerprint", "deviations", "created_at"]
+        columns = ["run", "folder", "task", "score", "label", "value", "ci_low", "ci_high", "n", "status",
+                   "n_unparsed", "n_failed", "model", "system", "revision", "prompt_version", "dataset_fingerprint",
+                   "deviations", "created_at"]
         return pd.DataFrame(rows, columns=columns)
 
     def save(self, path: str | Path | None = None) -> Path:
@@ -208,30 +215,14 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
     from .score import score
 
     names = resolve_tasks(tasks if isinstance(tasks, str) else list(tasks))
-    if unknown := sorted(set(task_options or {}) - set(names)):
-        raise NyccBenchError(f"task-option: {unknown[0]!r} is not among the tasks run ({', '.join(names)}); "
-                             f"name a task you run: --task-option {names[0]}.KEY=VALUE")
-    for name in names:
-        check_task(get_task(name))
     out = Path(out)
-    from .runner import choose_task_options
+    from .progress import working
 
-    # system options that are task options (a family's `Hooks.option_aliases`) leave before the system is built
-    aliased, chosen = choose_task_options(names, system_options, task_options)
-    # each task's judge resolved once, before anything runs: a judge that cannot play a task fails here
-    judges: dict[str, ResolvedJudge | None] = {}
-    unresolved: dict[str, str] = {}
-    for name, given in judges_for(judge, names).items():
-        try:
-            judges[name] = resolve_task_judge(get_task(name), keep_batches_in(given, out), chosen[name])
-        except NyccBenchError as err:
-            if raise_errors:
-                raise
-            judges[name], unresolved[name] = None, f"{type(err).__name__}: {err}"[:500]
-    if isinstance(system, System):
-        sys_obj, spec = system, system.spec
-    else:
-        sys_obj, spec = make_system(system, dataset, base_url=base_url, **dict(system_options)), system
+    with working("preflight: the data, keys, judges and disk the run needs", enable=progress):
+        aliased, chosen, judges, unresolved, sys_obj = _prepare(system, names, dataset, judge, folds, split, out,
+                                                                limit, base_url, task_options, raise_errors,
+                                                                system_options)
+    spec = sys_obj.spec if isinstance(system, System) else system
     overwrite = resolve_tasks(list(overwrite)) if overwrite else []
     if identify := getattr(sys_obj, "identify", None):  # what the endpoint serves: recorded and compared
         identify()
@@ -248,7 +239,8 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
     pending: list[str] = []  # Batch API batches still answered: the other tasks go on, then the run stops
     configs: list[str] = [config_name(get_task(t), f) for t, e in (previous or {}).get("tasks", {}).items()
                           if t not in names and t not in overwrite for f in e["config"]["dataset"]["folds"]]
-    notes = [f"--limit {limit}: only the first {limit} items of each task were run."] if limit else []
+    notes = [f"--limit {limit}: only the first {limit} items of each task and fold were run (a task of k folds "
+             f"has up to {limit}×k items, and its n says so)."] if limit else []
     for index, name in enumerate(names, 1):
         if on_task is not None:
             on_task(name, index, len(names))
@@ -289,24 +281,76 @@ def _evaluate(system: str | System, tasks: str | Sequence[str], dataset: str,
     if pending:
         raise BatchPending(" | ".join(pending))
     if limit:
-        log.warning("--limit %d: scores cover only the first items of each task", limit)
+        log.warning("--limit %d: scores cover only the first %d items of each task and fold", limit, limit)
     judge_names = {n: j.describe() for n, j in judges.items() if j is not None}
     distinct = {json.dumps(j, sort_keys=True) for j in judge_names.values()}
-    record = {
-        "schema": SCHEMA, "nycc_bench_version": __version__, "git_commit": git_commit(),
-        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "model": model_rec,
-        "dataset": dataset_record(dataset, configs), "environment": environment(),
-        "judge": (next(iter(judge_names.values())) if len(distinct) == 1 else judge_names) if judge_names else None,
-        "tasks": entries, "skipped": skipped, "errors": errors,
-        "commands": [_command(spec, names, dataset, judges, folds, split, limit, {**system_options, **aliased}, out,
-                              base_url, task_path())],
-        "notes": notes,
-        **({"extra": dict(extra)} if extra else {}),
-    }
+    with working("writing the record (dataset fingerprint, environment)", enable=progress):
+        return _write_record(out, previous, names, overwrite, {
+            "schema": SCHEMA, "nycc_bench_version": __version__, "git_commit": git_commit(),
+            "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "model": model_rec,
+            "dataset": dataset_record(dataset, configs), "environment": environment(),
+            "judge": (next(iter(judge_names.values())) if len(distinct) == 1 else judge_names) if judge_names
+            else None,
+            "tasks": entries, "skipped": skipped, "errors": errors,
+            "commands": [_command(spec, names, dataset, judges, folds, split, limit,
+                                  {**system_options, **aliased}, out, base_url, task_path())],
+            "notes": notes,
+            **({"extra": dict(extra)} if extra else {}),
+        })
+
+
+def _write_record(out: Path, previous: dict | None, names: list[str], overwrite: Sequence[str],
+                  record: dict[str, Any]) -> RunResult:
+    """The run's record merged into the folder's earlier one, validated and saved as `out/results.json`."""
     result = RunResult(validate_results(merged(previous, record, names, overwrite)))  # JSON-normal, as it reads back
     result.save(out / "results.json")
     return result
+
+
+def _prepare(system: str | System, names: list[str], dataset: str, judge: JudgeArg | Mapping[str, JudgeArg],
+             folds: Sequence[int] | None, split: str | None, out: Path, limit: int | None, base_url: str | None,
+             task_options: Mapping[str, Mapping[str, Any]] | None, raise_errors: bool,
+             system_options: dict[str, Any]) -> tuple[dict, dict, dict, dict, System]:
+    """The preflight of a run: the tasks' files, options and judges, the system, then every check of `preflight`;
+    every problem found is one line of one `PreflightFailed`, before anything is answered or written. Returns
+    (aliased system options, each task's options, each task's judge, judges that cannot play their task (the
+    worker's per-task errors), the system)."""
+    from .preflight import preflight, raise_problems
+    from .runner import choose_task_options
+
+    found: list[str] = []
+    if unknown := sorted(set(task_options or {}) - set(names)):
+        found.append(f"task-option: {unknown[0]!r} is not among the tasks run ({', '.join(names)}); name a task "
+                     f"you run: --task-option {names[0]}.KEY=VALUE")
+    for name in names:
+        try:
+            check_task(get_task(name))
+        except NyccBenchError as err:
+            found.append(str(err))
+    # system options that are task options (a family's `Hooks.option_aliases`) leave before the system is built
+    aliased, chosen = choose_task_options(names, system_options, task_options)
+    # each task's judge resolved once, before anything runs: a judge that cannot play a task fails here
+    judges: dict[str, ResolvedJudge | None] = {}
+    unresolved: dict[str, str] = {}
+    for name, given in judges_for(judge, names).items():
+        try:
+            judges[name] = resolve_task_judge(get_task(name), keep_batches_in(given, out), chosen.get(name))
+        except NyccBenchError as err:
+            judges[name] = None
+            if raise_errors:
+                found.append(str(err))
+            else:
+                unresolved[name] = f"{type(err).__name__}: {err}"[:500]
+    sys_obj: System | None = system if isinstance(system, System) else None
+    if sys_obj is None:
+        try:
+            sys_obj = make_system(str(system), dataset, base_url=base_url, **dict(system_options))
+        except ValueError as err:  # a NyccBenchError, or a system's own bad-argument error
+            found.append(str(err))
+    raise_problems(preflight(names, dataset, sys_obj, judges, folds, split, out, limit), found)
+    assert sys_obj is not None  # a system that could not be made is a problem raised above
+    return aliased, chosen, judges, unresolved, sys_obj
 
 
 def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: ResolvedJudge | None,
@@ -334,9 +378,12 @@ def _evaluate_task(name: str, system: System, spec: str, dataset: str, judge: Re
         raise BatchPending(" | ".join(waiting))
     if split == LEADERBOARD_SPLIT:  # Hessel's hidden-label sets: a submission file instead of scores
         return write_from_predictions(name, files[0], out)
+    from .progress import working
+
     try:
-        entry = score(name, files, dataset=dataset, split=split, folds=run_folds, judge=judge, task_options=options,
-                      limit=limit, keep_judged=True)
+        with working(f"{name}: scoring" + (f" (judge {judge.name})" if judge else ""), enable=progress):
+            entry = score(name, files, dataset=dataset, split=split, folds=run_folds, judge=judge,
+                          task_options=options, limit=limit, keep_judged=True)
     except JudgeRequired:
         return f"needs a judge: add {judge_flag(get_task(name))}; the predictions are kept and can be scored later"
     judged = entry.pop("judged_items")

@@ -132,4 +132,29 @@ def stages(names: Sequence[str], desc: str, enable: bool = True) -> Iterator[Sta
         shown.close()
 
 
-__all__ = ["PROGRESS_FROM", "Stages", "bar", "copy_files", "extract_zip", "quiet", "sha256_file", "stages"]
+@contextmanager
+def working(what: str, enable: bool = True) -> Iterator[None]:
+    """One long step that reports nothing itself (imports, a model load, scoring a task): on a terminal, its name
+    shown at once and its elapsed time redrawn every second until it ends, so no command is silent while it works
+    (piped or captured output, where a one-line error must stay one line, gets none of it)."""
+    shown = bar(None, what, enable=enable and sys.stderr.isatty(), bar_format="{desc} … {elapsed}")
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.wait(REDRAW_S):
+            shown.refresh()
+
+    ticking = threading.Thread(target=tick, daemon=True, name="nycc-working")
+    if not shown.disable:
+        shown.refresh()
+        ticking.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        shown.bar_format = "{desc}: done in {elapsed}"
+        shown.close()
+
+
+__all__ = ["PROGRESS_FROM", "Stages", "bar", "copy_files", "extract_zip", "quiet", "sha256_file", "stages",
+           "working"]

@@ -148,11 +148,32 @@ def judges_table(records: Sequence[dict[str, Any]]) -> str:
             f"<p class='note'>{note.strip()}</p>")
 
 
-@with_include_path
+def recorded_include_path(records: Sequence[dict[str, Any]]) -> list[Path]:
+    """The `--include-path` folders the records' own recorded commands name, those that exist here: a report shows
+    an outside task's scores without its folder being named again."""
+    import shlex
+
+    found = []
+    for record in records:
+        for command in record.get("commands") or []:
+            words = shlex.split(command)
+            found += [Path(words[k + 1]) for k, w in enumerate(words[:-1]) if w == "--include-path"]
+    return [f for f in dict.fromkeys(found) if f.is_dir()]
+
+
 def render_report(records: Sequence[dict[str, Any]], title: str = "nycc-bench results", *,
                   include_path: IncludePath = None) -> str:
     """The report as HTML from results records: a summary table first; every text from results is escaped;
-    `include_path`: the folders of their outside tasks (as given to `evaluate`)."""
+    `include_path`: the folders of their outside tasks (as given to `evaluate`; default: those their recorded
+    commands name)."""
+    if include_path is None:
+        include_path = recorded_include_path(records) or None
+    return _render_report(records, title, include_path=include_path)
+
+
+@with_include_path
+def _render_report(records: Sequence[dict[str, Any]], title: str, *, include_path: IncludePath = None) -> str:
+    """`render_report` inside the include path (see there)."""
     parts = [f"<!doctype html><meta charset='utf-8'><title>{html.escape(title)}</title><style>{STYLE}</style>",
              f"<h1>{html.escape(title)}</h1>", summary_table(records), judges_table(records)]
     if any(r["dataset"].get("sample") for r in records):

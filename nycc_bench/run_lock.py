@@ -10,6 +10,7 @@ while it publishes a job's folder.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import logging
@@ -45,6 +46,7 @@ def holder(out: Path) -> str:
 def run_lock(out: str | Path) -> Iterator[Path]:
     """Hold `<out>/.lock` for the duration (refusing at once, with the holder's pid, when it is taken)."""
     out = Path(out)
+    created = not out.exists()
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -63,6 +65,11 @@ def run_lock(out: str | Path) -> Iterator[Path]:
     finally:
         (out / OWNER_NAME).unlink(missing_ok=True)
         lock.release()
+        if created:  # a run that stopped before writing anything (its preflight failed) leaves no folder behind
+            with contextlib.suppress(OSError):
+                if {p.name for p in out.iterdir()} <= {LOCK_NAME}:
+                    (out / LOCK_NAME).unlink(missing_ok=True)
+                    out.rmdir()
 
 
 def check_free(folder: Path) -> None:

@@ -155,6 +155,8 @@ def records(task: Task, batch: list[Instance], outputs: list[Output], spec: str,
         else:
             out[k] = {"instance_id": batch[k].instance_id, "raw": outputs[k].raw, **base, **reading.fields()}
     for k, inst in enumerate(batch):  # the gold reference and the verdict, so no reader has to re-score
+        if inst.reference.get("contest_number") is not None:  # the contest, so a reader can name it
+            out[k]["contest"] = inst.reference["contest_number"]
         out[k]["gold"] = gold(task, inst)
         out[k]["correct"] = item_correct(task, out[k], out[k]["gold"])
     return [out[k] for k in range(len(batch))]

@@ -245,7 +245,34 @@ def _cell_state(metric: Metric, result: dict[str, Any]) -> str:
         return INCOMPLETE if not tasks[metric.task].get("scores") else CANNOT
     if metric.task in (result.get("skipped") or {}):
         return NO_JUDGE if "judge" in str(result["skipped"][metric.task]).lower() else CANNOT
-    return NOT_RUN
+    return CANNOT if cannot_answer(str((result.get("model") or {}).get("spec") or ""), metric.task) else NOT_RUN
+
+
+def cannot_answer(spec: str, task: str) -> bool:
+    """Whether the system of `spec` cannot answer `task` by its declarations (its kinds and inputs): its cell is
+    n/a, not "not run" (a system outside the registry, or a task outside the include path, is not known to be)."""
+    from .errors import NyccBenchError
+    from .systems.registry import entry_of
+    from .tasks import get_task
+
+    entry = entry_of(spec)
+    try:
+        return entry is not None and not entry.cls.can_answer(get_task(task))
+    except NyccBenchError:
+        return False
+
+
+def params_reason(model: dict[str, Any]) -> str:
+    """What the Params cell says when the record has no parameter count: why there is none."""
+    from .systems.registry import entry_of
+
+    spec = str(model.get("spec") or "")
+    entry = entry_of(spec)
+    if model.get("type") == "api" or spec.partition(":")[0] == "openai":
+        return "API: not disclosed"
+    if entry is not None and entry.baseline and not entry.hub_model:
+        return "none (no model)"
+    return "not recorded"
 
 
 def record_key(result: dict[str, Any], index: int) -> str:
@@ -266,6 +293,7 @@ def build_frame(results: list[dict[str, Any]]) -> pd.DataFrame:
             "run_id": record_key(result, index), "name": model.get("name") or model.get("spec") or "?",
             "Type": TYPES.get(model.get("type", "open"), "Open weights"),
             "Params": params / 1e9 if params else None, "size": size_bucket(params),
+            "params_why": None if params else params_reason(model),
             "Data": "sample" if result.get("dataset", {}).get("sample") else "benchmark",
             "created_at": str(result.get("created_at") or ""), "judges": judges,
         }
@@ -431,7 +459,8 @@ def tab_table(frame: pd.DataFrame, family: str | None, filters: Filters) -> Tabl
     values = rows[["Rank", *info]].copy()
     texts = values.astype(object).where(values.notna(), "").astype(str)
     texts["Rank"] = [str(int(r)) if pd.notna(r) else "—" for r in rows["Rank"]]
-    texts["Params"] = [params_text(p * 1e9 if pd.notna(p) else None) for p in rows["Params"]]
+    texts["Params"] = [params_text(p * 1e9) if pd.notna(p) else str(why or "not recorded")
+                       for p, why in zip(rows["Params"], rows["params_why"], strict=True)]
     for m in shown:
         values[m.label] = rows[m.key].astype(float)
         texts[m.label] = [score_text(v, lo, hi, n, filters.details, s, digits(m)) for v, lo, hi, n, s in zip(

@@ -171,3 +171,34 @@ def test_every_view_fits_the_screen_and_shows_every_score(url: str, browser: Any
         page.screenshot(path=str(SHOTS / f"{width}_run_detail.png"), full_page=True)
     finally:
         page.close()
+
+
+TOP_JS = """(selector) => { const el = document.querySelector(selector);
+  return el ? el.getBoundingClientRect().top + window.scrollY : null; }"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_overview_table_and_the_arena_votes_come_first(url: str, browser: Any, width: int) -> None:
+    """On a phone the overview's table starts on the first screen (filters folded, the rank rule under it), and
+    the Arena's vote buttons sit right under its two captions, on the first screen too."""
+    height = 900 if width > 500 else 844
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.set_default_timeout(TIMEOUT)
+    try:
+        page.goto(url)
+        wait_text(page, "#table-overview", "random")
+        wait_text(page, "#banner", "sample")  # the sample's banner is above the table: measured once it is there
+        page.wait_for_timeout(300)
+        table = page.evaluate(TOP_JS, "#table-overview")
+        page.screenshot(path=str(SHOTS / f"{width}_first_screen.png"))
+        assert table < height, (width, table)  # before: 1.9 screens down on a phone
+        assert page.evaluate(TOP_JS, "#summary-overview") > table  # the rank rule follows the table
+        page.get_by_role("tab", name="Arena").click()
+        page.locator("#arena-vote-left button, button#arena-vote-left").first.wait_for()
+        wait_text(page, "#arena-left", " ")
+        votes, right = page.evaluate(TOP_JS, "#arena-vote-left"), page.evaluate(TOP_JS, "#arena-right")
+        flags = page.evaluate(TOP_JS, "#arena-flag-left")
+        page.screenshot(path=str(SHOTS / f"{width}_arena.png"))
+        assert right < votes < flags and votes < height, (width, right, votes, flags)
+    finally:
+        page.close()

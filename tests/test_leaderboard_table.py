@@ -188,3 +188,21 @@ def test_plots_show_intervals_only_where_there_are_some_on_shared_axes() -> None
     assert interval_plot(wide, metrics()[0]).axes[0].get_xlim() == (-2.0, 102.0)  # 0-100 shown whole
     both = compare_plot(frame, ["a", "b"], family_metrics("hessel2023")).axes[0]
     assert [t.get_text() for t in both.get_legend().get_texts()] == ["org/alpha", "org/beta"]
+
+
+def test_params_and_cells_a_system_cannot_fill_say_why() -> None:
+    known = result("k", "org/known", 0.5, 0.4, 0.6, params=7_200_000_000)
+    api = result("api", "gpt-x", 0.5, 0.4, 0.6, params=None, kind="api")
+    api["model"]["spec"] = "openai:gpt-x"
+    sbert = result("s", "sbert", 0.5, 0.4, 0.6, params=None)
+    sbert["model"]["spec"] = "sbert:all-MiniLM-L6-v2"
+    length = result("l", "length", 0.5, 0.4, 0.6, params=None)
+    length["model"]["spec"] = "length"
+    table = tab_table(build_frame([known, api, sbert, length]), None, Filters())
+    rows = {run: dict(zip(table.texts.columns, table.texts.iloc[i], strict=True))
+            for i, run in enumerate(table.run_ids)}
+    assert rows["k"]["Params"] == "7.2B" and rows["api"]["Params"] == "API: not disclosed"
+    assert rows["s"]["Params"] == "not recorded" and rows["l"]["Params"] == "none (no model)"
+    # sbert reads descriptions only and never runs from pixels: n/a there, by the README's rule; not run elsewhere
+    assert rows["s"]["Matching (pixels)"] == "n/a" and rows["s"]["Win rate vs top 10"] == "not run"
+    assert rows["l"]["Win rate vs top 10"] == "n/a"  # length answers multiple choice only

@@ -143,3 +143,19 @@ def test_cut_repeated_foreign_and_missing_samples_are_refused(honest, sample_dat
         foreign[0][key]["id"] = "not-an-instance"
     refused(write(tmp_path / "foreign", results, [rehash(foreign[0]), *foreign[1:]]), tmp_path / "e",
             sample_dataset, "ids the dataset does not have", "not-an-instance")
+
+
+def test_the_import_is_named_after_the_model_lm_eval_ran(honest, tmp_path: Path) -> None:
+    results, samples = honest
+    named = copy.deepcopy(results)
+    named["config"]["model_args"] = "pretrained=EleutherAI/pythia-14m,dtype=float32"
+    named["model_name"] = "EleutherAI/pythia-14m"
+    import_lm_eval(write(tmp_path / "named", named, samples), tmp_path / "a")
+    assert load_results(tmp_path / "a").record["model"]["name"] == "EleutherAI/pythia-14m"
+    unnamed = copy.deepcopy(results)  # a model object passed to simple_evaluate: lm-eval makes up an id
+    unnamed["config"].update(model="HFLM", model_args=None)
+    unnamed["model_name"] = "i82qcls7"
+    import_lm_eval(write(tmp_path / "unnamed", unnamed, samples), tmp_path / "b")
+    record = load_results(tmp_path / "b").record
+    assert record["model"]["name"] == "HFLM (lm-eval recorded no model name)"
+    assert "i82qcls7" not in json.dumps(record["model"])

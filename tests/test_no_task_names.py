@@ -28,6 +28,8 @@ CONFIG_MODULES = {
     "novelty/corpus.py": "reads the `caption_ratings` and `caption_generation` configs' parquet files directly",
     "reward/data.py": "trains the reward model on the `caption_ratings`/`caption_generation` configs' rows",
     "reproducing/hessel.py": "counts the from-pixels configs' upstream parquet rows (Hessel's split sizes)",
+    "systems/baselines.py": "the retrieval baselines' pools are the `caption_ratings` and `explanation` configs' "
+                            "train splits (`pool_source`, which the preflight checks too)",
 }
 OTHER_MEANINGS = {
     "judge/protocols/humorbench.py": {"explanation", "humorbench"},  # output field; module name

@@ -186,7 +186,7 @@ def test_fold_averaging_and_hessel_format(dataset: str, tmp_path: Path, capsys: 
     singles = [score("matching", [f], dataset=dataset, folds=[k])["scores"]["accuracy"]["value"]
                for k, f in enumerate(files)]
     assert main(["score", "--task", "matching", "--dataset", dataset, "--predictions", *map(str, files),
-                 "--fold", "0", "1"]) == 0
+                 "--fold", "0", "1", "--json"]) == 0
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert result["scores"]["accuracy"]["value"] == pytest.approx(sum(singles) / 2)
     assert result["config"]["dataset"]["folds"] == [0, 1]
@@ -257,8 +257,8 @@ def test_offline_judges_through_the_cli(dataset: str, tmp_path: Path, capsys: py
     for task, judge in (("caption_generation", f"reward:{reward}"), ("humorbench", f"embedding:{grader}")):
         predictions = tmp_path / f"{task}.jsonl"
         run_task(task, "random", predictions, dataset=dataset, progress=False)
-        result = last_json(["score", "--task", task, "--dataset", dataset, "--predictions", str(predictions),
-                            "--judge", judge])
+        result = last_json(["score", "--json", "--task", task, "--dataset", dataset, "--predictions",
+                            str(predictions), "--judge", judge])
         assert result["config"]["judge"]["name"] == judge
     assert main(["score", "--task", "humorbench", "--dataset", dataset, "--predictions", str(predictions),
                  "--judge", f"reward:{reward}"]) == 2

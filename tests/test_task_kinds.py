@@ -83,7 +83,7 @@ def test_the_funnier_task_from_an_outside_folder(sample_dataset: str, tmp_path: 
     assert "funnier" not in list_tasks() and "funnier_pairs" not in builders()  # nothing leaks past the call
     predictions = str(tmp_path / "run" / entry["predictions"][0])
     assert main(["score", "--task", "funnier", "--predictions", predictions, "--dataset", sample_dataset,
-                 "--include-path", str(folder)]) == 0
+                 "--include-path", str(folder), "--json"]) == 0
     scored = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert scored["scores"]["accuracy"]["value"] == entry["scores"]["accuracy"]["value"]
     assert parser().parse_args(["leaderboard", "--include-path", str(folder)]).include_path == [str(folder)]
@@ -242,3 +242,14 @@ def test_humorbench_checks_its_scorer_arguments() -> None:
     lean = replace(task, arguments={k: v for k, v in task.arguments.items() if k != "captions"})
     with pytest.raises(NyccBenchError, match=r"scorer\.arguments lacks captions; the elements scorer grades"):
         check_task(lean)
+
+
+def test_a_report_shows_an_outside_task_from_its_record(sample_dataset: str, tmp_path: Path) -> None:
+    """The record's command names its task folder: a report rendered without it still shows the task's scores."""
+    from nycc_bench.report import render_report
+
+    folder = write_example(tmp_path / "mytasks", "hessel2023/")
+    run = evaluate(system="random", tasks="ranking_3shot", dataset=sample_dataset, folds=[0], limit=3,
+                   out=tmp_path / "run", progress=False, include_path=folder)
+    page = render_report([run.record])
+    assert "No task was scored" not in page and "Ranking (3-shot)" in page

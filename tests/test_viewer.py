@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +26,7 @@ from fake_openai import FakeChatServer, Reply, last_user_text
 from nycc_bench import evaluate, load_results
 from nycc_bench.judging import JudgeSpec
 from nycc_bench.predictions import judged_path, read_judged, read_predictions
-from nycc_bench.viewer import load_runs, serve_view
+from nycc_bench.viewer import load_runs, serve_view, view_page
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -85,7 +86,74 @@ def runs(tmp_path_factory: pytest.TempPathFactory, sample_dataset: str) -> dict[
                             "error": "HTTP 503: " + EVIL}) + "\n")
         f.write(json.dumps({**second, "status": "unparsed", "prediction": None, "raw": "I cannot tell.",
                             "correct": False}) + "\n")
+    # a long run: 250 items, one reply far over the page's cut
+    out["long"] = root / "long"
+    (out["long"] / "predictions").mkdir(parents=True)
+    source = out["random"] / "predictions" / "matching.jsonl"
+    shutil.copy(str(source) + ".meta.json", out["long"] / "predictions" / "matching.jsonl.meta.json")
+    record = {k: v for k, v in first.items() if k != "messages"}
+    with (out["long"] / "predictions" / "matching.jsonl").open("w") as f:
+        for k in range(250):
+            raw = LONG if k == 7 else record["raw"]
+            f.write(json.dumps({**record, "instance_id": f"item{k:03d}", "raw": raw}) + "\n")
     return out
+
+
+LONG = "a very long reply " * 20_000 + "THE END"
+
+
+def test_judge_side_files_are_never_tasks(runs: dict[str, Path]) -> None:
+    (view,) = load_runs([runs["api"]])
+    assert judged_path(runs["api"] / "predictions" / "humorbench.jsonl").exists()
+    assert sorted(view.items) == ["caption_generation", "humorbench"]
+
+
+def test_items_name_their_contest(runs: dict[str, Path], sample_dataset: str) -> None:
+    import datasets
+
+    rows = datasets.load_dataset("parquet", data_files=str(Path(sample_dataset) / "data" / "matching" / "test-*"),
+                                 split="train")
+    contests = dict(zip(rows["instance_id"], rows["contest_number"], strict=True))
+    (view,) = load_runs([runs["random"]])
+    assert [i["contest"] for i in view.items["matching"]] == [contests[i["id"]] for i in view.items["matching"]]
+    (api,) = load_runs([runs["api"]])
+    rows = datasets.load_dataset("parquet", split="train",
+                                 data_files=str(Path(sample_dataset) / "data" / "humorbench" / "test-*"))
+    contests = {str(c): n for c, n in zip(rows["caption_id"], rows["contest_number"], strict=True)}
+    items = api.items["humorbench"]
+    assert [i["contest"] for i in items] == [contests[i["id"].split("/")[0]] for i in items]
+    assert any(isinstance(i["contest"], int) for i in items)
+
+
+def test_runs_by_scores_table_comes_first(runs: dict[str, Path]) -> None:
+    from nycc_bench.viewer.page import scores_table
+
+    views = load_runs([runs["random"], runs["length"]])
+    table = scores_table(views)
+    value = load_results(runs["random"]).scores["matching"]["accuracy"]
+    assert f"{value['value'] * 100:.1f} [{value['ci_low'] * 100:.1f}, {value['ci_high'] * 100:.1f}]" in table
+    assert table.count("<tr><th class='run'>") == 2
+    page = view_page(views)
+    assert page.index("id='board'") < page.index('id="items-head"') < page.index('id="scores"')
+
+
+def test_served_page_cuts_long_replies_with_a_link(runs: dict[str, Path]) -> None:
+    server = serve_view([runs["long"]], port=0, block=False)
+    try:
+        host, port = server.server_address[:2]
+        base = f"http://{host}:{port}"
+        with urllib.request.urlopen(base + "/", timeout=60) as response:
+            body = response.read().decode()
+        assert "THE END" not in body and len(body) < len(LONG)
+        query = urllib.parse.urlencode({"run": "0", "task": "matching", "key": "0:item007"})
+        with urllib.request.urlopen(f"{base}/text?{query}", timeout=60) as response:
+            assert response.read().decode() == LONG and response.headers["Content-Type"].startswith("text/plain")
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(f"{base}/text?run=0&task=matching&key=nope", timeout=60)
+        assert err.value.code == 404
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_records_carry_gold_and_correctness(runs: dict[str, Path]) -> None:
@@ -142,6 +210,17 @@ def test_to_pandas_is_one_row_per_score(runs: dict[str, Path]) -> None:
     assert frame.loc[frame["score"] == "accuracy", "label"].tolist() == ["Matching", "Ranking"]
 
 
+def test_runs_are_told_apart_in_one_frame(runs: dict[str, Path]) -> None:
+    import pandas as pd
+
+    frame = pd.concat([load_results(runs[s]).to_pandas() for s in ("random", "length")])
+    assert list(frame.columns[:2]) == ["run", "folder"]
+    assert set(frame["run"]) == {"random", "length"} and set(frame["folder"]) == {str(runs["random"]),
+                                                                                   str(runs["length"])}
+    sizes = {s: sum(map(len, load_results(runs[s]).scores.values())) for s in ("random", "length")}
+    assert frame.groupby("run").size().to_dict() == sizes
+
+
 def test_a_record_path_means_its_folder(runs: dict[str, Path]) -> None:
     view = load_runs([runs["random"] / "results.json"])[0]
     assert view.folder == runs["random"] and view.label == "random" and set(view.items) == {"matching", "ranking"}
@@ -162,7 +241,8 @@ def page(runs: dict[str, Path]) -> Iterator[Any]:
     if not CHROMIUM.exists():
         pytest.skip("browser tests need Chromium at /usr/bin/chromium")
     sync_api = pytest.importorskip("playwright.sync_api")
-    server = serve_view([runs["random"], runs["length"], runs["api"], runs["partial"]], port=0, block=False)
+    server = serve_view([runs["random"], runs["length"], runs["api"], runs["partial"], runs["long"]], port=0,
+                        block=False)
     SHOTS.mkdir(parents=True, exist_ok=True)
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--headless", "--no-sandbox",
@@ -209,7 +289,7 @@ def test_filters_search_and_two_runs_side_by_side(page: Any, runs: dict[str, Pat
     assert _count(page) == len(a)
     _choose(page, "#filter", "wrong")
     assert _count(page) == sum(i["correct"] is False for i in a) > 0
-    assert set(page.locator("#items-body tr td:nth-child(5)").all_inner_texts()) == {"wrong"}
+    assert set(page.locator("#items-body tr td:nth-child(6)").all_inner_texts()) == {"wrong"}
     _choose(page, "#filter", "unparsed")
     assert _count(page) == 0
     # two runs: where they disagree
@@ -268,13 +348,13 @@ def test_a_run_in_progress_shows_its_failed_and_unparsed_items(page: Any) -> Non
     for status in ("failed", "unparsed"):
         _choose(page, "#filter", status)
         assert _count(page) == 1
-        assert page.locator("#items-body tr td:nth-child(2)").inner_text() == status
+        assert page.locator("#items-body tr td:nth-child(3)").inner_text() == status
     _choose(page, "#filter", "failed")
     page.locator("#items-body tr").first.click()
     detail = page.locator("#detail").inner_text()
     assert f"HTTP 503: {EVIL}" in detail and "(no reply)" in detail
     _choose(page, "#filter", "wrong")  # the unparsed reply is wrong; the failed item is not (yet) either
-    assert page.locator("#items-body tr td:nth-child(2)").all_inner_texts().count("failed") == 0
+    assert page.locator("#items-body tr td:nth-child(3)").all_inner_texts().count("failed") == 0
     assert page.dialogs == []
 
 
@@ -290,3 +370,34 @@ def test_only_the_page_is_served(page: Any) -> None:
         urllib.request.urlopen(urllib.request.Request(page.base + "/", headers={"Host": "evil.example:80"}),
                                timeout=30)
     assert err.value.code == 403
+
+
+def test_items_are_paged_and_a_cut_reply_links_its_whole_text(page: Any, runs: dict[str, Path]) -> None:
+    _choose(page, "#task", "matching")
+    _choose(page, "#run-a", "4")
+    _choose(page, "#run-b", "")
+    _choose(page, "#filter", "all")
+    assert _count(page) == 100 and "page 1 of 3" in page.locator("#page").inner_text()
+    page.click("#next")
+    page.click("#next")
+    assert _count(page) == 50 and page.locator("#next").is_disabled()
+    page.click("#prev")
+    page.click("#prev")
+    page.locator("#items-body tr[data-key='0:item007']").click()
+    link = page.locator("#detail a")
+    assert f"the whole reply ({len(LONG)} characters)" in link.inner_text()
+    assert "THE END" not in page.locator("#detail").inner_text()
+    with urllib.request.urlopen(page.base + link.get_attribute("href"), timeout=60) as response:
+        assert response.read().decode().endswith("THE END")
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_layout_reads_at_1400_and_on_a_phone(page: Any, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900 if width > 600 else 844})
+    page.goto(page.base + "/")
+    board, controls = page.locator("#board").bounding_box(), page.locator(".controls").bounding_box()
+    assert board["y"] < controls["y"] < 2 * page.viewport_size["height"]  # the item browser is near the top
+    assert page.evaluate("document.documentElement.scrollWidth") <= width + 1  # nothing wider than the screen
+    page.screenshot(path=str(SHOTS / f"view_{width}.png"), full_page=False)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(page.base + "/")

@@ -51,6 +51,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("nycc_bench.commands.demo:add_parser", "run the main job on the embedded sample"),
     "publish": ("nycc_bench.commands.publish:add_parser",
                 "stage and push to the Hub (upload.py; `publish --help` for options)"),
+    "hub": ("nycc_bench.publish.hub_cli:add_hub_parser",
+            "a local stand-in for the Hugging Face Hub, to rehearse a push"),
     "cache": ("nycc_bench.cache_command:add_parser",
               "the LLM answer cache: `cache info` (what it holds, by model and endpoint), `cache clear` (empty it)"),
 }

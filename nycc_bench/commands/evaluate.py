@@ -43,9 +43,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run and score every task with one system; write RUN_DIR/results.json; print a score table."""
-    from ..evaluation import evaluate
-    from ..publish.push_cli import check_push_to_hub, push_after_evaluate
-    from ..report import score_lines
+    from ..progress import working
+
+    with working("evaluate: loading the libraries", enable=not args.quiet):  # the first line comes at once
+        from ..evaluation import evaluate
+        from ..publish.push_cli import check_push_to_hub, push_after_evaluate
+        from ..report import score_lines
 
     check_push_to_hub(args)
     options = parse_options(args.system_option)
@@ -59,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:  # a plan: nothing was called or written
         print(result)
         print(json.dumps({"dry_run": result.to_dict()}))
-        return 0
+        return 2 if result.problems else 0
     print("\n".join(score_lines(result.record)))
     print(f"results: {result.path}")
     for task, why in result.no_judge.items():
@@ -69,7 +72,26 @@ def run(args: argparse.Namespace) -> int:
         for task, why in incomplete.items():
             print(f"incomplete: {task}: {why}", file=sys.stderr)
         if not args.allow_incomplete:
-            print(f"{len(incomplete)} task(s) incomplete; re-run the same command to retry the failed items, or pass "
-                  "--allow-incomplete to accept them", file=sys.stderr)
+            fixes = "; ".join(dict.fromkeys(f for t in incomplete for f in remedies(result.record["tasks"][t])))
+            print(f"{len(incomplete)} task(s) incomplete; {fixes}; or pass --allow-incomplete to accept them",
+                  file=sys.stderr)
             return 1
     return 0
+
+
+def remedies(entry: dict) -> list[str]:
+    """What would make an incomplete task entry whole, one fix per cause its counts show (a re-run helps only
+    failed items and judge errors)."""
+    found = []
+    if entry.get("n_failed"):
+        found.append("re-run the same command to retry the failed items")
+    if entry.get("n_error"):
+        found.append("re-run the same command to ask the judge again for its failed verdicts")
+    coverage = entry.get("coverage") or {}
+    if coverage.get("of") and (coverage.get("n") or 0) < coverage["of"]:
+        found.append(f"{coverage.get('why') or 'items are missing'}: a re-run does not help; rebuild the dataset "
+                     "with their descriptions, or pass a --dataset that has them")
+    if entry.get("n_unparsed"):
+        found.append("unparsed answers are the system's replies (see them with `nycc-bench view RUN_DIR`): a "
+                     "re-run gives the same replies; change the system or its --system-option settings")
+    return found or ["see the reasons above"]

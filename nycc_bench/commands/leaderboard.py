@@ -29,7 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Serve the leaderboard Space locally (blocks until interrupted)."""
-    from ..leaderboard import serve
+    from ..progress import working
 
     if args.print_rows:
         from ..errors import NyccBenchError
@@ -40,5 +40,7 @@ def run(args: argparse.Namespace) -> int:
                                  "upstream or --source DIR")
         print("\n".join(published_board_lines(Path(args.data_dir), args.source, sbert=args.sbert)))
         return 0
+    with working("leaderboard: loading the libraries (gradio, the store)"):  # its first line at once
+        from ..leaderboard import serve
     serve(args.data_dir, args.port, dataset=args.dataset, host=args.host, published=args.source, sbert=args.sbert)
     return 0

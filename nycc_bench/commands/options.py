@@ -163,6 +163,6 @@ def system_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch", dest="system_option", action="append_const", const="batch=true",
                    help="openai: systems: send the calls through the OpenAI Batch API at half the price (the same as "
                         "--system-option batch=true; the batch id is kept in the run folder)")
-    p.add_argument("--limit", type=int, help="only the first N instances of each task, in a fixed order (recorded "
-                   "as the deviation 'subset: N of M instances')")
+    p.add_argument("--limit", type=int, help="only the first N instances of each task and fold (per fold: a task "
+                   "of two folds runs 2N), in a fixed order (recorded as the deviation 'subset: N of M instances')")
     p.add_argument("--quiet", action="store_true", help="no progress bars")

@@ -39,10 +39,21 @@ def run(args: argparse.Namespace) -> int:
                 raise NyccBenchError(f"{name}: --{name} {value} and --task-option {args.task}.{name}="
                                      f"{options[name]} disagree; give one")
             options[name] = value
+    from pathlib import Path
+
+    from ..preflight import check_judged_run
+    from ..runner import split_options
+    from ..systems import make_system
+    from ..tasks import get_task
+
+    system_opts, options = split_options(get_task(args.task), parse_options(args.system_option), options)
+    system = make_system(args.system, args.dataset, base_url=args.base_url, **system_opts)
+    check_judged_run([args.task], args.dataset, None, [args.fold], args.split, Path(args.out).parent, args.limit,
+                     system)  # the data the task and the system read, the system's key, the disk: before a call
     with file_lock(args.out):  # one writer per run folder
         summary = run_task(args.task, args.system, args.out, dataset=args.dataset, split=args.split,
                            fold=args.fold, base_url=args.base_url, limit=args.limit, progress=not args.quiet,
-                           system_options=parse_options(args.system_option), task_options=options)
+                           system=system, task_options=options)
     print(f"{summary.out}: {summary.total} instances, {summary.answered} answered now, {summary.resumed} "
           f"already there, {summary.unparsed} unparseable, {summary.failed} failed (re-run to retry)")
     return 1 if summary.failed else 0

@@ -1,4 +1,5 @@
-"""`nycc-bench score`: score one task's predictions (the last printed line is its result entry as JSON)."""
+"""`nycc-bench score`: score one task's predictions; prints `evaluate`'s score line (its result entry as one JSON
+line with `--json`)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--task-option", action="append", metavar="TASK.KEY=VALUE", help="a task's scoring option")
     s.add_argument("--last-k-tokens", type=int, help="HumorBench: grade only the last k tokens of an explanation")
     s.add_argument("--out", help="also write the result JSON here (folders are created)")
+    s.add_argument("--json", action="store_true", help="print the result entry as one JSON line instead of the "
+                                                        "score line")
     judge_options(s)
     include_path(s)
     s.set_defaults(func=run)
@@ -33,6 +36,10 @@ def run(args: argparse.Namespace) -> int:
     options = parse_task_options(args.task_option).get(args.task, {})
     if args.protocol:
         options["protocol"] = args.protocol
+    from ..preflight import check_judged_run
+
+    if not getattr(args, "dry_run", False):  # a dry run estimates the judge's calls, key or not
+        check_judged_run([args.task], args.dataset, judge_spec(args), args.fold, args.split)
     result = score(args.task, args.predictions, dataset=args.dataset, split=args.split, folds=args.fold,
                    judge=judge_spec(args), task_options=options, last_k_tokens=args.last_k_tokens)
     text = json.dumps(result, ensure_ascii=False, default=str)
@@ -43,5 +50,18 @@ def run(args: argparse.Namespace) -> int:
         with file_lock(args.out) as out:
             out.write_text(json.dumps(scrub_data(result), indent=2, ensure_ascii=False, default=str) + "\n",
                            encoding="utf-8")
-    print(text)
+    print(text if args.json else "\n".join(_score_lines(args, result)))
     return 0
+
+
+def _score_lines(args: argparse.Namespace, result: dict) -> list[str]:
+    """`evaluate`'s score line for this task (the system named from the predictions' sidecar), with its status."""
+    from ..predictions import read_meta
+    from ..report import score_lines
+    from ..tasks import get_task
+    from ..wholeness import judge_status
+
+    meta = read_meta(args.predictions[0]) or {}
+    name = str((meta.get("system") or {}).get("spec") or "predictions")
+    entry = {**result, **judge_status(get_task(args.task), result, judge_spec(args)).fields()}
+    return score_lines({"model": {"name": name}, "tasks": {args.task: entry}})

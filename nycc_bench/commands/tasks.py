@@ -79,16 +79,18 @@ def _check_tasks(args: argparse.Namespace) -> int:
 
     from ..checking import check_run
     from ..paths import SAMPLE_DIR
+    from ..progress import working
     from ..tasks import all_tasks, get_task
 
     names = [get_task(args.name).name] if args.name else list(all_tasks())  # loading a task checks its file
     with tempfile.TemporaryDirectory(prefix="nycc-check-") as tmp:
         dataset = args.dataset
         if dataset is None:
-            from ..builders import build_dataset
+            with working("tasks check: building the sample dataset"):
+                from ..builders import build_dataset
 
-            dataset = str(Path(tmp) / "sample")
-            build_dataset(SAMPLE_DIR, dataset, progress=False)
+                dataset = str(Path(tmp) / "sample")
+                build_dataset(SAMPLE_DIR, dataset, progress=False)
         judges = None
         if args.offline_judges:
             from ..offline_judges import train_offline_judges
@@ -98,7 +100,8 @@ def _check_tasks(args: argparse.Namespace) -> int:
         failed = 0
         for name in names:
             try:
-                found = check_run(name, dataset, judges)
+                with working(f"tasks check: {name} (its file, then a random run)"):
+                    found = check_run(name, dataset, judges)
             except NyccBenchError as err:
                 failed += 1
                 print(f"FAIL {name}: {err}")

@@ -141,6 +141,7 @@ def build_hessel(task: Task, rows: Any, split_rows: Callable[[str], Any], option
         common = {"instance_id": row["instance_id"], "choices": choices if isinstance(choices, list) else [choices],
                   "letters": task.letters,
                   "reference": {"label": row.get("label"), "winner_source": row.get("winner_source"),
+                                "contest_number": row.get("contest_number"),
                                 "description": row_description(row),
                                 "caption": choices if isinstance(choices, str) else None}}
         if task.from_pixels:  # the system sees the image only, so no description for similarity baselines

@@ -37,7 +37,8 @@ def build_humorbench(task: Task, rows: Any, split_rows: Callable[[str], Any], op
                 f"{row['caption_id']}/{row['element_ids'][ks[0]]}"
             out.append(Instance(
                 instance_id=iid, user=user, context=f"{row['description']} {row['caption']}",
-                reference={"caption_id": row["caption_id"], "description": row["description"],
+                reference={"caption_id": row["caption_id"], "contest_number": row.get("contest_number"),
+                           "description": row["description"],
                            "caption": row["caption"], "elements": [row["elements"][k] for k in ks],
                            "element_ids": [row["element_ids"][k] for k in ks],
                            "element_categories": [row["element_categories"][k] for k in ks],

@@ -20,6 +20,25 @@ log = logging.getLogger("nycc_bench")
 DEFAULT_DATASET = os.environ.get("NYCC_DATASET", "nycc-bench/newyorker-caption-contest")
 
 
+def missing_split(dataset: str, config: str, split: str) -> str | None:
+    """Why a local dataset folder cannot give this config's split (one line with the fix), or None when it can
+    or when the dataset is not a local folder (a Hub repo is asked when it loads). Reads no rows: the preflight
+    asks it of every config a run will read before anything runs."""
+    root = Path(dataset)
+    if not (root.is_dir() and (root / "data").is_dir()):
+        return None
+    folder = root / "data" / config
+    for part in split.split("+"):
+        if not any(folder.glob(f"{part}-*.parquet")):
+            have = sorted({f.name.split("-")[0] for f in folder.glob("*.parquet")})
+            if not have:
+                from ..building import build_command
+
+                return f"dataset: {dataset} has no config {config!r}; add it with `{build_command(dataset, config)}`"
+            return f"split: config {config!r} has no split {part!r}; it has {', '.join(have)}"
+    return None
+
+
 def load_split(dataset: str, config: str, split: str) -> Any:
     """One split of one config, from a local folder or a Hub repo, with a clear error for a missing split;
     `a+b` (the `datasets` split syntax) is split `a`'s rows followed by split `b`'s.
@@ -34,16 +53,9 @@ def load_split(dataset: str, config: str, split: str) -> Any:
         return datasets.concatenate_datasets([load_split(dataset, config, part) for part in split.split("+")])
     root = Path(dataset)
     if root.is_dir() and (root / "data").is_dir():
-        folder = root / "data" / config
-        files = sorted(str(f.resolve()) for f in folder.glob(f"{split}-*.parquet"))
-        if not files:
-            have = sorted({f.name.split("-")[0] for f in folder.glob("*.parquet")})
-            if not have:
-                from ..building import build_command
-
-                raise NyccBenchError(f"dataset: {dataset} has no config {config!r}; add it with "
-                                     f"`{build_command(dataset, config)}`")
-            raise NyccBenchError(f"split: config {config!r} has no split {split!r}; it has {', '.join(have)}")
+        if problem := missing_split(dataset, config, split):
+            raise NyccBenchError(problem)
+        files = sorted(str(f.resolve()) for f in (root / "data" / config).glob(f"{split}-*.parquet"))
         return datasets.load_dataset("parquet", data_files={split: files}, split=split)
     try:
         splits = datasets.load_dataset(dataset, config)

@@ -90,10 +90,13 @@ def serve(data_dir: str | Path, port: int, dataset: str | None = None, host: str
           published: str | None = None, sbert: bool = True) -> None:
     """Run the leaderboard on `host:port` with a local store in `data_dir` (blocks until interrupted); seeded
     with the published runs of `published` (`upstream` or a folder) when given, else the sample's."""
-    from .ui import launch_options
+    from ..progress import working
 
-    settings = Settings.from_env(data_dir=data_dir, dataset=dataset)
-    demo, _ = create_app(settings, published=published, sbert=sbert)
+    with working("leaderboard: building the app (the store, its runs and tables)"):
+        from .ui import launch_options
+
+        settings = Settings.from_env(data_dir=data_dir, dataset=dataset)
+        demo, _ = create_app(settings, published=published, sbert=sbert)
     demo.queue(default_concurrency_limit=8).launch(server_name=host, server_port=port, **launch_options(settings))
 
 

@@ -263,14 +263,14 @@ def build_arena_tab(app: Any, demo: gr.Blocks) -> ArenaTab:
         with gr.Row(equal_height=True):
             left = gr.HTML(elem_id="arena-left")
             right = gr.HTML(elem_id="arena-right")
-        with gr.Row():
-            flag_left = gr.Checkbox(label="Left caption is offensive", value=False, elem_id="arena-flag-left")
-            flag_right = gr.Checkbox(label="Right caption is offensive", value=False, elem_id="arena-flag-right")
-        with gr.Row():
+        with gr.Row(elem_id="arena-votes"):  # right under the captions (a phone reaches them without scrolling)
             buttons = {choice: gr.Button(label, elem_id=f"arena-vote-{choice.replace('_', '-')}")
                        for choice, label in (("left", "Left is funnier"), ("right", "Right is funnier"),
                                              ("tie", "Tie"), ("both_bad", "Both bad"))}
             next_button = gr.Button("Next battle", variant="primary", elem_id="arena-next")
+        with gr.Row():
+            flag_left = gr.Checkbox(label="Left caption is offensive", value=False, elem_id="arena-flag-left")
+            flag_right = gr.Checkbox(label="Right caption is offensive", value=False, elem_id="arena-flag-right")
         reveal = gr.HTML(elem_id="arena-reveal")
         gr.Markdown("### Ratings")
         notes = gr.Markdown(elem_id="arena-notes")

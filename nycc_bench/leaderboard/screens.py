@@ -15,5 +15,22 @@ SCREENS_CSS = """
 .nycc-command {overflow-wrap: anywhere;}
 @media (max-width: 600px) {
   [id^=table-] {font-size: 0.85em;}
+  /* a phone: the overview's table and the Arena's captions and votes within the first screen */
+  #intro p {display: none;} /* the About tab and the notes under the table say it on a phone */
+  #intro h1 {font-size: 1.3em !important; margin: 0 !important;}
+  #banner * {font-size: 12px !important; line-height: 1.3 !important;}
+  #banner > div > * {padding: 4px 8px !important; margin: 0 !important;}
+  .gradio-container {--layout-gap: 8px;}
+  #search-row {flex-wrap: wrap !important; gap: 4px !important;}
+  #search-row > .form {flex: 1 1 100% !important; flex-direction: row !important; flex-wrap: wrap !important;}
+  #search-row > .form > * {flex: 1 1 30% !important; min-width: 30% !important;}
+  #search-row > .form > #search {flex: 1 1 100% !important;}
+  #search-row #refresh {flex: 1 1 100% !important; min-height: 0 !important; padding: 2px !important;}
+  #search-row label span {white-space: normal;}
+  #arena-intro {order: 99;} /* the rules under the battle on a phone: the captions and votes first */
+  #arena-intro p {font-size: 0.85em; margin: 2px 0;}
+  #arena-image {height: 170px !important; max-height: 170px !important;}
+  #arena-image img {max-height: 130px !important; object-fit: contain;}
+  #arena-votes {gap: 4px;} #arena-votes button {min-width: 45%; flex: 1 1 45%;}
 }
 """

@@ -345,11 +345,11 @@ def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any], Any]:
     for (family, key, title), first, plot in zip(VIEWS, app.first_tables(), app.first_plots(), strict=True):
         with gr.Tab(title, id=f"view-{key}", elem_id=f"view-{key}"):
             summary = next((family_summary(f) for f in family_list() if f.key == family), about.OVERVIEW_SUMMARY)
-            gr.Markdown(f"{summary} {about.rank_rule(family)}", elem_id=f"summary-{key}")
             tables.append(gr.Dataframe(value=first[0], datatype=first[1], interactive=False,
                                        pinned_columns=2, max_height=520,
                                        wrap=True, elem_id=f"table-{key}", label=f"{title} results",
                                        show_label=False, buttons=["fullscreen", "copy"]))
+            gr.Markdown(f"{summary} {about.rank_rule(family)}", elem_id=f"summary-{key}")  # the table comes first
             if reported := app.reported(family):
                 gr.Markdown("**Reported by the authors** — figures as printed, where no per-item outputs are "
                             "published: not scored by nycc-bench, never ranked with the runs above, no interval.",
@@ -367,20 +367,20 @@ def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any], Any]:
 def build(app: App) -> gr.Blocks:
     """Lay out the app and wire its events."""
     with gr.Blocks(title=about.TITLE, analytics_enabled=False) as demo:
-        gr.Markdown(f"# {about.TITLE}\n\n{about.INTRODUCTION}")
+        gr.Markdown(f"# {about.TITLE}\n\n{about.INTRODUCTION}", elem_id="intro")
         banner_box = gr.HTML(elem_id="banner")
         if app.settings.oauth:
             gr.LoginButton()
         with gr.Tabs(overflow_behavior="wrap"):  # a phone shows every tab, on two lines
             with gr.Tab("Leaderboard", id="leaderboard", elem_id="tab-leaderboard"):
-                with gr.Row():
+                with gr.Row(elem_id="search-row"):
                     search = gr.Textbox(label="Search models", placeholder="name; another name", scale=3,
                                         elem_id="search", max_length=MAX_CHARS["search"])
                     show_sample = gr.Checkbox(value=True, label="Show sample-data rows", scale=1)
                     details = gr.Checkbox(value=False, label="Details: interval and n in every cell", scale=1,
                                           elem_id="details")
                     refresh_btn = gr.Button("Refresh", scale=0, elem_id="refresh")
-                with gr.Row():
+                with gr.Accordion("Filters: type, size, setting", open=False, elem_id="filters"), gr.Row():
                     types = gr.CheckboxGroup(list(TYPES.values()), value=list(TYPES.values()), label="Type")
                     sizes = gr.CheckboxGroup([s[0] for s in SIZES] + [UNKNOWN_SIZE],
                                              value=[s[0] for s in SIZES] + [UNKNOWN_SIZE], label="Size (parameters)")

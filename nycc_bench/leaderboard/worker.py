@@ -130,6 +130,11 @@ def evaluate_job(job: Job, out: Path, settings: Settings, progress: Callable[[st
 
     base_url = settings.api_base_url if job.source == "api" else None
     loaded = None
+    if system is None:  # the run's problems (data, judges' keys and folders, disk) before the model loads
+        from ..preflight import check_judged_run
+
+        check_judged_run(job.tasks, settings.dataset, dict(settings.judges),
+                         list(settings.folds) if settings.folds else None, out=out)
     if system is None and (served := served_job(job)) is not None:
         spec, url, options = served
         progress("on the served deployment")

@@ -57,6 +57,23 @@ def _env(info: str, label: str) -> str | None:
     return found.group(1).strip() if found and found.group(1).strip() not in ("N/A", "Could not collect") else None
 
 
+MODEL_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
+"""The `model_args` keys that name the model lm-eval ran (an adapter before its base), as lm-eval reads them."""
+
+
+def model_name(data: Mapping[str, Any]) -> str:
+    """The model lm-eval ran, from its `model_args` (`pretrained=...`); lm-eval's `model_name` is a random id
+    when the arguments name none (a model object passed in), so then the model class, said to be unnamed."""
+    config = data.get("config") or {}
+    args = config.get("model_args") or {}
+    if isinstance(args, str):
+        args = dict(part.split("=", 1) for part in args.split(",") if "=" in part)
+    for key in MODEL_KEYS:
+        if isinstance(args, Mapping) and args.get(key):
+            return str(args[key])
+    return f"{config.get('model') or 'a model'} (lm-eval recorded no model name)"
+
+
 def _command(data: Mapping[str, Any], names: list[str]) -> str:
     """The lm_eval line that reproduces the run, as far as its results file says."""
     config = data.get("config") or {}
@@ -96,7 +113,7 @@ def import_lm_eval(results_dir: str | Path, out: str | Path, dataset: str | None
     notes: list[str] = []
     last = max((d for _, d in runs.values()), key=lambda d: float(d.get("date") or 0))
     model_args = (last.get("config") or {}).get("model_args") or {}
-    spec = f"{SOURCE}:{(last.get('config') or {}).get('model')}:{last.get('model_name')}"
+    spec = f"{SOURCE}:{(last.get('config') or {}).get('model')}:{model_name(last)}"
     for name, (path, data) in sorted(runs.items()):
         cfg = (data.get("configs") or {}).get(name) or {}
         meta = cfg.get("metadata") or {}
@@ -165,7 +182,7 @@ def import_lm_eval(results_dir: str | Path, out: str | Path, dataset: str | None
         if last.get("date") else "unknown"
     record = {
         "schema": SCHEMA, "nycc_bench_version": __version__, "git_commit": None, "created_at": created,
-        "model": {"spec": spec, "name": str(last.get("model_name") or spec), "source": SOURCE, "revision": revision,
+        "model": {"spec": spec, "name": model_name(last), "source": SOURCE, "revision": revision,
                   "fingerprint": None, "parameters": config.get("model_num_parameters")},
         "dataset": data_record, "environment": environment, "judge": None, "tasks": entries,
         "skipped": {}, "errors": {},

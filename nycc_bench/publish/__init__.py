@@ -1,7 +1,8 @@
 """Publish nycc-bench on the Hugging Face Hub: stage, check and push the dataset, metric Spaces, Spaces and model cards.
 
 `upload.py` (repository root) is the command line; `stage` builds the folders, `validate` and `files` check
-them, `hub` pushes them, `cards` writes model cards from results records (tests/local_hub.py stands in for the Hub).
+them, `hub` pushes them, `cards` writes model cards from results records (`local_hub.py`, served by `nycc-bench hub
+serve`, stands in for the Hub).
 """
 
 from __future__ import annotations

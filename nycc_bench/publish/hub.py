@@ -10,7 +10,8 @@ differs no commit is made at all.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,8 +82,40 @@ def plan(api: HfApi, staged: Staged) -> Plan:
     return result
 
 
+@contextmanager
+def hub_errors(endpoint: str) -> Iterator[None]:
+    """A Hub that cannot be reached, or that refuses the token, is one line naming the endpoint and the fix (never
+    the client's traceback); nothing local is touched, so what was to be pushed is still there."""
+    import importlib
+
+    from huggingface_hub.errors import HfHubHTTPError
+
+    clients = []  # huggingface_hub's HTTP client: httpx, or its httpx2 fork in newer releases
+    for name in ("httpx2", "httpx"):
+        with suppress(ImportError, AttributeError):
+            clients.append(importlib.import_module(name).TransportError)
+    try:
+        yield
+    except HfHubHTTPError as err:
+        status = err.response.status_code if err.response is not None else None
+        if status in (401, 403):
+            raise PublishError(f"hub: {endpoint} refused the token (HTTP {status}); set HF_TOKEN to a token with "
+                               "write access to the repo (or run `hf auth login`) and push again") from None
+        said = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
+        raise PublishError(f"hub: {endpoint} answered HTTP {status} ({said}); push again later") from None
+    except (*clients, ConnectionError) as err:  # refused, unknown host, timed out
+        raise PublishError(f"hub: cannot reach {endpoint} ({type(err).__name__}); check the network or "
+                           "--endpoint, then push again") from None
+
+
 def push(api: HfApi, staged: Staged, private: bool, say: Callable[[str], None]) -> Plan:
     """Create the repo if needed and commit what differs; a repo that already matches gets no commit."""
+    with hub_errors(api.endpoint):
+        return _push(api, staged, private, say)
+
+
+def _push(api: HfApi, staged: Staged, private: bool, say: Callable[[str], None]) -> Plan:
+    """`push` (see there)."""
     api.create_repo(staged.repo_id, repo_type=staged.repo_type, private=True if private else None, exist_ok=True,
                     space_sdk=staged.space_sdk if staged.repo_type == "space" else None)
     changes = plan(api, staged)

@@ -28,9 +28,14 @@ def check_push_to_hub(args: Any) -> None:
 def push_after_evaluate(args: Any, run_dir: str | Path) -> None:
     """After `evaluate` has written its record: push it when `--push-to-hub` was given."""
     if getattr(args, "push_to_hub", None):
+        from . import PublishError
         from .details import push_run
 
-        url = push_run(run_dir, args.push_to_hub, private=args.hub_private, say=lambda m: print(m, flush=True))
+        try:
+            url = push_run(run_dir, args.push_to_hub, private=args.hub_private, say=lambda m: print(m, flush=True))
+        except PublishError as err:  # the run is recorded all the same: say so, and how to push it later
+            raise PublishError(f"{err} (the run is kept in {run_dir}: `nycc-bench push {run_dir} "
+                               f"{args.push_to_hub}` pushes it)") from None
         print(f"details: {url}")
 
 

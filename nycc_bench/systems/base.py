@@ -72,6 +72,11 @@ class System(ABC):
     def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
         """Free-text answers, one per instance."""
 
+    def reads(self, task: Task) -> list[tuple[str, str]]:
+        """The dataset (config, split) pairs it reads for `task` beyond the task's own (a retrieval pool): the
+        preflight checks each before the run answers anything."""
+        return []
+
     def describe(self) -> dict[str, Any]:
         """What to record next to the predictions so a result can be traced to the exact system."""
         return {"spec": self.spec}

@@ -20,6 +20,11 @@ if TYPE_CHECKING:
 POOL_TOP_RANKS = 200  # retrieval pools hold each train contest's 200 best-rated captions
 
 
+def pool_source(task: Task) -> tuple[str, str]:
+    """The (config, split) a retrieval baseline draws `task`'s answers from (see `text_pool`)."""
+    return ("caption_ratings", "train") if task.outputs.count > 1 else ("explanation", "train")
+
+
 def text_pool(task: Task, dataset: str) -> list[str]:
     """Train-split texts a retrieval baseline may answer with (never the split being scored).
 
@@ -27,12 +32,12 @@ def text_pool(task: Task, dataset: str) -> list[str]:
     explanations of Hessel's `explanation` train split (also used for HumorBench, which has no train split).
     """
     if task.outputs.count > 1:  # several captions per item
-        ratings = load_split(dataset, "caption_ratings", "train")
+        ratings = load_split(dataset, *pool_source(task))
         ratings = ratings.filter(lambda r: r["is_primary"] and r["rank"] < POOL_TOP_RANKS,
                                  input_columns=None, desc=None)
         pool = list(dict.fromkeys(ratings["caption"]))
     else:
-        pool = list(dict.fromkeys(load_split(dataset, "explanation", "train")["label"]))
+        pool = list(dict.fromkeys(load_split(dataset, *pool_source(task))["label"]))
     if not pool:
         raise ValueError(f"dataset: no train texts to draw {task.name} answers from")
     return pool
@@ -69,6 +74,9 @@ class RandomSystem(System):
             picked = random.Random(_seed(self.seed, inst.instance_id)).sample(pool, min(k, len(pool)))
             out.append(Output(raw="\n".join(f"{i}. {t}" for i, t in enumerate(picked, 1)) if k > 1 else picked[0]))
         return out
+
+    def reads(self, task: Task) -> list[tuple[str, str]]:
+        return [pool_source(task)] if task.kind == "generation" else []
 
     def describe(self) -> dict:
         return {"spec": self.spec, "seed": self.seed}
@@ -174,6 +182,9 @@ class SbertSystem(System):
             texts = [pool[j] for j in best]
             out.append(Output(raw="\n".join(f"{i}. {t}" for i, t in enumerate(texts, 1)) if k > 1 else texts[0]))
         return out
+
+    def reads(self, task: Task) -> list[tuple[str, str]]:
+        return [pool_source(task)] if task.kind == "generation" else []
 
     def describe(self) -> dict:
         return {"spec": self.spec, "model": self.model_name}

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import NyccBenchError
-from ..predictions import as_text, read_items, read_messages, read_meta
+from ..predictions import as_text, judged_path, read_items, read_messages, read_meta
 from ..results import ResultsError, read_results
 
 PREDICTIONS = re.compile(r"(?P<task>.+?)(?:_fold(?P<fold>\d+))?\.jsonl")
@@ -36,7 +36,9 @@ def load_run(folder: str | Path) -> RunView:
     if not folder.is_dir():
         raise NyccBenchError(f"run: {folder} is not a folder; pass run folders of `nycc-bench evaluate` "
                              "(each holds results.json and predictions/)")
-    files = sorted((folder / "predictions").glob("*.jsonl"))
+    found = sorted((folder / "predictions").glob("*.jsonl"))
+    sidecars = {judged_path(f) for f in found}  # a judged task's verdicts file is its task's, never a task
+    files = [f for f in found if f not in sidecars]
     if not files and not (folder / "results.json").exists():
         raise NyccBenchError(f"run: {folder} has neither results.json nor predictions/*.jsonl; pass a run folder of "
                              "`nycc-bench evaluate`")
@@ -59,7 +61,8 @@ def load_run(folder: str | Path) -> RunView:
             view.label = str(meta["system"].get("spec") or folder.name)
         for instance_id, r in read_items(path).items():
             view.items.setdefault(task, []).append({
-                "key": f"{fold}:{instance_id}", "id": instance_id, "fold": fold, "status": r.get("status"),
+                "key": f"{fold}:{instance_id}", "id": instance_id, "contest": r.get("contest"), "fold": fold,
+                "status": r.get("status"),
                 "prompt": r.get("messages") or [], "reply": as_text(r.get("raw")),
                 "parsed": as_text(r.get("prediction")), "source": r.get("answer_source"),
                 "gold": as_text(r.get("gold")), "correct": r["correct"],
@@ -75,3 +78,10 @@ def load_runs(folders: list[str | Path]) -> list[RunView]:
         if labels.count(v.label) > 1:
             v.label = f"{v.label} ({v.folder.name})"
     return views
+
+
+def find_item(views: list[RunView], run: int, task: str, key: str) -> dict[str, Any] | None:
+    """One item of one run (by the run's position, the task and the item's key), or None."""
+    if not 0 <= run < len(views):
+        return None
+    return next((i for i in views[run].items.get(task, []) if i["key"] == key), None)

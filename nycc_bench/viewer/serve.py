@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
-from .page import view_page
-from .runs import load_runs
+from .page import REPLY_CUT, view_page
+from .runs import find_item, load_runs
 
 HOST = "127.0.0.1"
 
@@ -26,20 +27,36 @@ class _Handler(BaseHTTPRequestHandler):
         if self.headers.get("Host") not in (f"127.0.0.1:{port}", f"localhost:{port}"):  # DNS rebinding
             self.send_error(403, "the viewer answers only to 127.0.0.1 and localhost")
             return
-        if self.path.split("?", 1)[0] != "/":
-            self.send_error(404, "the viewer serves its page at / only")
+        path, _, query = self.path.partition("?")
+        if path == "/text":  # the whole text of a reply the page cut
+            self._text(parse_qs(query))
+            return
+        if path != "/":
+            self.send_error(404, "the viewer serves its page at / (and a cut reply's whole text at /text) only")
             return
         nonce = secrets.token_urlsafe(16)
         try:
-            body = view_page(load_runs(list(self.folders)), nonce).encode("utf-8")
+            body = view_page(load_runs(list(self.folders)), nonce, cut=REPLY_CUT).encode("utf-8")
         except Exception as err:  # a folder that became unreadable: say so, as text
             self.send_error(500, str(err).splitlines()[0][:300])
             return
+        self._send(body, "text/html", f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; "
+                                      "base-uri 'none'; form-action 'none'")
+
+    def _text(self, query: dict[str, list[str]]) -> None:
+        """One item's whole reply as plain text (`run`: the run's position, `task`, `key`: the item's)."""
+        run, task, key = (query.get(k, [""])[0] for k in ("run", "task", "key"))
+        item = find_item(load_runs(list(self.folders)), int(run), task, key) if run.isdigit() else None
+        if item is None or not isinstance(item.get("reply"), str):
+            self.send_error(404, "no such item")
+            return
+        self._send(item["reply"].encode("utf-8"), "text/plain", "default-src 'none'")
+
+    def _send(self, body: bytes, kind: str, policy: str) -> None:
         self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Type", f"{kind}; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
-        self.send_header("Content-Security-Policy", f"default-src 'none'; script-src 'nonce-{nonce}'; "
-                                                    f"style-src 'nonce-{nonce}'; base-uri 'none'; form-action 'none'")
+        self.send_header("Content-Security-Policy", policy)
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Referrer-Policy", "no-referrer")
         self.send_header("Cache-Control", "no-store")

@@ -107,6 +107,18 @@ class OpenAIBackend:
         return f"OpenAIBackend(model={self._config.model!r}, base_url={redact_url(self._base_url)!r})"
 
 
+def missing_key(config: LLMConfig) -> str | None:
+    """Why calls to this config's endpoint cannot start (no API key for an endpoint that needs one), in one line
+    with the fix; None when they can. The session refuses on it, and the preflight asks it before a run."""
+    base_url = resolve_base_url(config.base_url)
+    if resolve_api_key(config.api_key_env) is not None or urlsplit(base_url).hostname not in KEYED_HOSTS:
+        return None
+    names = ((config.api_key_env,) if config.api_key_env else ()) + KEY_ENV_VARS
+    variables = " or ".join(dict.fromkeys(reversed(names)))
+    return (f"{variables} is not set: {redact_url(base_url)} needs an API key for model {config.model}; export "
+            "OPENAI_API_KEY=... (or pass --base-url for a local OpenAI-compatible server) and run again")
+
+
 class _OpenAISession:
     """One run's HTTP client, opened on the first call (so a fully cached run never imports ``openai``)."""
 
@@ -124,12 +136,8 @@ class _OpenAISession:
 
     def _open(self) -> Any:
         if self._client is None:
-            if self._secret is None and urlsplit(self._base_url).hostname in KEYED_HOSTS:
-                names = ((self._config.api_key_env,) if self._config.api_key_env else ()) + KEY_ENV_VARS
-                variables = " or ".join(dict.fromkeys(reversed(names)))
-                raise FatalJudgeError(f"{variables} is not set: {redact_url(self._base_url)} needs an API key for "
-                                      f"model {self._config.model}; export OPENAI_API_KEY=... (or pass --base-url for "
-                                      "a local OpenAI-compatible server) and run again")
+            if problem := missing_key(self._config):
+                raise FatalJudgeError(problem)
             from openai import AsyncOpenAI
 
             self._client = AsyncOpenAI(
