@@ -50,6 +50,7 @@ def parser() -> argparse.ArgumentParser:
         cards,
         demo,
         evaluate,
+        judges,
         leaderboard,
         publish,
         reliability,
@@ -73,7 +74,8 @@ def parser() -> argparse.ArgumentParser:
     for add in (build.add_parser, sources.add_parser, tasks.add_parser, evaluate.add_parser, submission.add_parser,
                 run.add_parser, score.add_parser, reliability.add_parser, reward.add_parser, leaderboard.add_parser,
                 cards.add_parser, seed.add_parser, add_novelty_parser, add_lmeval_parsers, add_show_parser,
-                add_view_parser, partial(add_arena_parsers, judge_options=judge_options), add_reproduce_parser,
+                add_view_parser, partial(add_arena_parsers, judge_options=judge_options), judges.add_parser,
+                add_reproduce_parser,
                 demo.add_parser, publish.add_parser, add_cache_parser):
         add(sub)
     return p

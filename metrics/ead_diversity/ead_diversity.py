@@ -25,7 +25,7 @@ Args:
         pairs only (needs 2+ captions per group).
     sbert_batch_size (`int`, default 64), sbert_device (`str`, optional): encoding settings.
 Returns:
-    average_ead (`float`, in [0, 1.582]), distinct_ead (`float`, in [0, 1]), n_groups (`int`), and with
+    average_ead (`float`, in [0, 1]), distinct_ead (`float`, in [0, 1]), n_groups (`int`), and with
     `sbert_model` sbert_diversity (`float`, in [0, 1] for the diagonal variant) with sbert_ci_low and
     sbert_ci_high (95% percentile bootstrap over contests, 1000 resamples, seed 0).
 Raises:

@@ -56,6 +56,7 @@ def train_reward_model(
     eval_pairs_per_contest: int | None = 50,
     embedder: Embedder | None = None,
     progress: bool | None = None,
+    data_source: str | None = None,
 ) -> RewardModel:
     """Fit the reward model on rated captions and (with `out_dir`) save it.
 
@@ -71,6 +72,7 @@ def train_reward_model(
     - Each branch is weighted by 1 / the std of its predictions on the embedded training captions.
     - `evaluate`: score the held-out checks of `nycc_bench.reward.evaluate` on every contest of the data
       not trained on, and store them in config.json and the card.
+    - `data_source` ("sample" or "public"): what the data is, said at the top of the card.
     """
     steps = ["load the ratings", "embed", "fit", *(["evaluate"] if evaluate else []),
              *(["save"] if out_dir is not None else [])]  # each a bar's step: no silent minutes
@@ -112,6 +114,7 @@ def train_reward_model(
         contests = sorted(int(c) for c in ratings.contest_number.unique())
         config: dict[str, Any] = {
             "embedding_model": embedding_model,
+            **({"data_source": data_source} if data_source else {}),
             "embedding_dim": embedder.dimension,
             "features": features,
             "ngrams": dict(ngrams) if ngrams else None,
