@@ -65,9 +65,12 @@ def case_texts(case: str, own: Sequence[str], seed: int, n: int = 1) -> list[str
     return [CASES[case][1](rng, own) for _ in range(n)]
 
 
-def _description(row: dict[str, Any]) -> str:
-    parts = [row.get("image_description"), row.get("image_uncanny_description"), row.get("description")]
-    return " ".join(str(p) for p in parts[:2] if p) or str(parts[2] or "")
+def _description(row: dict[str, Any]) -> Any:
+    """What the group judge sees (as the caption task gives it): Hessel's (canny, uncanny) pair, else the
+    one-sentence description, else None."""
+    if row.get("image_description"):
+        return (row["image_description"], row.get("image_uncanny_description") or "")
+    return row.get("description") or None
 
 
 def caption_stress(judge: JudgeSpec, dataset: str, cases: Sequence[str] = tuple(CASES), n_contests: int = 5,
@@ -78,17 +81,19 @@ def caption_stress(judge: JudgeSpec, dataset: str, cases: Sequence[str] = tuple(
 
     rows = [r for split in ("test", "validation") for r in load_split(dataset, "caption_generation", split)
             .remove_columns("image")]
-    rows = sorted((r for r in rows if all(r.get(g) for g in HUMAN_GROUPS)), key=lambda r: r["contest_number"])
+    rows = sorted((r for r in rows if all(r.get(g) for g in HUMAN_GROUPS) and _description(r)),
+                  key=lambda r: r["contest_number"])
     rows = rows[:n_contests]
     if not rows:
-        raise NyccBenchError(f"dataset: {dataset} has no held-out caption_generation contest with every human group; "
-                             "build the dataset with its caption_generation config")
+        raise NyccBenchError(f"dataset: {dataset} has no held-out caption_generation contest with every human group "
+                             "and a description; build the dataset with its caption_generation config")
     contests = [int(r["contest_number"]) for r in rows]
-    descriptions = [_description(r) or None for r in rows]
+    descriptions = [_description(r) for r in rows]
     groups = {g: [list(r[g]) for r in rows] for g in HUMAN_GROUPS}
     out: dict[str, Any] = {}
     for case in cases:
-        model = [case_texts(case, [d or ""], c, GROUP_SIZE) for c, d in zip(contests, descriptions, strict=True)]
+        model = [case_texts(case, [d if isinstance(d, str) else d[0]], c, GROUP_SIZE)
+                 for c, d in zip(contests, descriptions, strict=True)]
         records = group_judgments(judge, model, groups, contests, descriptions, protocol)
         out[case] = {g: {"wins": sum(_model_won(r) for r in records if r.get("human_group") == g),
                          "n": sum(r.get("human_group") == g for r in records)} for g in HUMAN_GROUPS}

@@ -46,7 +46,7 @@ PAPER_OVERALL = (("Human (worker), GPT-4o-vision description", 59.23, 1.45),
                  ("GPT-4-Turbo, Hessel et al. description", 77.51, 2.96), ("GPT-4o-vision, cartoon image", 74.0, 3.11))
 # Narad et al. 2025 (HumorBench), Table 1: GPT-4o autograder accuracy on 300 human-labelled explanations
 PAPER_RUBRIC = {"pooled": 92.0, "gemini-2.5-pro": 93.0, "gpt-4o": 92.0, "claude-3-7-sonnet": 91.0}
-ISSUE_RUBRIC_NOTE = "the authors' GPT-4o autograder"
+RUBRIC_NOTE = "the authors also report 87% for it on the rubric files"
 
 
 def exact_interval(k: int, n: int, level: float = LEVEL) -> tuple[float | None, float | None]:
@@ -282,7 +282,7 @@ def table_lines(result: dict[str, Any]) -> list[str]:
         for name, part in checks[key].items():
             if name == "how":
                 continue
-            paper = f"GPT-4o autograder {PAPER_RUBRIC[name]:.1f} (Narad et al. Table 1)" \
+            paper = f"GPT-4o autograder {PAPER_RUBRIC[name]:.1f} (Narad et al. Table 1, n=300; {RUBRIC_NOTE})" \
                 if key == "rubric" and name in PAPER_RUBRIC else "-"
             rows.append((f"{title}, {name}: accuracy %", cell(part["accuracy"]), paper))
             rows.append((f"{title}, {name}: Cohen's kappa", cell(part["kappa"], percent=False), "-"))

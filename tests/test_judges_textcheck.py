@@ -4,6 +4,7 @@ Average EAD stays within [0, 1] on such text."""
 from __future__ import annotations
 
 import random
+
 import pytest
 
 from nycc_bench.judge_stress import CASES, case_texts

@@ -19,7 +19,12 @@ def _group(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
 
 
 def default_source() -> str:
-    """The shared upstream data beside the checkout, else the current folder."""
+    """`NYCC_BENCH_UPSTREAM_DIR` (an offline mirror of the upstream files), else the shared upstream data beside the
+    checkout, else the current folder."""
+    import os
+
+    if os.environ.get("NYCC_BENCH_UPSTREAM_DIR"):
+        return os.environ["NYCC_BENCH_UPSTREAM_DIR"]
     here = Path.cwd()
     for folder in (here / ".." / "shared" / "data", here / "shared" / "data"):
         if folder.is_dir():
@@ -34,7 +39,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                         "stored verdicts and (with --votes) the arena: one table with n and intervals")
     judge_options(r, required=True)
     r.add_argument("--source", default=None, metavar="DIR",
-                   help="folder with the upstream files (default: ../shared/data when present)")
+                   help="folder with the upstream files (default: $NYCC_BENCH_UPSTREAM_DIR, else ../shared/data)")
     r.add_argument("--votes", metavar="VOTES.parquet", help="also the arena's counted votes (`arena export`)")
     r.add_argument("--max-rows", type=int, help="grade at most this many rows of each HumorBench file set")
     r.add_argument("--out", metavar="FILE.json", help="also write the report (the About tab shows the reports of "
@@ -51,7 +56,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     t = group.add_parser("train", help="train the offline judges on the public data (rating summaries, HumorBench's "
                                        "human rubric labels): reward:public and embedding:public")
     t.add_argument("--source", default=None, metavar="DIR",
-                   help="folder with the upstream files (default: ../shared/data when present)")
+                   help="folder with the upstream files (default: $NYCC_BENCH_UPSTREAM_DIR, else ../shared/data)")
     t.add_argument("--out", metavar="DIR", help="where to write them (default: where reward:public and "
                                                 "embedding:public are looked up, in the cache)")
     t.set_defaults(func=cmd_train)
