@@ -95,13 +95,24 @@ def caption_stress(judge: JudgeSpec, dataset: str, cases: Sequence[str] = tuple(
         model = [case_texts(case, [d if isinstance(d, str) else d[0]], c, GROUP_SIZE)
                  for c, d in zip(contests, descriptions, strict=True)]
         records = group_judgments(judge, model, groups, contests, descriptions, protocol)
-        out[case] = {g: {"wins": sum(_model_won(r) for r in records if r.get("human_group") == g),
+        out[case] = {g: {"wins": sum(_model_won(r, judge.threshold) for r in records if r.get("human_group") == g),
                          "n": sum(r.get("human_group") == g for r in records)} for g in HUMAN_GROUPS}
     return out
 
 
-def _model_won(record: dict[str, Any]) -> bool:
-    return record.get("verdict") == record.get("model_position")
+def verdict_of(record: dict[str, Any], threshold: float | None = None) -> str:
+    """A group judgment's verdict as the win rate reads it: the given one, else Overall's recalibrated log-probs."""
+    from .scoring.win_rate import THRESHOLD, recalibrate
+
+    if record.get("verdict"):
+        return str(record["verdict"])
+    if record.get("delta_logprob") is None:
+        return "ERROR"
+    return recalibrate(record["delta_logprob"], THRESHOLD if threshold is None else threshold)
+
+
+def _model_won(record: dict[str, Any], threshold: float | None = None) -> bool:
+    return verdict_of(record, threshold) == record.get("model_position")
 
 
 def element_stress(judge: JudgeSpec, dataset: str, cases: Sequence[str] = tuple(CASES),

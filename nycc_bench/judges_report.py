@@ -163,18 +163,22 @@ def crowd_checks(judge: JudgeSpec, contests: list[dict[str, Any]], clock: Clock,
     descriptions = [c["description"] for c in contests]
     records = clock.run(2 * len(pairs), group_judgments, judge, [[a] for a, _ in pairs],
                         {"low": [[b] for _, b in pairs]}, numbers, descriptions)
+    from .judge_stress import verdict_of
+
     picks: dict[int, list[bool]] = {}
     for r in records:
-        picks.setdefault(r["contest_number"], []).append(r["verdict"] == r["model_position"])
+        if (verdict := verdict_of(r, judge.threshold)) != "ERROR":  # an unreadable reply counts nowhere
+            picks.setdefault(r["contest_number"], []).append(verdict == r["model_position"])
     right = [p for ps in picks.values() for p in ps]
-    consistent = sum(len(set(ps)) == 1 for ps in picks.values())
+    both = [ps for ps in picks.values() if len(ps) == 2]
+    consistent = sum(ps[0] == ps[1] for ps in both)
     longer = [(len(a) > len(b)) == p for (a, b), c in zip(pairs, numbers, strict=True) if len(a) != len(b)
-              for p in picks[c]]
+              for p in picks.get(c, [])]
     groups = clock.run(2 * len(contests), group_judgments, judge, [c["top10"] for c in contests],
                        {"low": [c["low"] for c in contests]}, numbers, descriptions)
-    won = [r["verdict"] == r["model_position"] for r in groups]
+    won = [v == r["model_position"] for r in groups if (v := verdict_of(r, judge.threshold)) != "ERROR"]
     return {"pairwise": rate_cell(sum(right), len(right)), "groups": rate_cell(sum(won), len(won)),
-            "order_consistency": rate_cell(consistent, len(picks)),
+            "order_consistency": rate_cell(consistent, len(both)),
             "prefers_longer": rate_cell(sum(longer), len(longer)), "n_contests": len(contests)}
 
 

@@ -16,13 +16,13 @@ from fake_openai import FakeChatServer, Reply
 
 from nycc_bench.cli import main
 
-GROUPS = re.compile(r"group A:(.*?)group B:(.*?)(?:\n\n|$)", re.DOTALL | re.IGNORECASE)
+GROUPS = re.compile(r"group A: 1\.\n(.*)\ngroup B: 1\.\n(.*)", re.S)
 
 
 def gullible(body: dict, attempt: int) -> Reply:
     """Picks the longer caption group; passes every explanation."""
-    text = "\n".join(str(m["content"]) for m in body["messages"])
-    if found := GROUPS.search(text):
+    asked = [str(m["content"]) for m in body["messages"] if "group A: 1." in str(m["content"])]
+    if asked and (found := GROUPS.search(asked[-1])):
         a, b = found.groups()
         pick, other = ("A", "B") if len(a) >= len(b) else ("B", "A")
         return Reply(text=pick, top_logprobs=[(pick, -0.01), (other, -6.0)])
