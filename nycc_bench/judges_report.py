@@ -275,10 +275,10 @@ def table_lines(result: dict[str, Any]) -> list[str]:
     if "crowd" in checks:
         crowd = checks["crowd"]
         rows.append(("Crowd pairwise (Zhang Table 2 Pairwise), %", cell(crowd["pairwise"]), "below"))
-        rows += [(f"(paper) Zhang Table 2 Pairwise: {name}", "-", f"{v:.1f} ± {se:.2f} (n=200)")
+        rows += [(f"(paper) Zhang Table 2 Pairwise: {name}", "-", f"{v:.1f} ± {se:.2f} (SE)")
                  for name, v, se in PAPER_PAIRWISE]
         rows.append(("Crowd groups, top 10 vs #1000-1009 (Overall), %", cell(crowd["groups"]), "below"))
-        rows += [(f"(paper) Zhang Table 2 Overall: {name}", "-", f"{v:.1f} ± {se:.2f} (n=200)")
+        rows += [(f"(paper) Zhang Table 2 Overall: {name}", "-", f"{v:.1f} ± {se:.2f} (SE)")
                  for name, v, se in PAPER_OVERALL]
         rows.append(("Order consistency (pairs, both orders), %", cell(crowd["order_consistency"]), "-"))
         rows.append(("P(prefers the longer caption), %", cell(crowd["prefers_longer"]), "-"))
