@@ -19,6 +19,7 @@ consistency (the same caption chosen in both orders of a pair) and P(prefer the 
 from __future__ import annotations
 
 import csv
+import os
 import random
 import time
 from collections.abc import Sequence
@@ -108,11 +109,17 @@ def crowd_contests(source: Path) -> list[dict[str, Any]]:
     return sorted(out, key=lambda c: c["contest_number"])
 
 
+def csv_files(root: Path) -> list[Path]:
+    """Every CSV below `root`, symlinked folders followed (an upstream mirror is often links), sorted."""
+    return sorted(Path(top) / name for top, _, names in os.walk(root, followlinks=True) for name in names
+                  if name.endswith(".csv"))
+
+
 def rubric_rows(source: Path) -> list[dict[str, Any]]:
     """HumorBench's human-labelled rubric rows below `source`, each (element, explainer, explanation) once."""
     from .judge.protocols.humorbench import load_rubric
 
-    files = sorted(p for p in source.rglob("*.csv") if p.parent.name == "rubric")
+    files = [p for p in csv_files(source) if p.parent.name == "rubric"]
     if not files:
         return []
     rows, _ = load_rubric(files)
@@ -125,7 +132,7 @@ def rubric_rows(source: Path) -> list[dict[str, Any]]:
 def autograder_rows(source: Path) -> list[dict[str, Any]]:
     """Published explanations with GPT-4o's stored autograder verdict (PASS/FAIL), each row once."""
     seen: dict[tuple, dict[str, Any]] = {}
-    for path in sorted(source.rglob("*.csv")):
+    for path in csv_files(source):
         if "analysis" not in path.parts:
             continue
         with open(path, newline="", encoding="utf-8") as handle:
