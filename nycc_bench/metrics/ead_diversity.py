@@ -57,7 +57,7 @@ Examples:
     ...     ["The brochure said it was cozy.", "The brochure said it was cozy."],
     ... ])
     >>> round(result["average_ead"], 6), round(result["distinct_ead"], 6), result["n_groups"]
-    (0.750098, 0.769531, 2)
+    (0.750027, 0.769531, 2)
 """
 
 
