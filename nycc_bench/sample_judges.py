@@ -11,25 +11,31 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from .errors import NyccBenchError
 from .paths import PACKAGE, SAMPLE_DIR, cache_dir
 
 SAMPLE = "sample"
+PUBLIC = "public"
+"""The model of `reward:public` / `embedding:public`: trained on the public data by `nycc-bench judges train`."""
 """The model of `reward:sample` / `embedding:sample` (a folder called sample is given as `./sample`)."""
 FOLDERS = {"reward": "reward_model", "embedding": "element_grader"}
 """Each offline judge backend -> its folder in a set of offline judges."""
 MINILM = "all-MiniLM-L6-v2"
 RUBRIC = Path("humorbench_reubennarad") / "rubric"  # the HumorBench rubric inside a source folder
-_TRAINING_CODE = ("reward", "builders", "sample_judges.py")  # what the judges' weights depend on, besides the sample
+# what the judges' weights and verdicts depend on, besides the sample
+_TRAINING_CODE = ("reward", "builders", "sample_judges.py")
 
 
-def train_judge_folders(dataset: str | Path, out: Path, rubric: Path) -> dict[str, Path]:
-    """Train the reward model and the element grader into `out` (deterministic); backend -> folder."""
+def train_judge_folders(dataset: str | Path, out: Path, rubric: Path | list[Path],
+                        data_source: str = "sample") -> dict[str, Path]:
+    """Train the reward model and the element grader into `out` (deterministic); backend -> folder. `data_source`
+    ("sample" or "public") is said at the top of each card."""
     from .reward import train_grader, train_reward_model
 
     folders = {backend: out / name for backend, name in FOLDERS.items()}
-    train_reward_model(str(dataset), MINILM, folders["reward"])
+    train_reward_model(str(dataset), MINILM, folders["reward"], data_source=data_source)
     # balanced: the sample rubric is mostly PASS, so plain accuracy would fit a threshold that passes everything
-    train_grader(rubric, folders["embedding"], MINILM, objective="balanced")
+    train_grader(rubric, folders["embedding"], MINILM, objective="balanced", data_source=data_source)
     return folders
 
 
@@ -70,9 +76,42 @@ def sample_judges_dir() -> Path:
     return folder
 
 
+def public_judges_dir() -> Path:
+    """Where `nycc-bench judges train` puts the judges trained on the public data (`reward:public`,
+    `embedding:public`)."""
+    return cache_dir("judges") / PUBLIC
+
+
 def judge_folder(backend: str, model: str) -> str:
-    """Where an offline judge's model is: `sample` is the sample's judge of that backend (trained if needed);
-    anything else is already a folder or a Hub repo id."""
+    """Where an offline judge's model is: `sample` is the sample's judge of that backend (trained if needed),
+    `public` the one `nycc-bench judges train` trained on the public data; anything else is already a folder or a
+    Hub repo id."""
+    if model == PUBLIC and not Path(model).exists():
+        folder = public_judges_dir() / FOLDERS[backend]
+        if not (folder / "config.json").is_file():
+            raise NyccBenchError(f"judge: {backend}:{PUBLIC} is not trained here yet; run `nycc-bench judges train "
+                                 "--source DIR` (DIR: the public upstream data) first")
+        return str(folder)
     if model != SAMPLE:
         return model
     return str(sample_judges_dir() / FOLDERS[backend])
+
+
+def train_public_judges(source: str | Path, out: Path | None = None, progress: bool = True) -> dict[str, Path]:
+    """Build the dataset from the public upstream files below `source` and train both judges on it (the rating
+    summaries; the human rubric labels) into `out` (default: where `reward:public` / `embedding:public` look)."""
+    from .builders import build_dataset
+
+    root = Path(source)
+    rubric = sorted(p for p in root.rglob("*.csv") if p.parent.name == RUBRIC.name)
+    if not rubric:
+        raise NyccBenchError(f"source: no HumorBench rubric/*.csv below {source}; pass the folder of the public data")
+    target = Path(out) if out is not None else public_judges_dir()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".public-", dir=target.parent) as tmp:
+        work = Path(tmp)
+        build_dataset(root, work / "dataset", progress=progress)
+        folders = train_judge_folders(work / "dataset", work / "judges", rubric, data_source="public")
+        shutil.rmtree(target, ignore_errors=True)
+        os.replace(work / "judges", target)
+    return {backend: target / folder.name for backend, folder in folders.items()}

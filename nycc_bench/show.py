@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import NyccBenchError
-from .predictions import read_meta, read_predictions, record_messages
+from .predictions import read_judged, read_meta, read_predictions, record_messages
 
 
 def _files(run_dir: Path, task: str) -> list[Path]:
@@ -61,6 +61,17 @@ def verdict(task_name: str, record: dict[str, Any], instance: Any) -> str:
     return f"scored over all items ({task.metric}); the reference is: {label}"
 
 
+def flag_lines(judged: dict[str, Any] | None) -> list[str]:
+    """Each text an offline judge found not to be a caption or an explanation, with its reason, once."""
+    seen: dict[str, str] = {}
+    for v in (judged or {}).get("verdicts") or []:
+        found = v.get("flagged") or []
+        for flag in [found] if isinstance(found, dict) else found:
+            text = flag.get("caption") or flag.get("instance") or ""
+            seen.setdefault(f"{flag.get('reason')}: {flag.get('detail')}" + (f" ({text!r})" if text else ""), "")
+    return list(seen)
+
+
 def show(run_dir: str | Path, task: str, instance_id: str) -> str:
     """The text `nycc-bench show` prints."""
     run_dir = Path(run_dir)
@@ -87,6 +98,9 @@ def show(run_dir: str | Path, task: str, instance_id: str) -> str:
         lines += ["--- answer ---", f"{json.dumps(record.get('prediction'), ensure_ascii=False)} "
                                     f"(status {record.get('status')}{source})"]
         lines += ["--- verdict ---", verdict(task, record, instance)]
+        if flags := flag_lines(read_judged(path).get(instance_id)):
+            lines += ["--- not a caption / not an explanation (the offline judge's check: it loses / FAILs) ---",
+                      *flags]
         blocks.append("\n".join(lines))
     if not blocks:
         raise NyccBenchError(f"instance: no {task} prediction has id {instance_id!r} in {run_dir}/predictions")

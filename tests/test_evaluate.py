@@ -29,7 +29,9 @@ GOLDEN = {
         "explanation": {"rouge_l": (0.11559416836779421, 8), "bleu": (1.8297083669847662, 8)},
         # all 91 held-out contests pooled (test + validation): the sample can prompt four of them
         "caption_generation": {"average_ead": (0.9047729820871896, 4), "sbert_diversity": (0.7745736, 4),  # ±1e-6
-                               "win_rate_top10": (0.0, 8), "win_rate_200": (0.75, 8), "win_rate_median": (0.75, 8)},
+                               # reward:sample is trained on invented captions (with the sample's prose as negatives):
+                               # near chance on held-out groups, so these say the pipeline runs, not who is funnier
+                               "win_rate_top10": (1.0, 8), "win_rate_200": (1.0, 8), "win_rate_median": (1.0, 8)},
         "humorbench": {"element_accuracy": (0.03225806451612903, 31), "caption_all_pass": (0.05555555555555555, 18)},
     },
     "length": {

@@ -34,6 +34,8 @@ CONFIG_MODULES = {
 OTHER_MEANINGS = {
     "judge/protocols/humorbench.py": {"explanation", "humorbench"},  # output field; module name
     "reward/grader.py": {"explanation"},  # a labelled row's field (element, explanation, label)
+    "judges_report.py": {"explanation"},  # a labelled or stored-verdict row's field (element, explanation, label)
+    "textcheck.py": {"explanation"},  # the kind of text checked (a caption or an explanation)
     "reward/card.py": {"humorbench"},  # a Hub tag on the element grader's card
     "code_version.py": {"humorbench"},  # the module judge/protocols/humorbench.py, hashed into code_version
     "kinds/parsing.py": {"explanation"},  # a word in replies, cut off the captions it follows

@@ -110,7 +110,7 @@ def test_judge_groups_reward_records(trained: tuple[RewardModel, Path], built: P
             assert set(record) >= JUDGMENT_KEYS
             assert record["verdict"] in ("A", "B") and record["delta_logprob"] is None
             assert record["protocol"] == protocol and record["human_group"] == "#1000-1009"
-            assert set(json.loads(record["raw"])) == {"statistic", "score_a", "score_b"}
+            assert set(json.loads(record["raw"])) == {"statistic", "score_a", "score_b", "n_flagged"}
         for first, second in zip(records[::2], records[1::2], strict=True):
             assert (first["verdict"] == "A") == (second["verdict"] == "B")  # same pick in both orders
         rate = win_rate(records, n_resamples=100)

@@ -25,7 +25,7 @@ Args:
         pairs only (needs 2+ captions per group).
     sbert_batch_size (`int`, default 64), sbert_device (`str`, optional): encoding settings.
 Returns:
-    average_ead (`float`, in [0, 1.582]), distinct_ead (`float`, in [0, 1]), n_groups (`int`), and with
+    average_ead (`float`, in [0, 1]), distinct_ead (`float`, in [0, 1]), n_groups (`int`), and with
     `sbert_model` sbert_diversity (`float`, in [0, 1] for the diagonal variant) with sbert_ci_low and
     sbert_ci_high (95% percentile bootstrap over contests, 1000 resamples, seed 0).
 Raises:
@@ -40,7 +40,7 @@ Examples:
     ...     ["The brochure said it was cozy.", "The brochure said it was cozy."],
     ... ])
     >>> round(result["average_ead"], 6), round(result["distinct_ead"], 6), result["n_groups"]
-    (0.750098, 0.769531, 2)
+    (0.750027, 0.769531, 2)
 """
 
 

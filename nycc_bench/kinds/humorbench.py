@@ -89,6 +89,7 @@ def score_elements(task: Task, instances: Sequence[Instance], preds: Sequence[An
     from ..metrics import compute_metric
     from ..metrics.rules import MAX_LAST_K_TOKENS
     from ..scoring.checks import check_int
+    from ..textcheck import flag_summary
 
     if judge is None:
         raise JudgeRequired("judge: HumorBench is scored by an autograder; pass --judge (e.g. openai:gpt-4o, or "
@@ -118,9 +119,15 @@ def score_elements(task: Task, instances: Sequence[Instance], preds: Sequence[An
     scores["element_verdicts"] = {f"{i.reference['caption_id']}/{i.reference['element_ids'][k]}": v
                                   for (_, i, k), v in zip(rows, verdicts, strict=True)}
     per_item: dict[int, list[dict[str, Any]]] = {}  # each element's verdict and reasoning, for the run viewer
+    flagged: dict[int, dict[str, Any]] = {}  # explanations that are not explanations (textcheck), once each
     for ((_, inst, k), record) in zip(rows, judged, strict=True):
         per_item.setdefault(id(inst), []).append({"element": inst.reference["elements"][k],
-                                                  "verdict": record["verdict"], "reasoning": record.get("reasoning")})
+                                                  "verdict": record["verdict"], "reasoning": record.get("reasoning"),
+                                                  **({"flagged": record["flagged"]} if record.get("flagged") else {})})
+        if record.get("flagged"):
+            flagged[id(inst)] = {"instance": inst.instance_id, **record["flagged"]}
+    if not judge.is_llm:
+        scores["flagged"] = flag_summary(list(flagged.values()), len(instances))
     scores[ITEM_JUDGMENTS] = [per_item.get(id(i), []) for i in instances]
     return scores
 

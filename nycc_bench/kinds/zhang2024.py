@@ -248,6 +248,7 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
     """
     from ..judging import group_judgments
     from ..metrics import compute_metric
+    from ..textcheck import flag_summary
 
     answered = [(p, i) for p, i in zip(preds, instances, strict=True) if p]
     missing = [i.reference["contest_number"] for p, i in zip(preds, instances, strict=True) if not p]
@@ -281,11 +282,15 @@ def score_caption_groups(task: Task, instances: Sequence[Instance], preds: Seque
                                                                if r.get("human_group", g) == g],
                                             **judge.win_rate_kwargs())
                           for g in groups}
+    flagged = {r["contest_number"]: r["flagged"] for r in records if r.get("flagged")}  # not captions (textcheck)
+    if not judge.is_llm:
+        scores["flagged"] = flag_summary([f for fs in flagged.values() for f in fs], sum(len(p) for p, _ in answered))
     by_contest: dict[Any, list[dict[str, Any]]] = {}  # each comparison's verdict, for the run viewer
     for r in records:
         by_contest.setdefault(r["contest_number"], []).append(
             {"against": r.get("human_group"), "model_position": r.get("model_position"), "verdict": r.get("verdict"),
-             "delta_logprob": r.get("delta_logprob"), "reasoning": r.get("raw")})
+             "delta_logprob": r.get("delta_logprob"), "reasoning": r.get("raw"),
+             **({"flagged": r["flagged"]} if r.get("flagged") else {})})
     scores[ITEM_JUDGMENTS] = [by_contest.get(i.reference["contest_number"], []) for i in instances]
     scores["judge"] = {"judge": judge.name, "protocol": protocol, "missing": options.get("missing", "count"),
                        "rule": next((r.get("rule") for r in records if r.get("rule")), None), "shots": shot_record,

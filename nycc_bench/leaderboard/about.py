@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from ..standings import RANK_RULE, pooled_about, task_judges
@@ -33,7 +35,8 @@ decimal, BLEU-4 one decimal, Average EAD three. Click a column header to sort by
 
 OFFLINE_NOTE = (
     " Their judged scores (win rates, element accuracy) come from the <b>offline judges</b> (a small reward "
-    "model and an embedding grader trained on the sample), not from the papers' LLM judges."
+    "model and an embedding grader trained on the sample: `reward:sample`, `embedding:sample`), not from the "
+    "papers' LLM judges; the About tab shows how each judge fares on real verdicts."
 )
 SAMPLE_NOTE = (
     "Rows marked <b>sample</b> are baseline results on the embedded sample dataset: invented cartoons and "
@@ -117,10 +120,59 @@ def rows_facts(results: list[dict[str, Any]]) -> str:
     return "### What the rows hold\n\n" + "\n".join(lines)
 
 
-def about_markdown(results: list[dict[str, Any]]) -> str:
-    """The About tab: how things are measured, what the rows hold (from their records), how submissions run."""
+def about_markdown(results: list[dict[str, Any]], judge_reports: list[dict[str, Any]] | None = None) -> str:
+    """The About tab: how things are measured, what the rows hold (from their records), the judges scored on real
+    verdicts (`judge_reports`), how submissions run."""
     return (ABOUT.replace("{measured}", measured_markdown()).replace("{rows}", rows_facts(results))
-            .replace("{pooled_columns}", pooled_about()) + "\n\n" + citations_markdown())
+            .replace("{pooled_columns}", pooled_about()) + "\n\n" + judges_markdown(judge_reports or [])
+            + citations_markdown())
+
+
+REPORTS_DIR = Path("judges") / "reports"
+"""Where a leaderboard's data folder keeps `nycc-bench judges report --out` files (one JSON per judge)."""
+
+
+def judge_reports(data_dir: str | Path, configured: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """The judges reports in a data folder, those of the configured judges (by name) first; unreadable files are
+    skipped with a warning, never shown half."""
+    import json
+    import logging
+
+    reports = []
+    for path in sorted((Path(data_dir) / REPORTS_DIR).glob("*.json")):
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(report, dict) and "checks" in report and "judge" in report:
+                reports.append(report)
+        except (OSError, ValueError) as err:
+            logging.getLogger(__name__).warning("judges report %s skipped: %s", path, err)
+    wanted = set(configured)
+    return sorted(reports, key=lambda r: (r["judge"] not in wanted, str(r["judge"])))
+
+
+def judges_markdown(reports: list[dict[str, Any]]) -> str:
+    """Each judge scored on real human and published verdicts (`nycc-bench judges report`), as printed there."""
+    from ..judges_report import table_lines
+
+    head = ("## The judges, scored on real verdicts\n\nEach judged column is only as good as its judge. "
+            "`nycc-bench judges report --judge SPEC` scores a judge on the crowd's ratings (Zhang et al.'s pairwise "
+            "and group checks), HumorBench's human rubric labels and GPT-4o's stored verdicts; every cell has its n "
+            "and 95% interval.\n\n")
+    if not reports:
+        return head + ("No judges report is kept here yet (an operator writes them with `nycc-bench judges report "
+                       f"--judge SPEC --out DATA_DIR/{REPORTS_DIR.as_posix()}/NAME.json`).\n\n")
+    blocks = []
+    for report in reports:
+        lines = table_lines(report)
+        blocks.append(f"### {_escape(lines[0])}\n\n" + "\n".join(_escape(x) for x in lines[2:]))
+    return head + "\n\n".join(blocks) + "\n\n"
+
+
+def _escape(text: str) -> str:
+    """A report's text as Markdown that shows it and runs nothing (no HTML, no links)."""
+    import html
+
+    return html.escape(str(text), quote=False).replace("[", "\\[").replace("]", "\\]")
 
 
 def measured_markdown() -> str:

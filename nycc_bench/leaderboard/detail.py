@@ -63,6 +63,11 @@ def detail_html(result: dict[str, Any]) -> str:
         counts = ", ".join(f"{k} {entry[k]}" for k in ("n_unparsed", "n_failed", "n_error") if entry.get(k))
         if counts:
             out.append(f"<p class='nycc-warn'>{e(counts)}</p>")
+        flagged = (entry.get("details") or {}).get("flagged") or {}
+        if flagged.get("n_flagged"):
+            reasons = ", ".join(f"{k} {v}" for k, v in (flagged.get("reasons") or {}).items())
+            out.append(f"<p class='nycc-warn'>Not a caption / not an explanation (the offline judge's check; each "
+                       f"loses or FAILs): {flagged['n_flagged']} of {flagged.get('n')} ({e(reasons)})</p>")
         for deviation in entry["config"].get("deviations", []):
             out.append(f"<p class='nycc-note'>Differs from the paper: {e(deviation)}</p>")
     for key, title in (("skipped", "not scored"), ("errors", "failed")):

@@ -220,8 +220,12 @@ class App:
         out.append(self.exports(results))
         out.append(gr.Dropdown(choices=choices))
         out.append(ranked_note(ranked, not kept.empty))
-        out.append(about.about_markdown(results))
+        out.append(about.about_markdown(results, self.judge_reports()))
         return out
+
+    def judge_reports(self) -> list[dict[str, Any]]:
+        """The judges reports kept in the data folder, the configured judges' first (the About tab shows them)."""
+        return about.judge_reports(self.settings.data_dir, self.settings.judges.values())
 
     def plot(self, view: int, search: str, types: list[str], sizes: list[str], show_sample: bool,
              label: str) -> Any:
@@ -436,7 +440,7 @@ def build(app: App) -> gr.Blocks:
                                      show_label=False)
             arena = build_arena_tab(app, demo)
             with gr.Tab("About", id="about"):
-                about_box = gr.Markdown(about.about_markdown(app.results()[0]), elem_id="about")
+                about_box = gr.Markdown(about.about_markdown(app.results()[0], app.judge_reports()), elem_id="about")
                 demo.load(arena.judges_markdown, None, gr.Markdown(elem_id="about-judges"))
 
         filters = [search, show_sample, details, types, sizes, settings]

@@ -18,9 +18,10 @@ Average EAD (expectation-adjusted distinct n-grams): tokens are the caption with
 split on single spaces, empty strings dropped, case kept. For n = 1..5 the n-grams of a contest's captions
 are pooled (N distinct of C in all) and EAD = N / (V·(1 − ((V−1)/V)^C)) with V = 32000 (C = 0 gives 0);
 a contest scores the mean over n, and the result is the mean over contests. EAD compares N with its
-expectation under a uniform vocabulary, so a group whose n-grams are nearly all distinct scores slightly
-above 1 (at most 1/(1 − 1/e) ≈ 1.582), as in the reference code. `distinct_ead` is the original EAD of Liu
-et al. (2022): unigrams pooled over the whole corpus, capped at 1 (an all-distinct corpus).
+expectation under a uniform vocabulary, so a group whose n-grams are nearly all distinct would score slightly
+above 1 (the reference code lets it); each contest's value is capped at 1 here, so the metric stays in [0, 1].
+`distinct_ead` is the original EAD of Liu et al. (2022): unigrams pooled over the whole corpus, capped at 1 (an
+all-distinct corpus).
 
 SBERT (with `sbert_model`): 1 − the mean over contests of the mean cosine similarity of the captions'
 normalized sentence embeddings, over the full k×k matrix including the diagonal (the paper's model is
@@ -41,7 +42,7 @@ Args:
         pairs only (needs 2+ captions per group).
     sbert_batch_size (`int`, default 64), sbert_device (`str`, optional): encoding settings.
 Returns:
-    average_ead (`float`, in [0, 1.582]), distinct_ead (`float`, in [0, 1]), n_groups (`int`), and with
+    average_ead (`float`, in [0, 1]), distinct_ead (`float`, in [0, 1]), n_groups (`int`), and with
     `sbert_model` sbert_diversity (`float`, in [0, 1] for the diagonal variant) with sbert_ci_low and
     sbert_ci_high (95% percentile bootstrap over contests, 1000 resamples, seed 0).
 Raises:
@@ -56,7 +57,7 @@ Examples:
     ...     ["The brochure said it was cozy.", "The brochure said it was cozy."],
     ... ])
     >>> round(result["average_ead"], 6), round(result["distinct_ead"], 6), result["n_groups"]
-    (0.750098, 0.769531, 2)
+    (0.750027, 0.769531, 2)
 """
 
 

@@ -32,6 +32,25 @@ def _metric_lines(metrics: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+DATA_SOURCES = {
+    "sample": "the embedded sample: invented captions and labels made for the offline demo and the tests. Its figures "
+              "say nothing about real humor; train on the public data with `nycc-bench judges train`.",
+    "public": "the public upstream data (NEXT crowd rating summaries; HumorBench's human rubric labels).",
+}
+"""What a judge's `data_source` means, said at the top of its card."""
+
+
+def _source_line(config: Mapping[str, Any]) -> str:
+    source = config.get("data_source")
+    return f"**Trained on {DATA_SOURCES.get(source, source)}**\n" if source else ""
+
+
+_CHECK_LINE = ("- Text that is not a caption or an explanation at all (random letters, byte garbage, a copy of the "
+               "prompt or the description, one word repeated, empty, far too long, another language) is caught "
+               "before scoring (`nycc_bench.textcheck`) and loses / FAILs, its reason recorded; fluent text that is "
+               "no caption (a news sentence) is left to the score.")
+
+
 def reward_card(config: Mapping[str, Any]) -> str:
     """The reward model's card: what it is, how it was trained, its held-out numbers, its limits."""
     training = config.get("training", {})
@@ -55,6 +74,7 @@ def reward_card(config: Mapping[str, Any]) -> str:
     return _front("nycc", "humor", "reward-model", "sentence-transformers") + f"""
 # NYCC humor reward model (`{config.get('fingerprint', '?')}`)
 
+{_source_line(config)}
 A free, local, deterministic judge of New Yorker cartoon captions: a linear head over frozen
 `{config['embedding_model']}` sentence embeddings{ngram_text} predicts how funny the crowd of the
 New Yorker Cartoon Caption Contest (nextml ratings: unfunny 1, somewhat funny 2, funny 3) found a caption.
@@ -96,6 +116,7 @@ model.rerank(candidates, k=1)                          # Best-of-N
   pre-screen and a reranker, not a replacement for human or strong-LLM judgment.
 - Scores of captions of different cartoons are not comparable; contests differ in average rating.
 - Do not evaluate it on the contests it was trained on (listed above): `nycc_bench.reward.evaluate` skips them.
+{_CHECK_LINE}
 
 ## Config
 ```json
@@ -117,6 +138,7 @@ def grader_card(config: Mapping[str, Any]) -> str:
     return _front("nycc", "humorbench", "autograder", "sentence-transformers") + f"""
 # HumorBench embedding element grader (`{config.get('fingerprint', '?')}`)
 
+{_source_line(config)}
 Grades a joke explanation against one HumorBench "element" without an LLM: the `{config['embedding_model']}`
 cosine similarity between the element and the explanation (`{config['score']}`: {_SCORE_TEXT[config['score']]}),
 PASS iff it is at least {config['threshold']:.4f} (threshold fitted to maximize {config.get('objective', 'accuracy')}
@@ -132,9 +154,10 @@ on {config.get('n_train', '?')} human-labelled rows).
 - Similarity is not entailment: an explanation that names the element's words but contradicts it passes,
   a correct paraphrase in other words can fail. No offline cross-encoder (NLI) model was available to do better.
 - Use it as a cheap pre-screen; report LLM-autograder numbers for anything published.
+{_CHECK_LINE}
 
 ## Config
 ```json
-{json.dumps({k: v for k, v in config.items() if k != 'cross_validation'}, indent=2)}
+{json.dumps({k: v for k, v in config.items() if k not in ('cross_validation', 'trained_rows')}, indent=2)}
 ```
 """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,12 +23,15 @@ class RewardData:
     - `groups`: `caption_generation` rows: contest_number, split, human_top10, human_1000 (lists or None).
     - `pairs`: `preference_pairs` rows: contest_number, split, chosen, rejected.
     - `descriptions`: contest -> one-sentence cartoon description, where the dataset has one.
+    - `prose`: sentences of the dataset that are not captions (cartoon descriptions, explanations, HumorBench
+      elements): the reward model's negatives, so fluent text that is no caption scores below every caption.
     """
 
     ratings: pd.DataFrame
     groups: pd.DataFrame
     pairs: pd.DataFrame
     descriptions: dict[int, str] = field(default_factory=dict)
+    prose: list[str] = field(default_factory=list)
 
     def only(self, contests: Iterable[int]) -> RewardData:
         """The same data restricted to `contests`."""
@@ -37,6 +41,7 @@ class RewardData:
             self.groups[self.groups.contest_number.isin(keep)],
             self.pairs[self.pairs.contest_number.isin(keep)],
             {c: d for c, d in self.descriptions.items() if c in keep},
+            self.prose,
         )
 
     def description_list(self, contests: Sequence[int]) -> list[str | None]:
@@ -89,7 +94,30 @@ def load_reward_data(dataset: str | Path) -> RewardData:
         groups.drop(columns=["description", "image_description"]),
         pairs.drop(columns="description"),
         descriptions,
+        prose_sentences(dataset, descriptions.values()),
     )
+
+
+PROSE_COLUMNS = {"explanation": ["label", "image_description", "image_uncanny_description"],
+                 "humorbench": ["description", "elements"]}
+"""The configs and columns whose text is prose about cartoons and jokes, never a caption."""
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def prose_sentences(dataset: str | Path, extra: Iterable[str] = ()) -> list[str]:
+    """Every distinct sentence of five or more words in the dataset's prose columns (`PROSE_COLUMNS`) and
+    `extra`, sorted (so training is deterministic)."""
+    texts = list(extra)
+    for config, columns in PROSE_COLUMNS.items():
+        for column in columns:
+            try:
+                frame = _load(dataset, config, [column], required=False)
+            except (ValueError, KeyError):  # a dataset whose config lacks the column: no prose from it
+                continue
+            for value in frame.get(column, []):
+                items = list(value) if isinstance(value, list | np.ndarray) else [value]
+                texts += [str(v) for v in items if isinstance(v, str)]
+    return sorted({s.strip() for t in texts for s in _SENTENCE.split(t) if len(s.split()) >= 5})
 
 
 def contest_targets(ratings: pd.DataFrame, target: str) -> np.ndarray:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -45,6 +46,11 @@ class Embedder:
         encoder = load_encoder(self.model_id, self.device)
         get = getattr(encoder, "get_embedding_dimension", None) or encoder.get_sentence_embedding_dimension
         return int(get())
+
+    @property
+    def tokenizer(self) -> Any:
+        """The model's own tokenizer (its word-piece vocabulary tells invented strings from words: `textcheck`)."""
+        return load_encoder(self.model_id, self.device).tokenizer
 
     def embed(self, texts: Sequence[str], *, progress: bool | None = None, desc: str = "embed") -> np.ndarray:
         """(len(texts), dimension) float32, one unit-norm row per text, in input order."""

@@ -6,10 +6,11 @@ The grader's score for an (element, explanation) row is a cosine similarity of u
 - ``top2_mean``: the mean of the two highest sentence similarities;
 - ``whole``: the similarity to the whole explanation.
 
-PASS iff score ≥ threshold, the threshold fitted on human-labelled rows (``rubric/*.csv``) to maximize
-accuracy (or balanced accuracy). `cross_validate_grader` measures it on rows it was not fitted on (grouped
-k-fold by element ``idx``, so an element is never graded by a threshold fitted on it). Records mirror the LLM
-autograder's (``nycc_bench.judge.protocols.humorbench.grade_elements``)::
+PASS iff score ≥ threshold and the explanation is one (``nycc_bench.textcheck``), the threshold fitted on
+human-labelled rows (``rubric/*.csv``) to maximize accuracy (or balanced accuracy). `cross_validate_grader`
+measures it on rows it was not fitted on (grouped k-fold by element ``idx``, so an element is never graded by
+a threshold fitted on it). Records mirror the LLM autograder's
+(``nycc_bench.judge.protocols.humorbench.grade_elements``)::
 
     {"index", "verdict": "PASS"|"FAIL", "reasoning", "graded_explanation", "raw", "prompt_version", "error"}
 
@@ -29,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from nycc_bench.scoring.checks import check_strings
+from nycc_bench.textcheck import check_texts
 
 from .encoder import DEFAULT_MODEL, Embedder
 from .folder import CARD_FILE, CONFIG_FILE, WEIGHTS_FILE, read_config, read_tensors, resolve_folder, write_folder
@@ -243,19 +245,26 @@ def grade_elements_embedding(
     grader = grader if isinstance(grader, EmbeddingGrader) else EmbeddingGrader.load(grader)
     graded = [truncate_last_k(text, last_k_tokens, tokenizer) for text in explanations]
     scores = grader.similarity(elements, graded)
+    # an explanation that is not one (textcheck: garbage, another language, a copy of the caption or the
+    # description, ...) fails every element whatever its similarity
+    flags = check_texts(graded, "explanation", [[d, c] for d, c in zip(descriptions, captions, strict=True)],
+                        tokenizer=grader.embedder.tokenizer)
     version = f"embedding-grader:{grader.fingerprint}"
     records = []
-    for i, (text, value) in enumerate(zip(graded, scores, strict=True)):
-        verdict = "PASS" if value >= grader.threshold else "FAIL"
+    for i, (text, value, flag) in enumerate(zip(graded, scores, flags, strict=True)):
+        verdict = "PASS" if value >= grader.threshold and flag is None else "FAIL"
+        reasoning = f"{grader.config['score']} similarity {value:.4f} " \
+                    f"{'>=' if value >= grader.threshold else '<'} threshold {grader.threshold:.4f}"
         records.append({
             "index": i,
             "verdict": verdict,
-            "reasoning": f"{grader.config['score']} similarity {value:.4f} "
-                         f"{'>=' if verdict == 'PASS' else '<'} threshold {grader.threshold:.4f}",
+            "reasoning": reasoning if flag is None else f"not an explanation ({flag}); {reasoning}",
             "graded_explanation": text,
-            "raw": json.dumps({"similarity": float(value), "threshold": grader.threshold}),
+            "raw": json.dumps({"similarity": float(value), "threshold": grader.threshold,
+                               **({"flag": flag.to_dict()} if flag is not None else {})}),
             "prompt_version": version,
             "error": None,
+            **({"flagged": flag.to_dict()} if flag is not None else {}),
         })
     return records
 
@@ -269,8 +278,10 @@ def train_grader(
     objective: str = "accuracy",
     n_folds: int = 5,
     seed: int = 0,
+    data_source: str | None = None,
 ) -> dict[str, Any]:
-    """Cross-validate on the labelled rubric rows, fit the threshold on all of them, save the folder.
+    """Cross-validate on the labelled rubric rows, fit the threshold on all of them, save the folder (`data_source`:
+    "sample" or "public", said at the top of the card).
 
     `rubric` is a `rubric/` folder, a CSV or several (unlabelled rows are skipped). Returns
     `{"out_dir", "threshold", "fingerprint", "cross_validation" (without verdicts), "n_skipped", "seconds"}`.
@@ -287,6 +298,10 @@ def train_grader(
     grader = fit_grader(rows, embedding_model, score=score, objective=objective, embedder=embedder)
     grader.config["cross_validation"] = cv
     grader.config["n_skipped_unlabelled"] = skipped
+    if data_source:
+        grader.config["data_source"] = data_source
+    # the rows it was fitted on, by digest: `judges report` grades these by cross-validation, never in-sample
+    grader.config["trained_rows"] = sorted({row_digest(r["element"], r["explanation"]) for r in rows})
     grader.save(out_dir)
     return {
         "out_dir": str(out_dir),
@@ -296,6 +311,11 @@ def train_grader(
         "n_skipped": skipped,
         "seconds": round(time.perf_counter() - start, 2),
     }
+
+
+def row_digest(element: str, explanation: str) -> str:
+    """How a grader's config names a labelled row it was fitted on."""
+    return hashlib.sha256(f"{element}\0{explanation}".encode()).hexdigest()[:16]
 
 
 def _check_rows(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

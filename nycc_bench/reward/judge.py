@@ -8,8 +8,11 @@ either judge's records::
      "human_group": str, "protocol": "overall"|"best_pick", "raw": str, "prompt_version": str, "error": None}
 
 ``raw`` is JSON with both groups' statistics (``score_a``, ``score_b``: mean or max predicted score);
-``prompt_version`` names the judge (``reward:<fingerprint>``). Overall picks the higher mean predicted
-score, Best Pick the higher best score; an exact tie answers "A" (one win, one loss over both orders).
+``prompt_version`` names the judge (``reward:<fingerprint>``). A model caption that is not a caption at all
+(``nycc_bench.textcheck``: random letters, garbage, a copy of the description, ...) scores ``FLAGGED_SCORE``, so
+its group loses; the contest's records then carry ``flagged``: ``[{"caption", "reason", "detail"}]``. Overall
+picks the higher mean predicted score, Best Pick the higher best score; an exact tie answers "A" (one win, one
+loss over both orders).
 """
 
 from __future__ import annotations
@@ -21,10 +24,13 @@ from typing import Any
 import numpy as np
 
 from nycc_bench.scoring.checks import check_strings, is_missing
+from nycc_bench.textcheck import Flag, check_texts
 
 from .model import PROTOCOL_STATISTICS, RewardModel
 
 Description = str | Sequence[str] | None
+FLAGGED_SCORE = -1e6
+"""The score of a model caption that is not a caption: below any prediction (the heads' z-scores stay within tens)."""
 
 
 def description_text(description: Description) -> str | None:
@@ -39,6 +45,20 @@ def description_text(description: Description) -> str | None:
         return description
     parts = [p for p in description if not is_missing(p) and str(p).strip()]
     return str(parts[0]) if parts else None
+
+
+def description_parts(description: Description) -> list[str]:
+    """Every text of a description (both of Hessel's pair): what a caption must not copy."""
+    if description is None or is_missing(description):
+        return []
+    items = [description] if isinstance(description, str) else list(description)
+    return [str(p) for p in items if not is_missing(p) and str(p).strip()]
+
+
+def caption_flags(model: RewardModel, captions: Sequence[str], references: Sequence[str] = ()) -> list[Flag | None]:
+    """Why each caption is not a caption (`nycc_bench.textcheck`), or None: read with the model's own tokenizer."""
+    return check_texts(list(captions), "caption", [list(references)] * len(captions),
+                       tokenizer=model.embedder.tokenizer)
 
 
 def judge_groups_reward(
@@ -76,6 +96,17 @@ def judge_groups_reward(
     captions = [c for _, _, group in blocks for c in group]
     caption_descriptions = [texts[i] for _, i, group in blocks for _ in group]
     scores = model.score(captions, caption_descriptions, progress=progress)
+    # the model's captions that are not captions at all (textcheck) take the lowest score: nonsense never wins
+    flags: dict[int, list[dict[str, str]]] = {}
+    start = 0
+    for name, i, group in blocks:
+        if name == "":
+            found = caption_flags(model, group, description_parts(descriptions[i]) if descriptions else [])
+            for j, (caption, flag) in enumerate(zip(group, found, strict=True)):
+                if flag is not None:
+                    scores[start + j] = FLAGGED_SCORE
+                    flags.setdefault(i, []).append({"caption": caption, **flag.to_dict()})
+        start += len(group)
     reduce = np.mean if protocol == "overall" else np.max
     stats: dict[tuple[str, int], float] = {}
     start = 0
@@ -96,8 +127,10 @@ def judge_groups_reward(
                     "delta_logprob": None,
                     "human_group": name,
                     "protocol": protocol,
-                    "raw": json.dumps({"statistic": PROTOCOL_STATISTICS[protocol], "score_a": a, "score_b": b}),
+                    "raw": json.dumps({"statistic": PROTOCOL_STATISTICS[protocol], "score_a": a, "score_b": b,
+                                       "n_flagged": len(flags.get(i, []))}),
                     "prompt_version": version,
                     "error": None,
+                    **({"flagged": flags[i]} if i in flags else {}),
                 })
     return records

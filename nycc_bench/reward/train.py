@@ -56,6 +56,8 @@ def train_reward_model(
     eval_pairs_per_contest: int | None = 50,
     embedder: Embedder | None = None,
     progress: bool | None = None,
+    data_source: str | None = None,
+    negatives: bool = True,
 ) -> RewardModel:
     """Fit the reward model on rated captions and (with `out_dir`) save it.
 
@@ -71,6 +73,11 @@ def train_reward_model(
     - Each branch is weighted by 1 / the std of its predictions on the embedded training captions.
     - `evaluate`: score the held-out checks of `nycc_bench.reward.evaluate` on every contest of the data
       not trained on, and store them in config.json and the card.
+    - `data_source` ("sample" or "public"): what the data is, said at the top of the card.
+    - `negatives`: the dataset's prose sentences (`RewardData.prose`: descriptions, explanations, HumorBench
+      elements) join both branches' training at a target one below the worst caption's, so fluent text that is not
+      a caption (a news sentence, a recipe line) scores below the captions: trained on captions alone, the sample's
+      model put such text above every human group.
     """
     steps = ["load the ratings", "embed", "fit", *(["evaluate"] if evaluate else []),
              *(["save"] if out_dir is not None else [])]  # each a bar's step: no silent minutes
@@ -94,16 +101,21 @@ def train_reward_model(
 
         shown.step(f"embed {len(sample)} captions")
         captions = sample.caption.tolist()
-        descriptions = [data.descriptions.get(int(c)) for c in sample.contest_number]
+        descriptions: list[str | None] = [data.descriptions.get(int(c)) for c in sample.contest_number]
+        prose = [t for t in data.prose if t not in set(ratings.caption)] if negatives else []
+        floor = float(ratings.target.min()) - 1.0  # below every rated caption
+        captions += prose
+        descriptions += [None] * len(prose)
         x = feature_matrix(captions, descriptions, features, embedder, progress=progress)
         shown.step("fit the ridge heads")
-        y = sample.target.to_numpy()
+        y = np.concatenate([sample.target.to_numpy(), np.full(len(prose), floor)])
         coef, intercept = _ridge(x, y, alpha)
         tensors = {"coef": coef, "intercept": np.array([intercept])}
         weights = {"embedding": _spread(x @ coef + intercept)}
         if ngrams:
-            ngram_coef, ngram_intercept = _ridge(ngram_matrix(ratings.caption.tolist(), ngrams),
-                                                 ratings.target.to_numpy(), ngram_alpha)
+            ngram_coef, ngram_intercept = _ridge(ngram_matrix(ratings.caption.tolist() + prose, ngrams),
+                                                 np.concatenate([ratings.target.to_numpy(), y[len(sample):]]),
+                                                 ngram_alpha)
             tensors["ngram_coef"] = ngram_coef.astype(np.float32)  # stored as float32: the in-memory model matches
             tensors["ngram_intercept"] = np.array([ngram_intercept])
             weights["ngrams"] = _spread(
@@ -112,6 +124,7 @@ def train_reward_model(
         contests = sorted(int(c) for c in ratings.contest_number.unique())
         config: dict[str, Any] = {
             "embedding_model": embedding_model,
+            **({"data_source": data_source} if data_source else {}),
             "embedding_dim": embedder.dimension,
             "features": features,
             "ngrams": dict(ngrams) if ngrams else None,
@@ -133,6 +146,10 @@ def train_reward_model(
                     f"{max_per_contest} per contest; n-gram branch: every caption"
                 ),
                 "seed": seed,
+                "negatives": {"n": len(prose), "target": floor,
+                              "source": "sentences of the dataset's descriptions, explanations and HumorBench "
+                                        "elements (not captions), at one below the worst caption's target"}
+                if prose else None,
             },
         }
         model = RewardModel(config, tensors, embedder=embedder)

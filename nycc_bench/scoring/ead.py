@@ -57,7 +57,11 @@ def ead(n_distinct: np.ndarray | float, n_total: np.ndarray | float, vocab_size:
 
 
 def group_eads(groups: Sequence[Sequence[str]], *, vocab_size: int = VOCAB_SIZE, max_n: int = MAX_N) -> np.ndarray:
-    """Each group's EAD averaged over n = 1..max_n, with the n-grams of its captions pooled.
+    """Each group's EAD averaged over n = 1..max_n, with the n-grams of its captions pooled, capped at 1.
+
+    Uncapped, N/E exceeds 1 when nearly every n-gram is distinct (the expectation is below the count), so
+    random letters would score a diversity above the metric's range; no human or model group of the paper
+    comes near 1, so the cap changes none of its figures.
 
     An n-gram is formed inside one caption (never across two); a group with no n-gram of some order
     scores 0 for that order, and that 0 counts in the mean. Groups are scored in chunks of about
@@ -84,8 +88,8 @@ def group_eads(groups: Sequence[Sequence[str]], *, vocab_size: int = VOCAB_SIZE,
 def average_ead(groups: Sequence[Sequence[str]], *, vocab_size: int = VOCAB_SIZE, max_n: int = MAX_N) -> float:
     """Zhang et al.'s Average EAD: the mean over contests of `group_eads` (V = 32000, n = 1..5 by default).
 
-    In [0, EAD_BOUND]: a group whose n-grams are nearly all distinct scores slightly above 1 (Zhang et al.'s
-    reference code does the same, and the published values depend on it).
+    In [0, 1]: each group's value is capped at 1 (`group_eads`); Zhang et al.'s reference code lets a group whose
+    n-grams are nearly all distinct score slightly above 1 (up to EAD_BOUND).
 
     >>> round(average_ead([["I think we should see other aquariums.", "I think we should see other aquariums."]]), 6)
     0.50007
@@ -143,7 +147,7 @@ def _chunk_eads(groups: list[list[str]], vocab_size: int, max_n: int) -> np.ndar
         )
         scores += ead(n_distinct, n_total, vocab_size)
         starts, prefix = starts[order][repeated], (np.cumsum(first) - 1)[repeated]
-    return scores / max_n
+    return np.minimum(scores / max_n, 1.0)  # a group whose n-grams are all distinct scores 1, never more
 
 
 def _token_ids(groups: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:
