@@ -6,13 +6,12 @@ and each record written names only messages the store holds."""
 from __future__ import annotations
 
 import errno
-import os
 import secrets
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from small_disk import small_tmpfs
 
 from nycc_bench.kinds.registry import Instance
 from nycc_bench.predictions import attach_messages, messages_path, record_messages
@@ -28,15 +27,8 @@ def batch(k: int) -> tuple[list[Instance], list[dict]]:
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 64 kB tmpfs (root only)."""
-    folder = tmp_path / "disk"
-    folder.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)],
-                                           capture_output=True).returncode != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    try:
+    with small_tmpfs(tmp_path, "64k") as folder:
         yield folder
-    finally:
-        subprocess.run(["umount", str(folder)], check=False)
 
 
 def test_a_full_disk_tears_no_prompt_log(small_disk: Path) -> None:
