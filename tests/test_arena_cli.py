@@ -102,7 +102,9 @@ def test_judges_agree_with_an_llm_judge_through_the_engine(votes: Path, tmp_path
     report = json.loads(out.strip().splitlines()[-1])
     assert report == json.loads(report_file.read_text())
     agreement = report["agreement"]
-    assert agreement["n_votes"] > 200 and agreement["n_error"] == 0
+    # of 300 votes, the probes and any voter the gold rule leaves out are not compared (where the store's random key
+    # puts the probes decides which voters pass: 162 to 240 compared votes seen)
+    assert agreement["n_votes"] > 100 and agreement["n_error"] == 0
     assert agreement["value"] > 0.75 and agreement["ci_low"] < agreement["value"] < agreement["ci_high"]
     frame = read_votes(votes, include_simulated=True)
     decisive = frame[frame["counted"] & frame["winner"].isin(["a", "b"])]

@@ -392,8 +392,8 @@ def test_an_unreadable_vision_reply_gets_upstreams_default_letter(sample_dataset
         {"options": {"prompt": "nycc", "unparsed": "wrong"}, "system": {"request": {"temperature": 0}}}) == [
         "Prompted with the nycc prompt; upstream's zero-shot vision runs sent lite_llm_leaderboard's.",
         "A reply without a readable answer counts as wrong (upstream gives it the default letter).",
-        "Greedy decoding with at most 256 new tokens is this benchmark's choice for vision models; upstream's "
-        "leaderboard scripts sent no sampling settings (the API's defaults)."]
+        "Decoding at temperature 0 with at most 256 new tokens is this benchmark's choice for vision models; "
+        "upstream's leaderboard scripts sent no sampling settings (the API's defaults)."]
 
 
 def test_api_replies_are_post_processed_as_caption_gen(sample_dataset: str, tmp_path: Path,
