@@ -75,7 +75,7 @@ def modes(path: Path, dataset: str) -> dict[str, dict]:
     """Each way as a whole process: its CPU seconds, wall seconds, peak memory (and the score it printed)."""
     found = {"floor": measure(["-c", FLOOR, str(path)]),
              "new": measure(["-m", "nycc_bench.cli", "score", "--task", TASK, "--predictions", str(path),
-                             "--dataset", dataset]),
+                             "--dataset", dataset, "--json"]),
              "previous": measure([__file__, "--previous", str(path), dataset])}
     for mode in ("new", "previous"):
         printed = json.loads(found[mode].pop("stdout").strip().splitlines()[-1])
