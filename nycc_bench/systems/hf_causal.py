@@ -157,6 +157,22 @@ def generation_settings(decoding: dict[str, Any], n: int) -> dict[str, Any]:
     return settings
 
 
+def mc_mode_option(mc_mode: str) -> str:
+    """The `mc_mode` system option, checked: letters by log-likelihood, or by generating an answer and parsing it."""
+    if mc_mode not in MC_MODES:
+        raise ValueError(f"system: mc_mode must be one of {', '.join(MC_MODES)}, got {mc_mode!r}")
+    return mc_mode
+
+
+class RunsAsHF:
+    """What a kind that runs a Hugging Face causal LM as `hf:` does, on another engine (`vllm-server:`, `vllm:`),
+    declares like `hf:`: it reads the cartoon's description, and takes `hf:`'s upstream settings where a task has them
+    per kind. Listed first among the bases, so these win over `System`'s defaults."""
+
+    inputs: ClassVar[frozenset[str]] = frozenset({"description"})
+    settings_kind: ClassVar[str] = "hf"
+
+
 class ChoicePrompts:
     """What `hf:`'s letters are scored on, from a tokenizer and a chat template alone: the prompt text, the context
     ending in "Answer:", and each continuation's tokens (lm-evaluation-harness's rule). `vllm-server:` shares it, so a
@@ -251,8 +267,7 @@ class CausalLMSystem(PretrainedSystem, ChoicePrompts):
                  dtype: str | None = None, mc_mode: str = "loglikelihood", compile: bool | str | None = None,
                  trust_remote_code: bool = False, chat_template: str = "auto", batching: str = "auto",
                  grouped_attention: bool | str | None = None) -> None:
-        if mc_mode not in MC_MODES:
-            raise ValueError(f"system: mc_mode must be one of {', '.join(MC_MODES)}, got {mc_mode!r}")
+        mc_mode_option(mc_mode)
         if batching not in BATCHINGS:
             raise ValueError(f"system: batching must be one of {', '.join(BATCHINGS)}, got {batching!r}")
         batch_option(batch_size, cuda=True)  # a bad value is named before any loading

