@@ -132,3 +132,15 @@ def test_vllm_in_process_without_vllm_is_refused_in_one_line(llama: Path, sample
     with pytest.raises(NyccBenchError) as err:
         make_system(f"vllm:{llama}", sample_dataset, tensor_parallel_size=2)
     assert "\n" not in str(err.value) and "needs vLLM installed" in str(err.value) and "vllm-server:" in str(err.value)
+
+
+@pytest.mark.parametrize("kind", ["hf", "vllm-server", "vllm"])
+def test_hf_on_another_engine_reads_and_sets_as_hf(kind: str, llama: Path, sample_dataset: str) -> None:
+    """`vllm-server:` and `vllm:` run `hf:`'s model elsewhere: the description as their input, `hf:`'s upstream
+    settings, and the same `mc_mode` check, made before anything loads or is called."""
+    from nycc_bench.systems.registry import lookup
+
+    cls = lookup(f"{kind}:{llama}").cls
+    assert cls.inputs == frozenset({"description"}) and (cls.settings_kind or cls.system_kind) == "hf"
+    with pytest.raises(ValueError, match="mc_mode must be one of loglikelihood, generate, got 'vibes'"):
+        make_system(f"{kind}:{llama}", sample_dataset, base_url="http://127.0.0.1:9/v1", mc_mode="vibes")
