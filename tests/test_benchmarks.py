@@ -14,9 +14,9 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
-def _last_json(script: str, *args: str) -> dict:
+def _last_json(script: str, *args: str, **env: str) -> dict:
     done = subprocess.run([sys.executable, script, *args], capture_output=True, text=True, cwd=BENCHMARKS,
-                          env={**os.environ, "HF_HUB_OFFLINE": "1"})
+                          env={**os.environ, "HF_HUB_OFFLINE": "1", **env})
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -47,6 +47,17 @@ def test_build_quick() -> None:
     out = _last_json("build.py", "--quick")
     assert out["synthetic_captions"] == 20000 and out["same_bytes"] is True
     assert out["whole_process"]["build"]["cpu_s"] > out["whole_process"]["floor"]["cpu_s"] > 0
+
+
+@pytest.mark.slow
+def test_runner_served_without_vllm_says_why(tmp_path: Path) -> None:
+    """`runner.py --served` where vLLM's environment is absent: `hf:` is measured, and the `vllm-server:` and `vllm:`
+    rows say they were skipped and why, instead of the run failing."""
+    out = _last_json("runner.py", "--served", "--instances", "2", NYCC_VLLM_PYTHON=str(tmp_path / "no" / "python"))
+    rows = out["rows"]
+    assert out["instances"] == 2 and out["engine"] is None and rows["hf"]["wall_s"] > 0 and rows["hf"]["cpu_s"] > 0
+    for name in ("vllm-server", "vllm"):
+        assert rows[name] == {"skipped": "no vLLM environment: run `make vllm-env` (or set NYCC_VLLM_PYTHON)"}
 
 
 @pytest.mark.slow

