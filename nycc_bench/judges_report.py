@@ -23,7 +23,7 @@ import csv
 import os
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -226,15 +226,17 @@ def _agreement(verdicts: list[str], labels: list[str], models: list[str]) -> dic
 
 
 def report(judge: JudgeSpec, source: str | Path, votes: str | None = None, max_rows: int | None = None,
-           seed: int = 0, include_simulated: bool = False) -> dict[str, Any]:
+           seed: int = 0, include_simulated: bool = False,
+           progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Every check whose inputs are present below `source` (module docstring); absent ones say why. Priced as it
-    runs: every LLM call's tokens counted on its prompt (cached or not) at the judge's stated price."""
+    runs: every LLM call's tokens counted on its prompt (cached or not) at the judge's stated price. `progress` is
+    told, before each check, which one runs (the leaderboard shows it while it makes a report)."""
     root = Path(source)
     if not root.is_dir():
         raise NyccBenchError(f"source: {source} is not a folder; pass --source DIR (the shared data or an upstream "
                              "mirror)")
     with counting_calls() as calls:
-        out = _checks(judge, root, votes, max_rows, seed, include_simulated)
+        out = _checks(judge, root, votes, max_rows, seed, include_simulated, progress or (lambda _: None))
     out["cost"] = cost(judge, out.pop("clock"), calls)
     return out
 
@@ -278,7 +280,7 @@ def plays(judge: JudgeSpec) -> tuple[str, str | None, str | None]:
 
 
 def _checks(judge: JudgeSpec, root: Path, votes: str | None, max_rows: int | None, seed: int,
-            include_simulated: bool) -> dict[str, Any]:
+            include_simulated: bool, progress: Callable[[str], None]) -> dict[str, Any]:
     """The checks themselves, with the clock of their judgments under `clock`."""
     clock = Clock()
     out: dict[str, Any] = {"judge": judge.name, "source": str(root), "checks": {}, "absent": {}, "clock": clock}
@@ -286,6 +288,7 @@ def _checks(judge: JudgeSpec, root: Path, votes: str | None, max_rows: int | Non
     if caption_why:
         out["absent"]["crowd"] = caption_why
     elif contests := crowd_contests(root):
+        progress(f"crowd pairwise and groups: {len(contests)} contests, both orders")
         out["checks"]["crowd"] = crowd_checks(judge, contests, clock, seed, protocol)
     else:
         out["absent"]["crowd"] = "no rating summary with >= 1,010 captions below the source"
@@ -298,6 +301,7 @@ def _checks(judge: JudgeSpec, root: Path, votes: str | None, max_rows: int | Non
         if not rows:
             out["absent"][key] = "no such file below the source"
             continue
+        progress(f"{'human rubric labels' if key == 'rubric' else 'GPT-4o stored verdicts'}: {len(rows)} rows")
         verdicts, how = _grades(judge, rows, clock)
         out["checks"][key] = {"how": how, **_agreement(verdicts, [r[label] for r in rows],
                                                       [r["explainer_model"] for r in rows])}
@@ -310,6 +314,7 @@ def _checks(judge: JudgeSpec, root: Path, votes: str | None, max_rows: int | Non
             out["absent"]["arena"] = caption_why
         else:
             frame = read_votes(votes, ArenaSettings.from_env(), include_simulated=include_simulated)
+            progress(f"arena votes: {len(frame)} rows")
             arena = agree(frame, judge, protocol=protocol, rounds=ROUNDS, seed=seed)
             clock.seconds += arena["judging"]["seconds"]  # the judging only, not the ratings' bootstrap
             clock.n += arena["judging"]["judgments"]
