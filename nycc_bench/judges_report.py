@@ -50,7 +50,8 @@ PAPER_OVERALL = (("Human (worker), GPT-4o-vision description", 59.23, 1.45),
 # ("Overall (n=300) 92.00"; per explainer: Gemini 2.5 Pro 93.00, GPT-4o 92.00, Claude 3.7 Sonnet 91.00), the only
 # accuracy the paper reports for its autograder on these labels. By explainer-model prefix (the files name versions).
 PAPER_RUBRIC = {"pooled": 92.0, "gemini-2.5-pro": 93.0, "gpt-4o": 92.0, "claude-3-7-sonnet": 91.0}
-RUBRIC_NOTE = "Narad et al. Table 1, n=300; no Llama 4 Maverick row"
+RUBRIC_NOTE = {"pooled": "Narad et al. Table 1, overall, n=300"}
+"""Beside a per-explainer row: Table 1's row of that explainer (the paper gives no n per row, and none for Llama 4)."""
 
 
 def exact_interval(k: int, n: int, level: float = LEVEL) -> tuple[float | None, float | None]:
@@ -327,7 +328,10 @@ def _checks(judge: JudgeSpec, root: Path, votes: str | None, max_rows: int | Non
 def paper_rubric(model: str) -> float | None:
     """Table 1's accuracy for the pooled row or an explainer model the files name by version
     (`claude-3-7-sonnet-latest`, `gemini-2.5-pro-exp-03-25`)."""
-    return next((v for k, v in PAPER_RUBRIC.items() if model == k or model.startswith(k + "-")), None)
+    import re
+
+    version = r"-(latest|exp-[\w.-]+|preview-[\w.-]+|\d{4}-\d{2}-\d{2}|\d{8})"  # not another model (gpt-4o-mini)
+    return next((v for k, v in PAPER_RUBRIC.items() if re.fullmatch(re.escape(k) + f"({version})?", model)), None)
 
 
 def cell(c: dict[str, Any] | None, percent: bool = True) -> str:
@@ -360,7 +364,8 @@ def table_lines(result: dict[str, Any]) -> list[str]:
             if name == "how":
                 continue
             published = paper_rubric(name) if key == "rubric" else None
-            paper = f"GPT-4o autograder {published:.1f} ({RUBRIC_NOTE})" if published is not None else "-"
+            note = RUBRIC_NOTE.get(name, "Narad et al. Table 1, this explainer's row")
+            paper = f"GPT-4o autograder {published:.1f} ({note})" if published is not None else "-"
             rows.append((f"{title}, {name}: accuracy %", cell(part["accuracy"]), paper))
             rows.append((f"{title}, {name}: Cohen's kappa", cell(part["kappa"], percent=False), "-"))
             if key == "autograder":

@@ -19,7 +19,7 @@ from arena_helpers import small_pool
 from fake_openai import FakeChatServer, Reply
 
 from nycc_bench.cli import main
-from nycc_bench.judges_report import PAPER_PAIRWISE, exact_interval, kappa_cell, report, table_lines
+from nycc_bench.judges_report import PAPER_PAIRWISE, exact_interval, kappa_cell, paper_rubric, report, table_lines
 from nycc_bench.judging import JudgeSpec
 from nycc_bench.paths import SAMPLE_DIR
 
@@ -54,6 +54,14 @@ def test_exact_interval_and_kappa() -> None:
     assert low == pytest.approx(0.1941, abs=1e-4) and high == pytest.approx(0.9937, abs=1e-4)  # Clopper-Pearson
     same = kappa_cell(["PASS", "FAIL", "PASS", "FAIL"], ["PASS", "FAIL", "PASS", "FAIL"])
     assert same["value"] == 1.0 and same["n"] == 4 and same["low"] <= same["high"]
+
+
+def test_table_1_rows_by_explainer_version() -> None:
+    """Narad et al. Table 1's row beside each explainer the rubric files name by version, and no other model's."""
+    assert paper_rubric("pooled") == 92.0 and paper_rubric("claude-3-7-sonnet-latest") == 91.0
+    assert paper_rubric("gemini-2.5-pro-exp-03-25") == paper_rubric("gemini-2.5-pro-preview-03-25") == 93.0
+    assert paper_rubric("gpt-4o-2024-08-06") == 92.0 and paper_rubric("gpt-4o-mini") is None
+    assert paper_rubric("meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8") is None
 
 
 def test_reward_judge_report(source: Path, sample_judges: dict) -> None:
