@@ -9,7 +9,8 @@ source folder (the shared data, an upstream mirror):
   rows a grader was fitted on are graded by cross-validation (grouped by element), never in-sample;
 - GPT-4o's stored autograder verdicts on published explanations (``analysis/**.csv`` with ``autograder_judgment``):
   agreement, kappa, and each explainer model's pass rate under this grader beside GPT-4o's;
-- the arena's counted votes, with `--votes` (the arena's own agreement function).
+- the arena's counted votes, with `--votes` (an `arena export` file; the arena's own agreement function: the
+  judge's agreement with the people's picks beside the ceiling of the arena's own ratings, and order consistency).
 
 Every cell has its n and an interval (rates: exact Clopper-Pearson; kappa: a percentile bootstrap over rows, 1,000
 rounds, seed 0), and per judge what AlpacaEval's evaluator table shows: seconds and price per 1,000 judgments, order
@@ -22,14 +23,14 @@ import csv
 import os
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .errors import NyccBenchError
-from .judging import JudgeSpec, element_judgments, group_judgments
+from .judging import JudgeSpec, counting_calls, element_judgments, group_judgments
 
 LEVEL = 0.95
 ROUNDS = 1000
@@ -45,9 +46,12 @@ PAPER_PAIRWISE = (("Human (worker), GPT-4o-vision description", 61.67, 3.45),
 PAPER_OVERALL = (("Human (worker), GPT-4o-vision description", 59.23, 1.45),
                  ("Human (expert), cartoon image", 94.28, 2.79),
                  ("GPT-4-Turbo, Hessel et al. description", 77.51, 2.96), ("GPT-4o-vision, cartoon image", 74.0, 3.11))
-# Narad et al. 2025 (HumorBench), Table 1: GPT-4o autograder accuracy on 300 human-labelled explanations
+# Narad et al. 2025 (HumorBench), §3.5 Table 1: GPT-4o autograder accuracy (%) on 300 human-labelled explanations
+# ("Overall (n=300) 92.00"; per explainer: Gemini 2.5 Pro 93.00, GPT-4o 92.00, Claude 3.7 Sonnet 91.00), the only
+# accuracy the paper reports for its autograder on these labels. By explainer-model prefix (the files name versions).
 PAPER_RUBRIC = {"pooled": 92.0, "gemini-2.5-pro": 93.0, "gpt-4o": 92.0, "claude-3-7-sonnet": 91.0}
-RUBRIC_NOTE = "the authors also report 87% for it on the rubric files"
+RUBRIC_NOTE = {"pooled": "Narad et al. Table 1, overall, n=300"}
+"""Beside a per-explainer row: Table 1's row of that explainer (the paper gives no n per row, and none for Llama 4)."""
 
 
 def exact_interval(k: int, n: int, level: float = LEVEL) -> tuple[float | None, float | None]:
@@ -162,14 +166,15 @@ class Clock:
         return out
 
 
-def crowd_checks(judge: JudgeSpec, contests: list[dict[str, Any]], clock: Clock, seed: int = 0) -> dict[str, Any]:
+def crowd_checks(judge: JudgeSpec, contests: list[dict[str, Any]], clock: Clock, seed: int = 0,
+                 protocol: str = "overall") -> dict[str, Any]:
     """Pairwise (one caption a side) and groups (ten a side), both orders, plus order consistency and P(longer)."""
     rng = random.Random(seed)
     pairs = [(rng.choice(c["top10"]), rng.choice(c["low"])) for c in contests]
     numbers = [c["contest_number"] for c in contests]
     descriptions = [c["description"] for c in contests]
     records = clock.run(2 * len(pairs), group_judgments, judge, [[a] for a, _ in pairs],
-                        {"low": [[b] for _, b in pairs]}, numbers, descriptions)
+                        {"low": [[b] for _, b in pairs]}, numbers, descriptions, protocol)
     from .judge_stress import verdict_of
 
     picks: dict[int, list[bool]] = {}
@@ -182,7 +187,7 @@ def crowd_checks(judge: JudgeSpec, contests: list[dict[str, Any]], clock: Clock,
     longer = [(len(a) > len(b)) == p for (a, b), c in zip(pairs, numbers, strict=True) if len(a) != len(b)
               for p in picks.get(c, [])]
     groups = clock.run(2 * len(contests), group_judgments, judge, [c["top10"] for c in contests],
-                       {"low": [c["low"] for c in contests]}, numbers, descriptions)
+                       {"low": [c["low"] for c in contests]}, numbers, descriptions, protocol)
     won = [v == r["model_position"] for r in groups if (v := verdict_of(r, judge.threshold)) != "ERROR"]
     return {"pairwise": rate_cell(sum(right), len(right)), "groups": rate_cell(sum(won), len(won)),
             "order_consistency": rate_cell(consistent, len(both)),
@@ -222,49 +227,112 @@ def _agreement(verdicts: list[str], labels: list[str], models: list[str]) -> dic
 
 
 def report(judge: JudgeSpec, source: str | Path, votes: str | None = None, max_rows: int | None = None,
-           seed: int = 0) -> dict[str, Any]:
-    """Every check whose inputs are present below `source` (module docstring); absent ones say why."""
+           seed: int = 0, include_simulated: bool = False,
+           progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Every check whose inputs are present below `source` (module docstring); absent ones say why. Priced as it
+    runs: every LLM call's tokens counted on its prompt (cached or not) at the judge's stated price. `progress` is
+    told, before each check, which one runs (the leaderboard shows it while it makes a report)."""
     root = Path(source)
     if not root.is_dir():
         raise NyccBenchError(f"source: {source} is not a folder; pass --source DIR (the shared data or an upstream "
                              "mirror)")
+    with counting_calls() as calls:
+        out = _checks(judge, root, votes, max_rows, seed, include_simulated, progress or (lambda _: None))
+    out["cost"] = cost(judge, out.pop("clock"), calls)
+    return out
+
+
+def cost(judge: JudgeSpec, clock: Clock, calls: list[Any]) -> dict[str, Any]:
+    """Seconds and USD per 1,000 judgments (AlpacaEval's evaluator columns): the time measured while judging; the
+    price from the tokens of the prompts sent (≈4 characters a token, the engine's estimate) and of the replies
+    expected, at the judge's stated price (its configuration's `price:` or the default table, with source and
+    date); an offline judge costs 0; a model without a stated price is `price unknown`, never $0."""
+    from .llm.pricing import PRICE_UNKNOWN, cost_usd
+
+    tokens_in, tokens_out = sum(c.prompt_tokens for c in calls), sum(c.completion_tokens for c in calls)
+    price = judge.stated_price()
+    usd = None if price is None else cost_usd(tokens_in, tokens_out, price.pair())
+    per = 1000 / clock.n if clock.n else None
+    return {"judgments": clock.n, "seconds": clock.seconds,
+            "seconds_per_1000": clock.seconds * per if per is not None else None,
+            "usd_per_1000": usd * per if usd is not None and per is not None else None,
+            "prompt_tokens": tokens_in, "completion_tokens": tokens_out, "llm_calls": sum(c.n_unique for c in calls),
+            "price": None if price is None else {"input_usd_per_1m": price.input_usd_per_1m,
+                                                 "output_usd_per_1m": price.output_usd_per_1m,
+                                                 "source": price.source, "checked": price.checked},
+            "price_note": PRICE_UNKNOWN + f" (no price for {judge.model!r}: give the judge configuration a price:)"
+            if price is None else price.text()}
+
+
+def plays(judge: JudgeSpec) -> tuple[str, str | None, str | None]:
+    """The group protocol a judge compares captions with, and why it compares none / grades no element (None: it
+    does): an offline judge by its kind, a named configuration by the protocol it was made for."""
+    from .arena.agreement import GROUP_PROTOCOLS
+
+    named = judge.named
+    protocol = named.protocol if named is not None and named.protocol in GROUP_PROTOCOLS else "overall"
+    caption = f"{judge.name} grades elements, not captions" if judge.backend == "embedding" else \
+        f"{judge.name} is a {named.protocol} judge, not a caption comparison" \
+        if named is not None and named.protocol not in GROUP_PROTOCOLS else None
+    element = f"{judge.name} compares captions, it grades no element" if judge.backend == "reward" else \
+        f"{judge.name} is a {named.protocol} judge, not HumorBench's autograder" \
+        if named is not None and named.protocol != "humorbench_autograder" else None
+    return protocol, caption, element
+
+
+def _checks(judge: JudgeSpec, root: Path, votes: str | None, max_rows: int | None, seed: int,
+            include_simulated: bool, progress: Callable[[str], None]) -> dict[str, Any]:
+    """The checks themselves, with the clock of their judgments under `clock`."""
     clock = Clock()
-    out: dict[str, Any] = {"judge": judge.name, "source": str(root), "checks": {}, "absent": {}}
-    caption_judge, element_judge = judge.backend != "embedding", judge.backend != "reward"
-    if caption_judge:
-        contests = crowd_contests(root)
-        if contests:
-            out["checks"]["crowd"] = crowd_checks(judge, contests, clock, seed)
-        else:
-            out["absent"]["crowd"] = "no rating summary with >= 1,010 captions below the source"
+    out: dict[str, Any] = {"judge": judge.name, "source": str(root), "checks": {}, "absent": {}, "clock": clock}
+    protocol, caption_why, element_why = plays(judge)
+    if caption_why:
+        out["absent"]["crowd"] = caption_why
+    elif contests := crowd_contests(root):
+        progress(f"crowd pairwise and groups: {len(contests)} contests, both orders")
+        out["checks"]["crowd"] = crowd_checks(judge, contests, clock, seed, protocol)
     else:
-        out["absent"]["crowd"] = f"{judge.name} grades elements, not captions"
+        out["absent"]["crowd"] = "no rating summary with >= 1,010 captions below the source"
     for key, rows_of, label in (("rubric", rubric_rows, "label"), ("autograder", autograder_rows,
                                                                     "autograder_judgment")):
-        if not element_judge:
-            out["absent"][key] = f"{judge.name} compares captions, it grades no element"
+        if element_why:
+            out["absent"][key] = element_why
             continue
         rows = rows_of(root)[:max_rows] if max_rows else rows_of(root)
         if not rows:
             out["absent"][key] = "no such file below the source"
             continue
+        progress(f"{'human rubric labels' if key == 'rubric' else 'GPT-4o stored verdicts'}: {len(rows)} rows")
         verdicts, how = _grades(judge, rows, clock)
         out["checks"][key] = {"how": how, **_agreement(verdicts, [r[label] for r in rows],
                                                       [r["explainer_model"] for r in rows])}
     if votes:
         from .arena.agreement import agree
         from .arena.export import read_votes
+        from .arena.settings import ArenaSettings
 
-        start = time.perf_counter()
-        out["checks"]["arena"] = agree(read_votes(votes), judge, rounds=ROUNDS)
-        clock.seconds += time.perf_counter() - start
-    out["cost"] = {"judgments": clock.n, "seconds_per_1000": 1000 * clock.seconds / clock.n if clock.n else None,
-                   "usd_per_1000": 0.0 if not judge.is_llm else None,
-                   "price_note": "offline: no charge" if not judge.is_llm else "see `nycc-bench cache info`"}
+        if caption_why:
+            out["absent"]["arena"] = caption_why
+        else:
+            frame = read_votes(votes, ArenaSettings.from_env(), include_simulated=include_simulated)
+            progress(f"arena votes: {len(frame)} rows")
+            arena = agree(frame, judge, protocol=protocol, rounds=ROUNDS, seed=seed)
+            clock.seconds += arena["judging"]["seconds"]  # the judging only, not the ratings' bootstrap
+            clock.n += arena["judging"]["judgments"]
+            out["checks"]["arena"] = arena
     return out
 
 
 # ---- the table ----------------------------------------------------------------------------------------------
+
+def paper_rubric(model: str) -> float | None:
+    """Table 1's accuracy for the pooled row or an explainer model the files name by version
+    (`claude-3-7-sonnet-latest`, `gemini-2.5-pro-exp-03-25`)."""
+    import re
+
+    version = r"-(latest|exp-[\w.-]+|preview-[\w.-]+|\d{4}-\d{2}-\d{2}|\d{8})"  # not another model (gpt-4o-mini)
+    return next((v for k, v in PAPER_RUBRIC.items() if re.fullmatch(re.escape(k) + f"({version})?", model)), None)
+
 
 def cell(c: dict[str, Any] | None, percent: bool = True) -> str:
     """`value [low, high] (n=…)`."""
@@ -295,8 +363,9 @@ def table_lines(result: dict[str, Any]) -> list[str]:
         for name, part in checks[key].items():
             if name == "how":
                 continue
-            paper = f"GPT-4o autograder {PAPER_RUBRIC[name]:.1f} (Narad et al. Table 1, n=300; {RUBRIC_NOTE})" \
-                if key == "rubric" and name in PAPER_RUBRIC else "-"
+            published = paper_rubric(name) if key == "rubric" else None
+            note = RUBRIC_NOTE.get(name, "Narad et al. Table 1, this explainer's row")
+            paper = f"GPT-4o autograder {published:.1f} ({note})" if published is not None else "-"
             rows.append((f"{title}, {name}: accuracy %", cell(part["accuracy"]), paper))
             rows.append((f"{title}, {name}: Cohen's kappa", cell(part["kappa"], percent=False), "-"))
             if key == "autograder":
@@ -304,13 +373,18 @@ def table_lines(result: dict[str, Any]) -> list[str]:
                              cell(part["reference_pass_rate"])))
     if "arena" in checks:
         arena = checks["arena"]
-        a = arena["agreement"]
-        rows.append(("Arena votes: agreement with people, %", cell(
-            {"value": a["value"], "low": a["ci_low"], "high": a["ci_high"], "n": a["n_votes"]}), "-"))
+
+        def votes_cell(c: dict[str, Any]) -> str:
+            return cell({"value": c["value"], "low": c["ci_low"], "high": c["ci_high"], "n": c["n_votes"]})
+
+        rows.append(("Arena votes: agreement with people, %", votes_cell(arena["agreement"]),
+                     f"ceiling (the arena's own ratings, cross-fitted) {votes_cell(arena['ceiling'])}"))
+        rows.append(("Arena votes: order consistency, %", votes_cell(arena["order_consistency"]), "-"))
     cost = result["cost"]
     seconds = f"{cost['seconds_per_1000']:.1f} s" if cost["seconds_per_1000"] is not None else "n/a"
-    price = f"${cost['usd_per_1000']:.2f}" if cost["usd_per_1000"] is not None else cost["price_note"]
-    rows.append(("Time / price per 1,000 judgments", f"{seconds} / {price}", "-"))
+    price = f"${cost['usd_per_1000']:.2f}" if cost["usd_per_1000"] is not None else "price unknown"
+    rows.append((f"Time / price per 1,000 judgments (n={cost['judgments']})", f"{seconds} / {price}",
+                 cost["price_note"]))
     lines = [f"judges report: {result['judge']} on {result['source']}", "", "| check | this judge | published |",
              "|---|---|---|", *(f"| {a} | {b} | {c} |" for a, b, c in rows)]
     for key in ("rubric", "autograder"):

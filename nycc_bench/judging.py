@@ -16,7 +16,9 @@ object's jobs, the dry run estimating those same jobs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
 from typing import Any
@@ -26,7 +28,8 @@ from .judge.named import NamedJudge, find, is_path, judge_names, load_judge, nea
 from .judge.protocols.settings import protocol_settings
 from .judge.protocols.zhang_format import Description, RankingExample
 from .judge.registry import BUILT_IN, get_protocol
-from .llm import LLMConfig, estimate_jobs
+from .llm import DEFAULT_PRICES, Estimate, LLMConfig, estimate_jobs
+from .llm.pricing import StatedPrice, table_price
 from .urls import redact_url
 
 BACKENDS = ("openai", "transformers", "reward", "embedding")
@@ -120,6 +123,15 @@ class JudgeSpec:
         """The named judge's recalibration threshold (None: the paper's)."""
         return None if self.named is None else self.named.threshold
 
+    def stated_price(self) -> StatedPrice | None:
+        """What a call costs, with its source and date: 0 for an offline or local judge, the configuration's
+        ``price:``, else the default table's; None when neither knows the model (never read as $0)."""
+        if not self.is_llm or self.backend == "transformers":
+            return StatedPrice(0.0, 0.0, "runs on this machine, no charge", "")
+        if self.named is not None and self.named.price is not None:
+            return self.named.price
+        return table_price(self.model)
+
     def config(self) -> LLMConfig:
         """The LLM judge engine's config for this spec."""
         if self.backend not in ("openai", "transformers"):
@@ -128,6 +140,8 @@ class JudgeSpec:
         named: dict[str, Any] = {}
         if self.named is not None:
             named = {"prompt_version": self.named.prompt, **dict(self.named.parser_args)}
+        if self.named is not None and self.named.price is not None:
+            named["prices"] = {**DEFAULT_PRICES, self.model: self.named.price.pair()}
         batch = {"batch": True, "batch_dir": self.batch_dir, "batch_wait_s": self.batch_wait_s} if self.batch else {}
         return LLMConfig(backend=self.backend, model=self.model, base_url=self.base_url,
                          cache_dir=self.cache_dir, max_concurrency=self.max_concurrency, **timeout, **named, **batch)
@@ -222,6 +236,21 @@ class ResolvedJudge:
                                                                  **options})
 
 
+_COUNTED: ContextVar[list[Estimate] | None] = ContextVar("judged_calls", default=None)
+
+
+@contextmanager
+def counting_calls() -> Iterator[list[Estimate]]:
+    """Within it, each LLM judge run in this thread also adds the estimate of all its calls, cached or not (tokens
+    counted on the prompts it sends, at the config's price), to the list it yields: what `judges report` prices."""
+    counted: list[Estimate] = []
+    token = _COUNTED.set(counted)
+    try:
+        yield counted
+    finally:
+        _COUNTED.reset(token)
+
+
 def run_judge(protocol: str, judge: JudgeSpec | ResolvedJudge, **inputs: Any) -> list[dict[str, Any]]:
     """Run ``protocol`` (a registered name) with an LLM judge on ``inputs`` (the protocol's job builder's); a spec
     is resolved for it here (a task's run passes the judge it resolved once), a dry run stops with the estimate
@@ -235,6 +264,9 @@ def run_judge(protocol: str, judge: JudgeSpec | ResolvedJudge, **inputs: Any) ->
         inputs["rule"] = resolved.rule
     if resolved.spec.dry_run:
         raise DryRun(estimate_jobs(proto.jobs(resolved.config, **inputs), resolved.config, echo=False))
+    if (counted := _COUNTED.get()) is not None:
+        whole = resolved.config.replace(use_cache=False)  # every call counts, whether the cache holds it or not
+        counted.append(estimate_jobs(proto.jobs(whole, **inputs), whole, echo=False))
     return proto.run(resolved.config, **inputs)
 
 

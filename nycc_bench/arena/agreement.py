@@ -17,6 +17,7 @@ The judge's win rate of each player over those judgments is ranked against the a
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import numpy as np
@@ -125,7 +126,10 @@ def agree(votes: pd.DataFrame, judge: JudgeSpec, *, protocol: str | None = None,
     frame = frame[frame["winner"].isin(["a", "b"])].reset_index(drop=True)
     if frame.empty:
         raise ArenaRefused("votes: no counted vote picks a caption (ties and gold probes do not count); vote first")
+    start = time.perf_counter()
     judged = judge_votes(frame, judge, protocol)
+    judging = {"seconds": time.perf_counter() - start,
+               "judgments": 2 * len(frame[["caption_a", "caption_b"]].drop_duplicates())}  # each pair, both orders
     people_a = (judged["winner"] == "a").to_numpy(dtype=float)
     orders = judged[["judge_a_first", "judge_a_second"]].to_numpy()
     agrees = np.where(np.isnan(orders), np.nan, orders == people_a[:, None])
@@ -191,7 +195,7 @@ def agree(votes: pd.DataFrame, judge: JudgeSpec, *, protocol: str | None = None,
         "players": [{"player": p, "name": player_name(p), "judge_win_rate": _none(rates[0][i]),
                      "arena_rating": arena.rows[i].rating, "length_controlled_rating": lc.get(p)}
                     for i, p in enumerate(players)],
-        "crowd": crowd, "kinds": vote_kinds(votes),
+        "crowd": crowd, "kinds": vote_kinds(votes), "judging": judging,
         "settings": {"rounds": rounds, "confidence": confidence, "seed": seed, "ties": "excluded",
                      "orders": "both (caption a shown first, then second)"},
     }

@@ -50,6 +50,8 @@ def add_judges_parsers(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--source", default=None, metavar="DIR",
                    help="folder with the upstream files (default: $NYCC_BENCH_UPSTREAM_DIR, else ../shared/data)")
     r.add_argument("--votes", metavar="VOTES.parquet", help="also the arena's counted votes (`arena export`)")
+    r.add_argument("--include-simulated", action="store_true",
+                   help="with --votes: count simulated votes too (a rehearsal arena; people's votes only otherwise)")
     r.add_argument("--max-rows", type=int, help="grade at most this many rows of each HumorBench file set")
     r.add_argument("--out", metavar="FILE.json", help="also write the report (the About tab shows the reports of "
                                                       "a leaderboard data folder's judges/reports/)")
@@ -82,7 +84,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Print the table, then the report as one JSON line."""
     from ..judges_report import report, table_lines
 
-    result = report(_spec(args), args.source or default_source(), votes=args.votes, max_rows=args.max_rows)
+    result = report(_spec(args), args.source or default_source(), votes=args.votes, max_rows=args.max_rows,
+                    include_simulated=args.include_simulated)
     print("\n".join(table_lines(result)))
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)

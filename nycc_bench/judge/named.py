@@ -1,7 +1,9 @@
 """Named judge configurations: a judge is a YAML file (backend, model, protocol, prompt version, named parser and
 its arguments, threshold, base_url; never a key), found by name in ``NYCC_BENCH_JUDGE_PATH`` folders and then in
 ``configs/`` here, or given as a path. ``--judge NAME`` and ``JudgeSpec.parse`` accept one beside
-``backend:model``. ``base: NAME`` starts from another configuration and changes only the keys it gives."""
+``backend:model``. ``price:`` states what the model costs (USD per 1M input and output tokens) with the page it was
+read from and the day it was checked; `judges report` prices 1,000 judgments with it. ``base: NAME`` starts from
+another configuration and changes only the keys it gives."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from typing import Any
 
 from ..errors import NyccBenchError, refuse_unknown_keys
 from ..llm.config import BACKENDS as LLM_BACKENDS
+from ..llm.pricing import StatedPrice
 from ..urls import has_credentials, redact_url
 from ..yaml_files import load_yaml
 from .parsers import PARSERS
@@ -21,7 +24,8 @@ from .registry import get_protocol
 CONFIGS_DIR = Path(__file__).resolve().parents[1] / "judges"
 PATH_VARIABLE = "NYCC_BENCH_JUDGE_PATH"
 KEYS = ("base", "summary", "backend", "model", "protocol", "prompt", "parser", "parser_args", "threshold",
-        "base_url")
+        "base_url", "price")
+PRICE_KEYS = ("input_usd_per_1m", "output_usd_per_1m", "source", "checked")
 PARSER_ARG_RANGES: dict[str, tuple[int, int]] = {"top_logprobs": (1, 20), "parse_retries": (0, 10)}
 
 
@@ -39,6 +43,7 @@ class NamedJudge:
     threshold: float | None = None  # the recalibration threshold (protocols that have one); None: the paper's
     base_url: str | None = None
     summary: str = ""
+    price: StatedPrice | None = None  # what a call costs, with its source and date; None: the default table's
     ref: str = ""  # how it was asked for (a name, or a path): what a recorded command repeats
 
     def settings(self) -> dict[str, Any]:
@@ -149,4 +154,31 @@ def _checked(raw: dict[str, Any], path: Path, ref: str) -> NamedJudge:
     return NamedJudge(name=path.stem, backend=raw["backend"], model=raw["model"], protocol=protocol.name,
                       prompt=prompt, parser=parser, parser_args=tuple(sorted(args.items())),
                       threshold=None if threshold is None else float(threshold), base_url=base_url,
-                      summary=str(raw.get("summary") or ""), ref=ref)
+                      summary=str(raw.get("summary") or ""), price=_price(raw.get("price"), path), ref=ref)
+
+
+def _price(raw: Any, path: Path) -> StatedPrice | None:
+    """The configuration's ``price:`` (two non-negative USD amounts per 1M tokens, a source, an ISO date checked)."""
+    if raw is None or isinstance(raw, StatedPrice):  # absent, or inherited through ``base:``
+        return raw
+    example = ("price: {input_usd_per_1m: 2.5, output_usd_per_1m: 10, source: https://openai.com/api/pricing/, "
+               "checked: 2025-06-10}")
+    if not isinstance(raw, dict) or set(raw) != set(PRICE_KEYS):
+        raise NyccBenchError(f"{path}: price: expected the keys {', '.join(PRICE_KEYS)}, e.g. {example}")
+    amounts = [raw["input_usd_per_1m"], raw["output_usd_per_1m"]]
+    if any(isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v < 1e6 for v in amounts):
+        raise NyccBenchError(f"{path}: price: input_usd_per_1m and output_usd_per_1m are USD per 1M tokens, "
+                             f"numbers >= 0; got {amounts}")
+    import datetime
+
+    checked = raw["checked"]
+    if isinstance(checked, datetime.date):  # YAML reads an unquoted 2025-06-10 as a date
+        checked = checked.isoformat()
+    try:
+        datetime.date.fromisoformat(str(checked))
+    except ValueError:
+        raise NyccBenchError(f"{path}: price.checked: the day the price was read, YYYY-MM-DD; got {checked!r}") \
+            from None
+    if not isinstance(raw["source"], str) or not raw["source"].strip():
+        raise NyccBenchError(f"{path}: price.source: where the price was read (the provider's pricing page)")
+    return StatedPrice(float(amounts[0]), float(amounts[1]), raw["source"].strip(), str(checked))

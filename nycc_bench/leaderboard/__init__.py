@@ -65,6 +65,9 @@ def create_app(settings: Settings, seed_dir: Path | None = SEED_DIR, start_worke
     if store is not None and (settings.worker if start_worker is None else start_worker):
         import_model_libraries()
         Worker(store, settings).start()
+    if store is not None and settings.judges_reports == "start":  # the About tab's judges reports, made now
+        import_model_libraries()
+        app.start_judge_reports()
     return demo, app
 
 

@@ -120,12 +120,14 @@ def rows_facts(results: list[dict[str, Any]]) -> str:
     return "### What the rows hold\n\n" + "\n".join(lines)
 
 
-def about_markdown(results: list[dict[str, Any]], judge_reports: list[dict[str, Any]] | None = None) -> str:
+def about_markdown(results: list[dict[str, Any]], judge_reports: list[dict[str, Any]] | None = None,
+                   judges: bool = True) -> str:
     """The About tab: how things are measured, what the rows hold (from their records), the judges scored on real
-    verdicts (`judge_reports`), how submissions run."""
+    verdicts (`judge_reports`; without `judges`, left to the tab's own section, which the leaderboard makes), how
+    submissions run."""
     return (ABOUT.replace("{measured}", measured_markdown()).replace("{rows}", rows_facts(results))
-            .replace("{pooled_columns}", pooled_about()) + "\n\n" + judges_markdown(judge_reports or [])
-            + citations_markdown())
+            .replace("{pooled_columns}", pooled_about()) + "\n\n"
+            + (judges_markdown(judge_reports or []) if judges else "") + citations_markdown())
 
 
 REPORTS_DIR = Path("judges") / "reports"
@@ -150,14 +152,22 @@ def judge_reports(data_dir: str | Path, configured: Iterable[str] = ()) -> list[
     return sorted(reports, key=lambda r: (r["judge"] not in wanted, str(r["judge"])))
 
 
-def judges_markdown(reports: list[dict[str, Any]]) -> str:
-    """Each judge scored on real human and published verdicts (`nycc-bench judges report`), as printed there."""
+def judges_markdown(reports: list[dict[str, Any]], status: list[str] | None = None, source: str | None = None,
+                    started: bool = True) -> str:
+    """Each judge scored on real human and published verdicts (`nycc-bench judges report`), as printed there; above
+    them, the reports the leaderboard is still making (`status`: one line per judge, its current check or why it
+    failed) from `source`, or (not `started`) that opening this tab makes them."""
     from ..judges_report import table_lines
 
     head = ("## The judges, scored on real verdicts\n\nEach judged column is only as good as its judge. "
             "`nycc-bench judges report --judge SPEC` scores a judge on the crowd's ratings (Zhang et al.'s pairwise "
             "and group checks), HumorBench's human rubric labels and GPT-4o's stored verdicts; every cell has its n "
             "and 95% interval.\n\n")
+    if status:
+        head += (f"**Being made** (on `{_escape(source or '?')}`; this section updates itself):\n\n"
+                 + "\n".join(f"- {_escape(line)}" for line in status) + "\n\n")
+    elif not started and source is not None:
+        head += "The configured judges' reports are made when this tab is opened.\n\n"
     if not reports:
         return head + ("No judges report is kept here yet (an operator writes them with `nycc-bench judges report "
                        f"--judge SPEC --out DATA_DIR/{REPORTS_DIR.as_posix()}/NAME.json`).\n\n")

@@ -24,6 +24,11 @@ ENV_HELP = {
     "NYCC_LB_REQUESTS_REPO": "Hub dataset holding the requests (with NYCC_LB_RESULTS_REPO and HF_TOKEN)",
     "NYCC_LB_RESULTS_REPO": "Hub dataset holding results and predictions",
     "NYCC_LB_JUDGES": "judges of the judged tasks, e.g. caption_generation=reward:DIR,humorbench=openai:gpt-4o",
+    "NYCC_LB_JUDGES_SOURCE": "folder of the upstream files the About tab's judges reports score the configured "
+                             "judges on (default: NYCC_BENCH_UPSTREAM_DIR, else the embedded sample's invented ones)",
+    "NYCC_LB_JUDGES_REPORTS": "when the About tab's judges reports are made (kept by judge and inputs): auto (when "
+                              "the tab is first opened; the default), start (at start-up) or 0 (never: only the "
+                              "operator's `judges report --out` files)",
     "NYCC_LB_FOLDS": "Hessel cross-validation folds to run, e.g. 0,1 (default: every fold the dataset has)",
     "NYCC_LB_WORKER": "0: do not start the background worker",
     "NYCC_LB_SOURCE": "upstream or a folder of the pinned files: seed an empty board with the papers' published runs "
@@ -103,6 +108,8 @@ class Settings:
     visitor_concurrency: int = 2  # requests one visitor may have at work at once
     max_body_bytes: int = 8 * 2**20  # the largest request body the app reads (a bigger one is refused, 413)
     adopt_results: bool = False  # record digests for results published before digests were kept
+    judges_source: str | None = None  # the judges reports' upstream files (None: see `judges_source_dir`)
+    judges_reports: str = "auto"  # auto (when the About tab opens), start (at start-up), 0 (never)
 
     @classmethod
     def from_env(cls, data_dir: str | Path | None = None, dataset: str | None = None, **overrides: object) -> Settings:
@@ -135,9 +142,21 @@ class Settings:
             "visitor_concurrency": int(env("NYCC_LB_VISITOR_CONCURRENCY", "2")),
             "max_body_bytes": int(float(env("NYCC_LB_MAX_BODY_MB", "8")) * 2**20),
             "adopt_results": _flag("NYCC_LB_ADOPT_RESULTS"),
+            "judges_source": env("NYCC_LB_JUDGES_SOURCE") or env("NYCC_BENCH_UPSTREAM_DIR") or None,
+            "judges_reports": env("NYCC_LB_JUDGES_REPORTS", "auto").strip().lower() or "auto",
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
+
+    def __post_init__(self) -> None:
+        if self.judges_reports not in ("auto", "start", "0"):
+            raise ValueError(f"NYCC_LB_JUDGES_REPORTS: expected auto, start or 0, got {self.judges_reports!r}")
+
+    def judges_source_dir(self) -> Path:
+        """The folder the judges reports read: `judges_source`, else the embedded sample's upstream files."""
+        from ..paths import SAMPLE_DIR
+
+        return Path(self.judges_source) if self.judges_source else SAMPLE_DIR
 
     @property
     def hub(self) -> bool:

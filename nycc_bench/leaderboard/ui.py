@@ -31,6 +31,7 @@ from .arena_tab import build_arena_tab
 from .browse import ContestIndex, Predictions, contest_html, outputs_html, showcase
 from .detail import detail_html, prediction_files, run_choices
 from .exports import write_exports
+from .judges_reports import JudgeReports, configured_judges
 from .limits import MAX_CHARS, BodyCap, Busy, VisitorGate, capped, trust_proxies, visitor
 from .plots import compare_plot, interval_plot
 from .screens import SCREENS_CSS
@@ -87,6 +88,7 @@ class App:
         # what pages link to (exports, predictions JSONL) is copied here; the store itself is never served
         self.public = Path(tempfile.mkdtemp(prefix="nycc-lb-public-"))
         self.gate = VisitorGate(settings.visitor_concurrency)  # bounded work at once per visitor
+        self.judges = JudgeReports(settings.data_dir, settings.judges_source_dir())  # the About tab's reports
 
     def guarded(self, fn: Any) -> Any:
         """`fn` as an event handler that holds one of its visitor's slots while it runs (refused when none is
@@ -220,12 +222,24 @@ class App:
         out.append(self.exports(results))
         out.append(gr.Dropdown(choices=choices))
         out.append(ranked_note(ranked, not kept.empty))
-        out.append(about.about_markdown(results, self.judge_reports()))
+        out.append(about.about_markdown(results, judges=False))
         return out
 
     def judge_reports(self) -> list[dict[str, Any]]:
         """The judges reports kept in the data folder, the configured judges' first (the About tab shows them)."""
         return about.judge_reports(self.settings.data_dir, self.settings.judges.values())
+
+    def start_judge_reports(self) -> None:
+        """Make the configured judges' reports in the background, unless the operator said never (`0`)."""
+        if self.settings.judges_reports != "0":
+            self.judges.start(configured_judges(self.settings.judges, self.results()[0]))
+
+    def judges_section(self, opened: bool = False) -> tuple[str, Any]:
+        """The About tab's judges section and its timer (ticking while reports are made); `opened`: the tab was
+        just opened, which starts them in `auto` mode."""
+        if opened and self.settings.judges_reports == "auto" and not self.judges.started:
+            self.start_judge_reports()
+        return self.judges.markdown(), gr.Timer(active=self.judges.busy())
 
     def plot(self, view: int, search: str, types: list[str], sizes: list[str], show_sample: bool,
              label: str) -> Any:
@@ -439,8 +453,14 @@ def build(app: App) -> gr.Blocks:
                 queue = gr.Dataframe(value=app.queue(), interactive=False, wrap=True, elem_id="queue",
                                      show_label=False)
             arena = build_arena_tab(app, demo)
-            with gr.Tab("About", id="about"):
-                about_box = gr.Markdown(about.about_markdown(app.results()[0], app.judge_reports()), elem_id="about")
+            with gr.Tab("About", id="about") as about_tab:
+                about_box = gr.Markdown(about.about_markdown(app.results()[0], judges=False), elem_id="about")
+                judges_box = gr.Markdown(app.judges.markdown(), elem_id="about-judges-reports")
+                judges_timer = gr.Timer(2.0, active=app.judges.busy())  # ticks while reports are being made
+                about_tab.select(lambda: app.judges_section(opened=True), None, [judges_box, judges_timer],
+                                 show_progress="hidden")
+                judges_timer.tick(app.judges_section, None, [judges_box, judges_timer], show_progress="hidden")
+                demo.load(app.judges_section, None, [judges_box, judges_timer], show_progress="hidden")
                 demo.load(arena.judges_markdown, None, gr.Markdown(elem_id="about-judges"))
 
         filters = [search, show_sample, details, types, sizes, settings]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .chat import ChatRequest
+from .config import DEFAULT_PRICES
 
 PRICE_TABLE_SOURCE = "OpenAI API list prices, https://openai.com/api/pricing/ (config.DEFAULT_PRICES)"
 PRICE_TABLE_DATE = "2025-06-10"
@@ -44,3 +47,32 @@ def cost_usd(prompt_tokens: int, completion_tokens: int, price: tuple[float, flo
     if price is None:
         return None
     return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1_000_000
+
+
+@dataclass(frozen=True)
+class StatedPrice:
+    """A judge's price in USD per 1M (input, output) tokens, with the page it was read from and the day it was
+    checked (a judge configuration's ``price:``, else the default table's), so a report can say where it comes from."""
+
+    input_usd_per_1m: float
+    output_usd_per_1m: float
+    source: str
+    checked: str
+
+    def pair(self) -> tuple[float, float]:
+        """(input, output) USD per 1M tokens, as :func:`cost_usd` takes it."""
+        return (self.input_usd_per_1m, self.output_usd_per_1m)
+
+    def text(self) -> str:
+        """`$2.50 / $10.00 per 1M tokens in / out (SOURCE, checked DATE)`."""
+        when = f", checked {self.checked}" if self.checked else ""
+        return (f"${self.input_usd_per_1m:.2f} / ${self.output_usd_per_1m:.2f} per 1M tokens in / out "
+                f"({self.source}{when})")
+
+
+def table_price(model: str) -> StatedPrice | None:
+    """The default price table's price of ``model`` with its source and date; None when the table has none."""
+    if model not in DEFAULT_PRICES:
+        return None
+    low, high = DEFAULT_PRICES[model]
+    return StatedPrice(float(low), float(high), PRICE_TABLE_SOURCE, PRICE_TABLE_DATE)
