@@ -15,6 +15,10 @@ from filelock import FileLock
 
 from nycc_bench.paths import SAMPLE_DIR
 
+# Spaces started from the environment in tests make no judges reports behind the About tab (each would judge the
+# sample in a background thread beside the test); tests/test_judges_reports_tab.py makes them explicitly.
+os.environ.setdefault("NYCC_LB_JUDGES_REPORTS", "0")
+
 
 def shared_folder(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], object]) -> Path:
     """A folder `make` fills once per session, shared by every xdist worker (read only once made)."""
