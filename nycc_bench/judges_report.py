@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from .errors import NyccBenchError
-from .judging import JudgeSpec, element_judgments, group_judgments
+from .judging import JudgeSpec, element_judgments, group_judgments, reward_trained_contests
 
 LEVEL = 0.95
 ROUNDS = 1000
@@ -233,6 +233,11 @@ def report(judge: JudgeSpec, source: str | Path, votes: str | None = None, max_r
     caption_judge, element_judge = judge.backend != "embedding", judge.backend != "reward"
     if caption_judge:
         contests = crowd_contests(root)
+        if seen := reward_trained_contests(judge) & {c["contest_number"] for c in contests}:  # never in-sample
+            contests = [c for c in contests if c["contest_number"] not in seen]
+            out["absent"]["crowd on trained contests"] = (f"{len(seen)} ({', '.join(map(str, sorted(seen)))}): "
+                                                          f"{judge.name} was fitted on their ratings; the crowd "
+                                                          "rows are the other contests, held out")
         if contests:
             out["checks"]["crowd"] = crowd_checks(judge, contests, clock, seed)
         else:

@@ -23,7 +23,10 @@ ENV_HELP = {
                          "client address); empty: signing in is required (the default on a Space with OAuth)",
     "NYCC_LB_REQUESTS_REPO": "Hub dataset holding the requests (with NYCC_LB_RESULTS_REPO and HF_TOKEN)",
     "NYCC_LB_RESULTS_REPO": "Hub dataset holding results and predictions",
-    "NYCC_LB_JUDGES": "judges of the judged tasks, e.g. caption_generation=reward:DIR,humorbench=openai:gpt-4o",
+    "NYCC_LB_JUDGES": "judges of the judged tasks, e.g. caption_generation=reward:DIR,humorbench=openai:gpt-4o; "
+                      "unset on a board on the real data (NYCC_LB_SOURCE): the default offline judges, "
+                      "`reward:public` / `embedding:public` where `nycc-bench judges train` made them, else the "
+                      "sample's (trained on the invented sample (offline demo)), each record saying which",
     "NYCC_LB_FOLDS": "Hessel cross-validation folds to run, e.g. 0,1 (default: every fold the dataset has)",
     "NYCC_LB_WORKER": "0: do not start the background worker",
     "NYCC_LB_SOURCE": "upstream or a folder of the pinned files: seed an empty board with the papers' published runs "
