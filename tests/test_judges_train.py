@@ -22,7 +22,10 @@ def test_train_public_judges(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ca
     with pytest.raises(Exception, match="judges train"):
         judge_folder("reward", "public")
     assert main(["judges", "train", "--source", str(SAMPLE_DIR), "--max-per-contest", "100"]) == 0
-    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    printed = capsys.readouterr().out.strip().splitlines()
+    summary = json.loads(printed[-1])
+    assert any(line.startswith("embedding: held out: human rubric labels, 5-fold cross-validated: ")
+               for line in printed)  # the card's held-out figures, printed
     assert set(summary) == {"reward", "embedding"}
     assert summary["embedding"]["held_out"]["n"] > 0 and "accuracy" in summary["embedding"]["held_out"]
     assert summary["reward"]["training"]["max_per_contest"] == 100  # the bounded subset, recorded
@@ -121,3 +124,16 @@ def test_the_leaderboard_says_what_each_offline_judge_was_trained_on() -> None:
     public = task_judges(record(backend="embedding", model="public", trained_on="trained on the public data (x)"))
     assert set(public.values()) == {"offline embedding grader, trained on the public data (x)"}
     assert set(task_judges(record(backend="reward", model="/m")).values()) == {"offline reward model"}
+
+
+def test_train_refuses_a_source_without_the_rubric_and_a_bound_below_the_kept_best(tmp_path: Path) -> None:
+    from nycc_bench.errors import NyccBenchError
+    from nycc_bench.sample_judges import train_public_judges
+
+    with pytest.raises(NyccBenchError, match=r"^source: no HumorBench rubric"):
+        train_public_judges(tmp_path, out=tmp_path / "out")
+    with pytest.raises(NyccBenchError, match=r"^source: .*missing is not a folder"):
+        train_public_judges([SAMPLE_DIR, tmp_path / "missing"], out=tmp_path / "out")
+    with pytest.raises(NyccBenchError, match=r"^max_per_contest: 50 is fewer than the 100"):
+        train_public_judges(SAMPLE_DIR, out=tmp_path / "out", max_per_contest=50)
+    assert not (tmp_path / "out").exists()

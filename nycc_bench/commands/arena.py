@@ -119,7 +119,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         summary[backend] = {"folder": str(folder), "held_out": {k: v for k, v in held.items() if k != "thresholds"},
                             "training": {k: v for k, v in training.items() if k != "contests"}}
         print(f"{backend}:{folder} (card: {folder / 'README.md'})")
-        print("\n".join(f"  held out: {line}" for line in held_out_lines(held)))
+        print("\n".join(f"{backend}: held out: {line}" for line in held_out_lines(held)))
     print(json.dumps(summary, default=str))
     return 0
 
