@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from .errors import NyccBenchError
-from .judging import JudgeSpec, counting_calls, element_judgments, group_judgments
+from .judging import JudgeSpec, counting_calls, element_judgments, group_judgments, reward_trained_contests
 
 LEVEL = 0.95
 ROUNDS = 1000
@@ -286,9 +286,15 @@ def _checks(judge: JudgeSpec, root: Path, votes: str | None, max_rows: int | Non
     clock = Clock()
     out: dict[str, Any] = {"judge": judge.name, "source": str(root), "checks": {}, "absent": {}, "clock": clock}
     protocol, caption_why, element_why = plays(judge)
+    contests = [] if caption_why else crowd_contests(root)
+    if seen := reward_trained_contests(judge) & {c["contest_number"] for c in contests}:  # never in-sample
+        contests = [c for c in contests if c["contest_number"] not in seen]
+        out["absent"]["crowd on trained contests"] = (f"{len(seen)} ({', '.join(map(str, sorted(seen)))}): "
+                                                      f"{judge.name} was fitted on their ratings; the crowd "
+                                                      "rows are the other contests, held out")
     if caption_why:
         out["absent"]["crowd"] = caption_why
-    elif contests := crowd_contests(root):
+    elif contests:
         progress(f"crowd pairwise and groups: {len(contests)} contests, both orders")
         out["checks"]["crowd"] = crowd_checks(judge, contests, clock, seed, protocol)
     else:

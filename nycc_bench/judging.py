@@ -8,7 +8,9 @@ call these, so a judge is named the same way everywhere:
     transformers:<path|id>  a local causal LM
     reward:<path|repo>      the humor reward model (group comparisons; free, offline)
     embedding:<path|repo>   the embedding element grader (HumorBench; free, offline)
-    reward:sample, embedding:sample   those two trained on the embedded sample (built on first use; the seed's)
+    reward:sample, embedding:sample   those two trained on the invented sample (offline demo; built on first use)
+    reward:public, embedding:public   those two trained on the public data (`nycc-bench judges train`)
+    reward:default, embedding:default the public ones where trained here, else the sample's (recorded which and why)
 
 Every LLM protocol runs through one function, :func:`run_judge`: the judge's settings applied to the protocol
 object's jobs, the dry run estimating those same jobs.
@@ -30,9 +32,11 @@ from .judge.protocols.zhang_format import Description, RankingExample
 from .judge.registry import BUILT_IN, get_protocol
 from .llm import DEFAULT_PRICES, Estimate, LLMConfig, estimate_jobs
 from .llm.pricing import StatedPrice, table_price
+from .sample_judges import DEFAULT, default_offline_model, trained_on
 from .urls import redact_url
 
 BACKENDS = ("openai", "transformers", "reward", "embedding")
+OFFLINE = ("reward", "embedding")
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,7 @@ class JudgeSpec:
     batch: bool = False  # openai: through the Batch API at its rate (llm/batch.py)
     batch_dir: str | None = None  # where pending batch ids are kept (evaluate: the run folder)
     batch_wait_s: float | None = None  # stop waiting for a batch after this long (None: until it ends)
+    chosen_because: str | None = None  # `reward:default` / `embedding:default`: which offline judge the rule chose
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -74,12 +79,14 @@ class JudgeSpec:
             backend, model = named.backend, named.model
         elif not sep or backend not in BACKENDS:
             backend, model = "openai", spec
-        accepted = [f.name for f in fields(cls) if f.name not in ("backend", "model", "named")]
+        accepted = [f.name for f in fields(cls) if f.name not in ("backend", "model", "named", "chosen_because")]
         if unknown := sorted(set(options) - set(accepted)):
             raise NyccBenchError(f"judge-option: the judge {backend}:{model} takes no option {unknown[0]!r}; it takes: "
                                  f"{', '.join(accepted)}")
         if named is not None:
             options = {**options, "base_url": options.get("base_url") or named.base_url, "named": named}
+        if backend in OFFLINE and model == DEFAULT:  # the one rule chooses, and the record says which and why
+            model, options["chosen_because"] = default_offline_model()
         return cls(backend, model, **options)
 
     @property
@@ -102,6 +109,11 @@ class JudgeSpec:
         if self.named is not None:
             record.update(config=self.named.name,
                           config_settings={**self.named.settings(), "base_url": record["base_url"]})
+        if self.backend in OFFLINE:
+            if said := trained_on(self.backend, self.model):
+                record["trained_on"] = said
+            if self.chosen_because:
+                record["chosen_because"] = self.chosen_because
         return record
 
     def endpoint(self) -> str | None:
@@ -289,6 +301,17 @@ def _reward_model(path: str) -> Any:
     from .sample_judges import judge_folder
 
     return RewardModel.load(judge_folder("reward", path))
+
+
+def reward_trained_contests(judge: JudgeSpec) -> set[int]:
+    """The real contests whose ratings a reward judge was fitted on (none for any other judge, nor for the sample's,
+    whose contest numbers name invented ratings): checks on real ratings leave them out, never scored in-sample."""
+    if judge.backend != "reward":
+        return set()
+    from .reward.evaluate import trained_contests
+
+    model = _reward_model(judge.model)
+    return set() if model.config.get("data_source") == "sample" else trained_contests(model)
 
 
 @cache

@@ -10,14 +10,21 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from .errors import NyccBenchError
 from .paths import PACKAGE, SAMPLE_DIR, cache_dir
 
 SAMPLE = "sample"
+"""The model of `reward:sample` / `embedding:sample` (a folder called sample is given as `./sample`)."""
 PUBLIC = "public"
 """The model of `reward:public` / `embedding:public`: trained on the public data by `nycc-bench judges train`."""
-"""The model of `reward:sample` / `embedding:sample` (a folder called sample is given as `./sample`)."""
+DEFAULT = "default"
+"""`reward:default` / `embedding:default`: the public judges where they are trained here, else the sample's
+(`default_offline_model`, the one rule)."""
+TRAINED_ON = {SAMPLE: "trained on the invented sample (offline demo)",
+              PUBLIC: "trained on the public data (crowd ratings, human rubric labels)"}
+"""How records, cards, the leaderboard and the About tab say what a named offline judge was trained on."""
 FOLDERS = {"reward": "reward_model", "embedding": "element_grader"}
 """Each offline judge backend -> its folder in a set of offline judges."""
 MINILM = "all-MiniLM-L6-v2"
@@ -26,16 +33,22 @@ RUBRIC = Path("humorbench_reubennarad") / "rubric"  # the HumorBench rubric insi
 _TRAINING_CODE = ("reward", "builders", "sample_judges.py")
 
 
-def train_judge_folders(dataset: str | Path, out: Path, rubric: Path | list[Path],
-                        data_source: str = "sample") -> dict[str, Path]:
+def train_judge_folders(dataset: str | Path, out: Path, rubric: Path | list[Path], data_source: str = "sample",
+                        embedder: Any = None, max_per_contest: int | None = None,
+                        progress: bool | None = None) -> dict[str, Path]:
     """Train the reward model and the element grader into `out` (deterministic); backend -> folder. `data_source`
-    ("sample" or "public") is said at the top of each card."""
+    ("sample" or "public") is said at the top of each card; `embedder` (one Embedder for both, e.g. with its disk
+    store) and `max_per_contest` (the reward model's captions embedded per contest, recorded; None: its default)
+    bound the work."""
     from .reward import train_grader, train_reward_model
 
     folders = {backend: out / name for backend, name in FOLDERS.items()}
-    train_reward_model(str(dataset), MINILM, folders["reward"], data_source=data_source)
+    bound = {} if max_per_contest is None else {"max_per_contest": max_per_contest}
+    train_reward_model(str(dataset), MINILM, folders["reward"], data_source=data_source, embedder=embedder,
+                       progress=progress, **bound)
     # balanced: the sample rubric is mostly PASS, so plain accuracy would fit a threshold that passes everything
-    train_grader(rubric, folders["embedding"], MINILM, objective="balanced", data_source=data_source)
+    train_grader(rubric, folders["embedding"], MINILM, objective="balanced", data_source=data_source,
+                 embedder=embedder)
     return folders
 
 
@@ -82,10 +95,34 @@ def public_judges_dir() -> Path:
     return cache_dir("judges") / PUBLIC
 
 
+def public_judges_trained() -> bool:
+    """Whether `nycc-bench judges train` has put both judges trained on the public data here."""
+    return all((public_judges_dir() / name / "config.json").is_file() for name in FOLDERS.values())
+
+
+def default_offline_model() -> tuple[str, str]:
+    """THE rule of which offline judges are the default (`reward:default`, a leaderboard on the real data, the
+    baselines' cards of real data): the ones trained on the public data where `nycc-bench judges train` has made
+    them here, else the sample's; (model, why), the why recorded with the judge."""
+    if public_judges_trained():
+        return PUBLIC, f"the default offline judge: {TRAINED_ON[PUBLIC]} (`nycc-bench judges train`)"
+    return SAMPLE, (f"the default offline judge fell back to the sample's, {TRAINED_ON[SAMPLE]}: no judges trained "
+                    "on the public data here (`nycc-bench judges train --source DIR` makes them)")
+
+
+def trained_on(backend: str, model: str) -> str | None:
+    """What a named offline judge was trained on (`TRAINED_ON`); a folder's own card says it (None here)."""
+    if backend not in FOLDERS or model not in TRAINED_ON or Path(model).exists():
+        return None
+    return TRAINED_ON[model]
+
+
 def judge_folder(backend: str, model: str) -> str:
     """Where an offline judge's model is: `sample` is the sample's judge of that backend (trained if needed),
     `public` the one `nycc-bench judges train` trained on the public data; anything else is already a folder or a
     Hub repo id."""
+    if model == DEFAULT and not Path(model).exists():
+        model = default_offline_model()[0]
     if model == PUBLIC and not Path(model).exists():
         folder = public_judges_dir() / FOLDERS[backend]
         if not (folder / "config.json").is_file():
@@ -97,21 +134,33 @@ def judge_folder(backend: str, model: str) -> str:
     return str(sample_judges_dir() / FOLDERS[backend])
 
 
-def train_public_judges(source: str | Path, out: Path | None = None, progress: bool = True) -> dict[str, Path]:
-    """Build the dataset from the public upstream files below `source` and train both judges on it (the rating
-    summaries; the human rubric labels) into `out` (default: where `reward:public` / `embedding:public` look)."""
+def train_public_judges(source: str | Path | list[str | Path], out: Path | None = None, progress: bool = True,
+                        max_per_contest: int | None = None) -> dict[str, Path]:
+    """Build the dataset from the public upstream files below `source` (one folder or several: the rating summaries
+    of all, the HumorBench rubric wherever it is) and train both judges on it (the rating summaries of the train
+    contests; the human rubric labels) into `out` (default: where `reward:public` / `embedding:public` look).
+    Every embedding is kept in the disk embedding cache, so a rerun embeds only new text."""
     from .builders import build_dataset
+    from .reward import Embedder
 
-    root = Path(source)
-    rubric = sorted(p for p in root.rglob("*.csv") if p.parent.name == RUBRIC.name)
+    roots = [Path(s) for s in (source if isinstance(source, list) else [source])]
+    if missing := [str(r) for r in roots if not r.is_dir()]:
+        raise NyccBenchError(f"source: {missing[0]} is not a folder; pass the folder of the public data")
+    rubric = sorted(p for r in roots for p in r.rglob("*.csv") if p.parent.name == RUBRIC.name)
     if not rubric:
-        raise NyccBenchError(f"source: no HumorBench rubric/*.csv below {source}; pass the folder of the public data")
+        raise NyccBenchError(f"source: no HumorBench rubric/*.csv below {', '.join(map(str, roots))}; pass the "
+                             "folder of the public data")
+    if max_per_contest is not None and max_per_contest < 100:
+        raise NyccBenchError(f"max_per_contest: {max_per_contest} is fewer than the 100 best-ranked captions "
+                             "kept per contest; give 100 or more")
     target = Path(out) if out is not None else public_judges_dir()
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".public-", dir=target.parent) as tmp:
         work = Path(tmp)
-        build_dataset(root, work / "dataset", progress=progress)
-        folders = train_judge_folders(work / "dataset", work / "judges", rubric, data_source="public")
+        build_dataset(roots if len(roots) > 1 else roots[0], work / "dataset", progress=progress)
+        folders = train_judge_folders(work / "dataset", work / "judges", rubric, data_source="public",
+                                      embedder=Embedder(MINILM, cache=True, store=True),
+                                      max_per_contest=max_per_contest, progress=progress)
         shutil.rmtree(target, ignore_errors=True)
         os.replace(work / "judges", target)
     return {backend: target / folder.name for backend, folder in folders.items()}

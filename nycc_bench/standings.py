@@ -215,6 +215,17 @@ def where_judged(judge: dict[str, Any]) -> str:
     return f" at {endpoint}" if endpoint and urlsplit(str(endpoint)).hostname != "api.openai.com" else ""
 
 
+def offline_trained_on(judge: dict[str, Any]) -> str:
+    """`, trained on ...` for an offline judge whose record says what it was trained on (records made before it was
+    recorded: the named judge's, `reward:sample` the invented sample), else ""."""
+    if judge.get("backend") not in OFFLINE_JUDGES:
+        return ""
+    from .sample_judges import trained_on
+
+    said = judge.get("trained_on") or trained_on(str(judge.get("backend")), str(judge.get("model")))
+    return f", {said}" if said else ""
+
+
 def task_judges(result: dict[str, Any]) -> dict[str, str]:
     """task → a short label of the judge that scored it (the record holds one judge, or one per task)."""
     judge = result.get("judge")
@@ -225,7 +236,7 @@ def task_judges(result: dict[str, Any]) -> dict[str, str]:
     for task, spec in per_task.items():
         if isinstance(spec, dict):
             label = OFFLINE_JUDGES.get(str(spec.get("backend")), str(spec.get("model") or spec.get("name") or "?"))
-            label += where_judged(spec)
+            label += offline_trained_on(spec) + where_judged(spec)
         else:
             label = str(spec)
         if task is None:
@@ -423,8 +434,9 @@ def score_text(value: Any, low: Any, high: Any, n: Any, details: bool, state: st
 
 def _judge_text(judges: dict[str, str], metrics: list[Metric]) -> str:
     names = sorted({judges[m.task] for m in metrics if m.judged and m.task in judges})
-    if len(names) > 1 and all(n in OFFLINE_JUDGES.values() for n in names):
-        return "offline judges"
+    if len(names) > 1 and all(n.startswith(tuple(OFFLINE_JUDGES.values())) for n in names):
+        trained = {n.partition(", ")[2] for n in names}
+        return "offline judges" + (f", {trained.pop()}" if len(trained) == 1 and "" not in trained else "")
     return ", ".join(names) if names else "none"
 
 

@@ -66,8 +66,12 @@ def add_judges_parsers(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(func=cmd_stress)
     t = group.add_parser("train", help="train the offline judges on the public data (rating summaries, HumorBench's "
                                        "human rubric labels): reward:public and embedding:public")
-    t.add_argument("--source", default=None, metavar="DIR",
-                   help="folder with the upstream files (default: $NYCC_BENCH_UPSTREAM_DIR, else ../shared/data)")
+    t.add_argument("--source", action="append", metavar="DIR",
+                   help="folder with the upstream files (default: $NYCC_BENCH_UPSTREAM_DIR, else ../shared/data); "
+                        "repeatable: the rating summaries of every folder, the rubric wherever it is")
+    t.add_argument("--max-per-contest", type=int, metavar="N",
+                   help="the reward model embeds at most N captions per train contest (the 100 best ranked and a "
+                        "seeded sample of the rest; default 600), recorded in its card: the bound on the slow step")
     t.add_argument("--out", metavar="DIR", help="where to write them (default: where reward:public and "
                                                 "embedding:public are looked up, in the cache)")
     t.set_defaults(func=cmd_train)
@@ -108,12 +112,30 @@ def cmd_train(args: argparse.Namespace) -> int:
     """Train both judges on the public data; print each card's held-out figures, then one JSON line."""
     from ..sample_judges import train_public_judges
 
-    folders = train_public_judges(args.source or default_source(), Path(args.out) if args.out else None)
+    folders = train_public_judges(args.source or [default_source()], Path(args.out) if args.out else None,
+                                  max_per_contest=args.max_per_contest)
     summary = {}
     for backend, folder in folders.items():
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         held = config.get("metrics") or config.get("cross_validation") or {}
-        summary[backend] = {"folder": str(folder), "held_out": {k: v for k, v in held.items() if k != "thresholds"}}
+        training = config.get("training") or {"n_rows": config.get("n_train")}
+        summary[backend] = {"folder": str(folder), "held_out": {k: v for k, v in held.items() if k != "thresholds"},
+                            "training": {k: v for k, v in training.items() if k != "contests"}}
         print(f"{backend}:{folder} (card: {folder / 'README.md'})")
+        print("\n".join(f"{backend}: held out: {line}" for line in held_out_lines(held)))
     print(json.dumps(summary, default=str))
     return 0
+
+
+def held_out_lines(held: dict) -> list[str]:
+    """One line per held-out figure of a card (accuracy % [95% interval], n): the reward model's checks on contests
+    it was not trained on, the grader's cross-validated agreement with the human labels."""
+    def line(name: str, m: dict) -> str:
+        low, high = m.get("ci_low"), m.get("ci_high")
+        interval = f" [{100 * low:.1f}, {100 * high:.1f}]" if low is not None and high is not None else ""
+        extra = f", {m['n_contests']} contests" if m.get("n_contests") else ""
+        return f"{name}: {100 * m['accuracy']:.1f}{interval} (n={m.get('n')}{extra})"
+
+    if "accuracy" in held and isinstance(held.get("accuracy"), float):  # the grader: one pooled figure
+        return [line(f"human rubric labels, {held.get('n_folds')}-fold cross-validated", held)]
+    return [line(name, m) for name, m in held.items() if isinstance(m, dict) and m.get("accuracy") is not None]

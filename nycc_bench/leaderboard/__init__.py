@@ -32,7 +32,8 @@ def create_app(settings: Settings, seed_dir: Path | None = SEED_DIR, start_worke
     """(gradio Blocks, App): open the store, take back jobs of dead workers, seed an empty store, build the UI,
     then start the worker. A store that cannot be opened gives an app that shows the error and nothing else.
     `published` (`upstream` or a folder of the pinned files; default `settings.published`, NYCC_LB_SOURCE): seed
-    with the papers' published runs instead of the sample's baselines (the offline demo's seed)."""
+    with the papers' published runs instead of the sample's baselines (the offline demo's seed), and judge with the
+    default offline judges (`offline_judges.default_judges`) unless NYCC_LB_JUDGES names others."""
     from ..secrets import scrub_logs
     from .ui import App, build
     from .worker import Worker
@@ -41,6 +42,7 @@ def create_app(settings: Settings, seed_dir: Path | None = SEED_DIR, start_worke
     if published is not None and published != settings.published:
         settings = replace(settings, published=published)  # the Arena tab reads it too (no simulated sample votes)
     published = settings.published
+    settings = with_default_judges(settings)
 
     store: Store | None
     try:
@@ -69,6 +71,19 @@ def create_app(settings: Settings, seed_dir: Path | None = SEED_DIR, start_worke
         import_model_libraries()
         app.start_judge_reports()
     return demo, app
+
+
+def with_default_judges(settings: Settings) -> Settings:
+    """A board on the real data (`published` set) with no NYCC_LB_JUDGES judges with the default offline judges
+    (`offline_judges.default_judges`: the ones trained on the public data where they are here, else the sample's,
+    each record saying what it was trained on); any other board is as configured."""
+    if settings.published is None or settings.judges:
+        return settings
+    from ..offline_judges import default_judges
+
+    judges, why = default_judges()
+    log.info("judges: %s (%s)", ", ".join(sorted({j.name for j in judges.values()})), why)
+    return replace(settings, judges={task: judge.name for task, judge in judges.items()})
 
 
 def import_model_libraries() -> None:
@@ -103,4 +118,4 @@ def serve(data_dir: str | Path, port: int, dataset: str | None = None, host: str
     demo.queue(default_concurrency_limit=8).launch(server_name=host, server_port=port, **launch_options(settings))
 
 
-__all__ = ["SEED_DIR", "Settings", "create_app", "open_store", "serve"]
+__all__ = ["SEED_DIR", "Settings", "create_app", "open_store", "serve", "with_default_judges"]

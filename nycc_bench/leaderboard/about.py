@@ -35,8 +35,8 @@ decimal, BLEU-4 one decimal, Average EAD three. Click a column header to sort by
 
 OFFLINE_NOTE = (
     " Their judged scores (win rates, element accuracy) come from the <b>offline judges</b> (a small reward "
-    "model and an embedding grader trained on the sample: `reward:sample`, `embedding:sample`), not from the "
-    "papers' LLM judges; the About tab shows how each judge fares on real verdicts."
+    "model and an embedding grader, `reward:sample` and `embedding:sample`, trained on the invented sample "
+    "(offline demo)), not from the papers' LLM judges; the About tab shows how each judge fares on real verdicts."
 )
 SAMPLE_NOTE = (
     "Rows marked <b>sample</b> are baseline results on the embedded sample dataset: invented cartoons and "
@@ -113,8 +113,9 @@ def rows_facts(results: list[dict[str, Any]]) -> str:
         offline = any(label.startswith("offline") for label in judges)
         lines.append("- **Judges**: " + "; ".join(f"{label} for {', '.join(sorted(tasks))}"
                                                   for label, tasks in sorted(judges.items())) + "."
-                     + (" The offline judges are trained on the sample (`nycc-bench reward train`, `train-grader`), "
-                        "not the papers' LLM judges." if offline else ""))
+                     + (" The offline judges are not the papers' LLM judges; each says what it was trained on "
+                        "(the sample's: the invented sample, for the offline demo; `nycc-bench judges train` trains "
+                        "them on the public data, `reward:public` and `embedding:public`)." if offline else ""))
     else:
         lines.append("- **Judges**: no run has a judged score yet.")
     return "### What the rows hold\n\n" + "\n".join(lines)

@@ -23,7 +23,10 @@ ENV_HELP = {
                          "client address); empty: signing in is required (the default on a Space with OAuth)",
     "NYCC_LB_REQUESTS_REPO": "Hub dataset holding the requests (with NYCC_LB_RESULTS_REPO and HF_TOKEN)",
     "NYCC_LB_RESULTS_REPO": "Hub dataset holding results and predictions",
-    "NYCC_LB_JUDGES": "judges of the judged tasks, e.g. caption_generation=reward:DIR,humorbench=openai:gpt-4o",
+    "NYCC_LB_JUDGES": "judges of the judged tasks, e.g. caption_generation=reward:DIR,humorbench=openai:gpt-4o; "
+                      "unset on a board on the real data (NYCC_LB_SOURCE): the default offline judges, "
+                      "`reward:public` / `embedding:public` where `nycc-bench judges train` made them, else the "
+                      "sample's (trained on the invented sample (offline demo)), each record saying which",
     "NYCC_LB_JUDGES_SOURCE": "folder of the upstream files the About tab's judges reports score the configured "
                              "judges on (default: NYCC_BENCH_UPSTREAM_DIR, else the embedded sample's invented ones)",
     "NYCC_LB_JUDGES_REPORTS": "when the About tab's judges reports are made (kept by judge and inputs): auto (when "

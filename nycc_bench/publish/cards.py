@@ -279,7 +279,8 @@ def write_cards(results_dir: str | Path, out_dir: str | Path, namespace: str = N
 def make_cards(results_dir: str | Path, out_dir: str | Path, systems: Sequence[str] | None = None,
                source: str = "sample", work: str | Path | None = None, namespace: str = NAMESPACE) -> list[Path]:
     """`nycc-bench cards`: with `systems`, first evaluate each on the tasks it answers (`baselines.run_baselines`,
-    judged by the offline judges: the sample's by name, else trained on the same data) into
+    judged by the offline judges: the sample's by name, else the default judges, trained on the public data of
+    the source first if they are not here yet) into
     `<results_dir>/<slug>.json`; then a card per results record."""
     if systems:
         import tempfile
@@ -287,18 +288,19 @@ def make_cards(results_dir: str | Path, out_dir: str | Path, systems: Sequence[s
         from ..baselines import placeholders, run_baselines
         from ..builders import build_dataset
         from ..building import resolve_source
-        from ..offline_judges import sample_judges, train_offline_judges
+        from ..offline_judges import default_judges, sample_judges
         from ..results import write_results
+        from ..sample_judges import public_judges_trained, train_public_judges
 
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(work) if work else Path(tmp)
             roots = resolve_source(source, progress=False)
             dataset = root / "dataset"
             build_dataset(roots, dataset, progress=False)
-            rubric = next((r / "humorbench_reubennarad" / "rubric" for r in roots
-                           if (r / "humorbench_reubennarad" / "rubric").is_dir()), None)
-            judges = sample_judges() if source == "sample" else \
-                train_offline_judges(dataset, root / "judges", rubric) if rubric else None
+            rubric = any((r / "humorbench_reubennarad" / "rubric").is_dir() for r in roots)
+            if source != "sample" and rubric and not public_judges_trained():
+                train_public_judges([str(r) for r in roots], progress=False)  # the judges of the real data's cards
+            judges = sample_judges() if source == "sample" else default_judges()[0] if rubric else None
             for run in run_baselines(dataset, root / "runs", judges, systems, run_id=slug):
                 write_results(Path(results_dir) / f"{run.run_id}.json",
                               placeholders(run.record, dataset, root / "runs", source))

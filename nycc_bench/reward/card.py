@@ -33,11 +33,13 @@ def _metric_lines(metrics: Mapping[str, Any]) -> list[str]:
 
 
 DATA_SOURCES = {
-    "sample": "the embedded sample: invented captions and labels made for the offline demo and the tests. Its figures "
-              "say nothing about real humor; train on the public data with `nycc-bench judges train`.",
+    "sample": "the invented sample (offline demo): the embedded sample's invented captions and labels, made for the "
+              "offline demo and the tests. Its figures say nothing about real humor; train on the public data with "
+              "`nycc-bench judges train`.",
     "public": "the public upstream data (NEXT crowd rating summaries; HumorBench's human rubric labels).",
 }
-"""What a judge's `data_source` means, said at the top of its card."""
+"""What a judge's `data_source` means, said at the top of its card (the sample's in the words every other place
+uses: `sample_judges.TRAINED_ON`)."""
 
 
 def _source_line(config: Mapping[str, Any]) -> str:

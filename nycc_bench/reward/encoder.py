@@ -22,11 +22,15 @@ class Embedder:
     once per call; with `cache=True` also once per Embedder (the benchmarks reuse embeddings across folds).
     Embeddings depend on the model, the text and, in the last bits of float32, on the other texts of the call
     (padding changes the matrix shapes); the same set of texts always gives the same output, in any order.
+    `store=True` also keeps every vector in the embedding cache on disk (`nycc_bench.scoring.sbert`: by model and
+    text hash), so a second training on the same data (`nycc-bench judges train`) embeds only new text; its rows
+    then match a fresh encoding within float32 kernel noise, not bit for bit, so the sample's judges (whose
+    fingerprints the seed names) never use it.
     """
 
     def __init__(
         self, model: str = DEFAULT_MODEL, *, device: str | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
-        cache: bool = False,
+        cache: bool = False, store: bool = False,
     ) -> None:
         if not isinstance(model, str) or not model:
             raise ValueError(f"embedding model must be a Hub id or a folder, got {model!r}")
@@ -34,6 +38,8 @@ class Embedder:
         self.device = device
         self.batch_size = batch_size
         self._cache: dict[str, np.ndarray] | None = {} if cache else None
+        self.store = store
+        self.n_stored_hits = 0  # texts read back from the disk store instead of embedded
 
     @property
     def n_cached(self) -> int:
@@ -59,6 +65,13 @@ class Embedder:
         unique = sorted(set(texts))
         todo = unique if self._cache is None else [t for t in unique if t not in self._cache]
         rows: dict[str, np.ndarray] = {} if self._cache is None else self._cache
+        if todo and self.store:
+            from nycc_bench.scoring.sbert import embedding_cache, model_key
+
+            found = embedding_cache().get(model_key(self.model_id), todo)
+            self.n_stored_hits += len(found)
+            rows.update(found)
+            todo = [t for t in todo if t not in found]
         if todo:
             encoder = load_encoder(self.model_id, self.device)
             show = len(todo) >= PROGRESS_FROM if progress is None else progress
@@ -66,7 +79,12 @@ class Embedder:
                 todo, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True,
                 show_progress_bar=show,
             )
-            rows.update(zip(todo, np.asarray(vectors, dtype=np.float32), strict=True))
+            vectors = np.asarray(vectors, dtype=np.float32)
+            if self.store:
+                from nycc_bench.scoring.sbert import embedding_cache, model_key
+
+                embedding_cache().put(model_key(self.model_id), todo, vectors)
+            rows.update(zip(todo, vectors, strict=True))
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return np.stack([rows[t] for t in texts])

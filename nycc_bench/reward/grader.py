@@ -279,9 +279,10 @@ def train_grader(
     n_folds: int = 5,
     seed: int = 0,
     data_source: str | None = None,
+    embedder: Embedder | None = None,
 ) -> dict[str, Any]:
     """Cross-validate on the labelled rubric rows, fit the threshold on all of them, save the folder (`data_source`:
-    "sample" or "public", said at the top of the card).
+    "sample" or "public", said at the top of the card; `embedder`: one to share, e.g. with a disk store).
 
     `rubric` is a `rubric/` folder, a CSV or several (unlabelled rows are skipped). Returns
     `{"out_dir", "threshold", "fingerprint", "cross_validation" (without verdicts), "n_skipped", "seconds"}`.
@@ -290,7 +291,7 @@ def train_grader(
 
     start = time.perf_counter()
     rows, skipped = load_rubric(rubric)
-    embedder = Embedder(embedding_model, cache=True)
+    embedder = embedder or Embedder(embedding_model, cache=True)
     cv = cross_validate_grader(
         rows, embedding_model, score=score, objective=objective, n_folds=n_folds, seed=seed, embedder=embedder
     )

@@ -141,6 +141,8 @@ def train_reward_model(
                 "contests": contests,
                 "n_rated_captions": len(ratings),
                 "n_captions": len(sample),
+                "max_per_contest": max_per_contest,
+                "top_per_contest": top_per_contest,
                 "sampling": "every caption" if max_per_contest is None else (
                     f"embedding branch: the {top_per_contest} best ranked + a seeded uniform sample, at most "
                     f"{max_per_contest} per contest; n-gram branch: every caption"
