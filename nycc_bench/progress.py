@@ -38,6 +38,11 @@ def quiet() -> Iterator[None]:
             _QUIET.clear()
 
 
+def progress_shown() -> bool:
+    """Whether bars are drawn now (not inside `quiet()`): for libraries that draw their own."""
+    return not _QUIET.is_set()
+
+
 def bar(total: float | None, desc: str, unit: str = "it", enable: bool = True, **options: Any) -> Any:
     """A tqdm bar on stderr (bytes scaled to kB/MB/GB when ``unit="B"``), off under `quiet()`."""
     from tqdm.auto import tqdm
@@ -197,5 +202,5 @@ def working(what: str, enable: bool = True) -> Iterator[None]:
         shown.close()
 
 
-__all__ = ["PROGRESS_FROM", "Stages", "bar", "copy_files", "extract_zip", "quiet", "sha256_file", "stage_eta",
-           "stages", "working"]
+__all__ = ["PROGRESS_FROM", "Stages", "bar", "copy_files", "extract_zip", "progress_shown", "quiet", "sha256_file",
+           "stage_eta", "stages", "working"]

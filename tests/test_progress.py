@@ -131,3 +131,26 @@ def test_a_stage_eta_follows_the_observed_pace_and_never_stands_still(monkeypatc
             seen.append(shown.eta())
             clock[0] += 4
         assert seen == ["00:40", "00:36", "00:32", "≥00:30"], seen
+
+
+def test_hf_generation_counts_its_tokens_as_they_come(tmp_path: Path, sample_dataset: str,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """A generating hf: model shows a bar of decoding steps (a token for each sequence per step) while `generate`
+    runs, not a still `0/3` line (tests' tiny Llama)."""
+    from tiny_models import save_tiny_llama
+
+    from nycc_bench.kinds.instances import build_instances
+    from nycc_bench.systems import make_system
+    from nycc_bench.tasks import get_task
+
+    folder = save_tiny_llama(tmp_path / "tiny")
+    system = make_system(f"hf:{folder}", sample_dataset, max_new_tokens=6, temperature=0.0, batching="static")
+    task = get_task("explanation")
+    capsys.readouterr()
+    texts = system.generate(task, build_instances(task, sample_dataset)[:3])
+    assert len(texts) == 3
+    err = capsys.readouterr().err
+    assert "hf: generating 3 sequences" in err and "token" in err, err
+    with progress.quiet():
+        system.generate(task, build_instances(task, sample_dataset)[:1])
+    assert "hf: generating" not in capsys.readouterr().err
