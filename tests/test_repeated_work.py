@@ -61,3 +61,24 @@ def test_the_sbert_baseline_encodes_each_text_once(sample_dataset: str, tmp_path
     assert [o.letter for o in again] == [o.letter for o in first]
     for a, b in zip(first, again, strict=True):
         assert a.raw["similarities"] == pytest.approx(b.raw["similarities"], abs=1e-6)
+
+
+def test_tasks_check_builds_the_sample_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`tasks check` reads the sample built once into the cache; a second check builds nothing."""
+    from nycc_bench import builders
+    from nycc_bench.cli import main
+
+    monkeypatch.setenv("NYCC_BENCH_CACHE", str(tmp_path / "cache"))
+    builds: list[str] = []
+    real = builders.build_dataset
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        builds.append(str(args[1]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(builders, "build_dataset", counted)
+    assert main(["tasks", "check", "matching"]) == 0
+    assert main(["tasks", "check", "ranking"]) == 0
+    assert len(builds) == 1, builds
+    (built,) = (tmp_path / "cache" / "datasets").glob("sample-*.built")
+    assert (built.parent / built.name.removesuffix(".built") / "README.md").is_file()
