@@ -82,3 +82,14 @@ def test_tasks_check_builds_the_sample_once(tmp_path: Path, monkeypatch: pytest.
     assert len(builds) == 1, builds
     (built,) = (tmp_path / "cache" / "datasets").glob("sample-*.built")
     assert (built.parent / built.name.removesuffix(".built") / "README.md").is_file()
+
+
+def test_the_demo_closing_note_gives_its_time_and_each_stage() -> None:
+    """`nycc-bench demo` ends with its time (wall and CPU) and each stage's, from the clocks at each stage's start."""
+    from nycc_bench.demo import stage_times
+
+    stages = [("1/7 build the dataset", 100.0, 10.0), ("2/7 the offline judges", 105.0, 14.0),
+              ("6/7 an arena round", 140.0, 40.0)]
+    assert stage_times(stages, (150.4, 52.0)) == ("Done in 50 s (42 CPU s of this process); stages: build 5 s, "
+                                                  "offline 35 s, arena 10 s")
+    assert stage_times([], (1.0, 1.0)) == ""
