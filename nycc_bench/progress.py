@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import sys
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -35,6 +36,11 @@ def quiet() -> Iterator[None]:
     finally:
         if not was:
             _QUIET.clear()
+
+
+def progress_shown() -> bool:
+    """Whether bars are drawn now (not inside `quiet()`): for libraries that draw their own."""
+    return not _QUIET.is_set()
 
 
 def bar(total: float | None, desc: str, unit: str = "it", enable: bool = True, **options: Any) -> Any:
@@ -83,24 +89,62 @@ def extract_zip(archive: Any, members: Sequence[str], folder: Path, desc: str, e
                     shown.update(len(block))
 
 
+def stage_eta(done: int, total: int, done_s: float, running_s: float) -> str:
+    """The time left to a job of `total` steps, `done` of them finished in `done_s` seconds and the next running
+    for `running_s`: the finished steps' mean pace for each step left, less what the running step has had. "?"
+    before a step has finished (nothing observed yet); "≥MM:SS" once the running step has outlasted the pace (a
+    lower bound: what is left of the steps after it), never a figure that stands still while the time runs out."""
+    if done <= 0:
+        return "?"
+    if done >= total:
+        return "00:00"
+    pace = done_s / done
+    after = pace * (total - done - 1)
+    if running_s > pace:
+        return f"≥{_clock(after)}"
+    return _clock(after + pace - running_s)
+
+
+def _clock(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
+
+
 class Stages:
-    """A bar over the named steps of one job; `step(name)` starts the next (the previous one counts as done)."""
+    """A bar over the named steps of one job; `step(name)` starts the next (the previous one counts as done). Its
+    ETA (`stage_eta`) is worked out again at every redraw, from the finished steps' pace and the running step's
+    time so far."""
 
     def __init__(self, names: Sequence[str], desc: str, enable: bool = True) -> None:
         self.names = list(names)
-        self._bar = bar(len(self.names), desc, unit="step", enable=enable,
-                        bar_format="{desc}: {n_fmt}/{total_fmt} steps [{elapsed}<{remaining}] {postfix}")
+        self._bar = bar(len(self.names), desc, unit="step", enable=enable, bar_format=self._format("?"))
         self._started = False
+        self._began = self._step_began = time.monotonic()
         self._stop = threading.Event()
         self._redraw = threading.Thread(target=self._tick, daemon=True)
         if not self._bar.disable:
             self._redraw.start()
 
+    @staticmethod
+    def _format(eta: str) -> str:
+        return "{desc}: {n_fmt}/{total_fmt} steps [{elapsed}<" + eta + "]{postfix}"
+
+    def eta(self) -> str:
+        """The ETA shown now (`stage_eta`)."""
+        now = time.monotonic()
+        done = int(self._bar.n)
+        return stage_eta(done, len(self.names), self._step_began - self._began, now - self._step_began)
+
     def step(self, name: str) -> None:
         """Mark the running step done (if any) and show ``name`` as running."""
         if self._started:
-            self._bar.update(1)
+            self._bar.n += 1  # drawn below, with the new step's name and ETA
+            self._step_began = time.monotonic()
+        else:
+            self._began = self._step_began = time.monotonic()
         self._started = True
+        self._bar.bar_format = self._format(self.eta())
         self._bar.set_postfix_str(name, refresh=True)
 
     def close(self) -> None:
@@ -108,11 +152,13 @@ class Stages:
         if self._started and self._bar.n < self._bar.total:
             self._bar.update(self._bar.total - self._bar.n)
         self._stop.set()
+        self._bar.bar_format = self._format("00:00")
         self._bar.set_postfix_str("done", refresh=False)
         self._bar.close()
 
     def _tick(self) -> None:
         while not self._stop.wait(REDRAW_S):
+            self._bar.bar_format = self._format(self.eta())
             self._bar.refresh()
 
     def __enter__(self) -> Stages:
@@ -156,5 +202,5 @@ def working(what: str, enable: bool = True) -> Iterator[None]:
         shown.close()
 
 
-__all__ = ["PROGRESS_FROM", "Stages", "bar", "copy_files", "extract_zip", "quiet", "sha256_file", "stages",
-           "working"]
+__all__ = ["PROGRESS_FROM", "Stages", "bar", "copy_files", "extract_zip", "progress_shown", "quiet", "sha256_file",
+           "stage_eta", "stages", "working"]

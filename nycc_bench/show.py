@@ -118,5 +118,9 @@ def add_show_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def cmd_show(args: argparse.Namespace) -> int:
     """Print one answered instance."""
-    print(show(args.run_dir, args.task, args.instance_id))
+    from .progress import working
+
+    with working(f"show: {args.task} {args.instance_id} (its prompt, reply and verdict)"):  # a line at once
+        text = show(args.run_dir, args.task, args.instance_id)
+    print(text)
     return 0

@@ -38,7 +38,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -99,18 +99,25 @@ def prompt_references() -> tuple[str, ...]:
     return tuple(p.read_text(encoding="utf-8", errors="replace") for p in files)
 
 
+@lru_cache(maxsize=4096)
+def _reference(ref: str) -> tuple[str, frozenset[tuple[str, ...]]] | None:
+    """A reference's words joined and its trigrams, worked out once per text (the prompt files are references of
+    every text checked, and a run checks thousands), None when it has no word."""
+    theirs = words(ref)
+    return (" ".join(theirs), frozenset(_trigrams(theirs))) if theirs else None
+
+
 def _is_copy(tokens: list[str], references: Iterable[str]) -> bool:
     """Whether the words are a copy of one reference: the same words, or >= COPY_SHARE of their trigrams in it."""
     mine = _trigrams(tokens)
     joined = " ".join(tokens)
     for ref in references:
-        theirs = words(ref)
-        if not theirs:
+        if (found := _reference(ref)) is None:
             continue
-        whole = " ".join(theirs)
+        whole, theirs = found
         if joined == whole or (len(tokens) >= 5 and f" {joined} " in f" {whole} "):
             return True
-        if len(mine) >= 3 and len(mine & _trigrams(theirs)) >= COPY_SHARE * len(mine):
+        if len(mine) >= 3 and len(mine & theirs) >= COPY_SHARE * len(mine):
             return True
     return False
 

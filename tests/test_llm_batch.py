@@ -164,3 +164,33 @@ def test_judge_batch_is_refused_for_a_local_judge_in_one_line() -> None:
 
     with pytest.raises(NyccBenchError, match=r"judge_batch: the Batch API is OpenAI's; transformers:m .*--judge-batch"):
         JudgeSpec.parse("transformers:m", batch=True)
+
+
+def test_polling_starts_soon_grows_and_its_eta_comes_from_observed_progress(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The first wait is FIRST_POLL_S, each later one longer, never past batch_poll_s; the ETA is unknown until a
+    call is answered, then the calls left at the rate observed. A fake clock: the waits are recorded, not slept."""
+    from nycc_bench.llm import batch
+
+    clock = [1000.0]
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        clock[0] += seconds
+
+    monkeypatch.setattr(batch.asyncio, "sleep", sleep)
+    monkeypatch.setattr(batch.time, "monotonic", lambda: clock[0])
+    with FakeBatchServer(echo, polls_to_finish=12) as server:  # one call answered every 2 polls
+        engine = LLMEngine(config(server, tmp_path).replace(batch_poll_s=8.0, progress=True))
+        records = engine.run(jobs_for(engine.config, [f"t{i}" for i in range(10)]))
+        engine.close()
+    assert [r["text"] for r in records] == [f"T{i}" for i in range(10)]
+    assert len(waits) == 11 and waits[0] == batch.FIRST_POLL_S and waits[1] > waits[0] and max(waits) <= 8.0, waits
+    err = capsys.readouterr().err
+    assert "ETA unknown: no call answered yet (1 poll)" in err, err
+    assert batch.batch_eta(0, 10, 30.0) is None and batch.batch_eta(2, 10, 10.0) == 40.0
+    assert batch.eta_text(2, 10, 10.0, 3) == "ETA 0:00:40 (2 of 10 answered in 10 s)"
+    assert "ETA 0:00:" in err  # shown once calls are answered
+    assert batch.poll_delay(None, 30.0) == 2.0 and batch.poll_delay(2.0, 30.0) == 3.0
+    assert batch.poll_delay(20.0, 30.0) == 30.0 and batch.poll_delay(20.0, 30.0, eta_s=5.0) == 5.0

@@ -113,3 +113,44 @@ def test_building_the_novelty_index_shows_its_steps(sample_dataset: str, tmp_pat
     err = capsys.readouterr().err
     assert index.built and "novelty index: 2/2 steps" in err and "read and normalise the human captions" in err
     assert "novelty index: MinHash" in err and "LSH bands" in err and ETA.search(err)
+
+
+def test_a_stage_eta_follows_the_observed_pace_and_never_stands_still(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ETA is the finished steps' pace times the steps left, less the running step's time: it counts down
+    while a step runs, and once that step outlasts the pace it says so (a lower bound) instead of a frozen figure."""
+    assert progress.stage_eta(0, 5, 0.0, 3.0) == "?"  # nothing observed yet
+    assert progress.stage_eta(5, 5, 50.0, 0.0) == "00:00"
+    clock = [100.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: clock[0])
+    with progress.stages(["a", "b", "c", "d", "e"], "train", enable=False) as shown:
+        shown.step("a")
+        clock[0] += 10  # step a took 10 s
+        shown.step("b")
+        seen = []
+        for _ in range(4):
+            seen.append(shown.eta())
+            clock[0] += 4
+        assert seen == ["00:40", "00:36", "00:32", "≥00:30"], seen
+
+
+def test_hf_generation_counts_its_tokens_as_they_come(tmp_path: Path, sample_dataset: str,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """A generating hf: model shows a bar of decoding steps (a token for each sequence per step) while `generate`
+    runs, not a still `0/3` line (tests' tiny Llama)."""
+    from tiny_models import save_tiny_llama
+
+    from nycc_bench.kinds.instances import build_instances
+    from nycc_bench.systems import make_system
+    from nycc_bench.tasks import get_task
+
+    folder = save_tiny_llama(tmp_path / "tiny")
+    system = make_system(f"hf:{folder}", sample_dataset, max_new_tokens=6, temperature=0.0, batching="static")
+    task = get_task("explanation")
+    capsys.readouterr()
+    texts = system.generate(task, build_instances(task, sample_dataset)[:3])
+    assert len(texts) == 3
+    err = capsys.readouterr().err
+    assert "hf: generating 3 sequences" in err and "token" in err, err
+    with progress.quiet():
+        system.generate(task, build_instances(task, sample_dataset)[:1])
+    assert "hf: generating" not in capsys.readouterr().err

@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -21,6 +22,8 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeChatServer, Reply, last_user_text
 from live_leaderboard import free_port
+
+from nycc_bench.paths import cache_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
@@ -108,13 +111,17 @@ def test_every_readme_block_runs_as_written(tmp_path: Path) -> None:
            "OPENAI_API_KEY": "sk-readme-test-0000", "NYCC_BENCH_CACHE": str(tmp_path / "cache"),
            "HF_HUB_OFFLINE": "1", "HF_DATASETS_CACHE": str(tmp_path / "hf"), "PYTHONUNBUFFERED": "1"}
     env.pop("NYCC_JUDGE_API_KEY", None)
+    installed = cache_dir("models")  # `make install` unpacks the paper's SBERT model there, before the README runs
+    if (installed / "all-mpnet-base-v2" / "model.safetensors").is_file():
+        (tmp_path / "cache").mkdir()
+        (tmp_path / "cache" / "models").symlink_to(installed)
     ran = []
     quick = section_blocks("30 seconds")  # timed as a new user runs it: the machine's figure, printed
-    quick_s = 0.0
+    quick_s = quick_cpu = 0.0  # wall, and the CPU time of the processes (a loaded machine's wall is mostly waiting)
     with FakeChatServer(reply) as server:
         env["OPENAI_BASE_URL"] = server.base_url
         for language, code in blocks():
-            began = time.perf_counter()
+            began, cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
             if language == "python":
                 done = subprocess.run([sys.executable, "-c", code], cwd=repo, env=env, capture_output=True, text=True,
                                       timeout=900)
@@ -134,11 +141,15 @@ def test_every_readme_block_runs_as_written(tmp_path: Path) -> None:
                     ran.append(command)
             if code in quick:
                 quick_s += time.perf_counter() - began
+                now = resource.getrusage(resource.RUSAGE_CHILDREN)
+                quick_cpu += (now.ru_utime - cpu.ru_utime) + (now.ru_stime - cpu.ru_stime)
         assert server.count() > 0  # the OpenAI examples really went through the (local) server
     assert len(ran) >= 20
-    figure = {"readme_30_seconds_s": round(quick_s, 1), "blocks": len(quick), "cpus": os.cpu_count()}
+    figure = {"readme_30_seconds_s": round(quick_s, 1), "readme_30_seconds_cpu_s": round(quick_cpu, 1),
+              "blocks": len(quick), "cpus": os.cpu_count(), "load_1min": round(os.getloadavg()[0], 1)}
     (ROOT / "out").mkdir(exist_ok=True)
     (ROOT / "out" / "readme_30_seconds.json").write_text(json.dumps(figure) + "\n")
-    print(f"README '30 seconds' section: {quick_s:.1f} s on this machine ({os.cpu_count()} CPUs)")
+    print(f"README '30 seconds' section: {quick_s:.1f} s ({quick_cpu:.1f} CPU s) on this machine "
+          f"({os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f})")
     assert (repo / "runs" / "gpt-4o" / "results.json").is_file()
     assert "sk-readme-test-0000" not in (repo / "runs" / "gpt-4o" / "results.json").read_text()

@@ -16,10 +16,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """The main job on the embedded sample, end to end; prints where every output is."""
-    from ..demo import run_demo
+    import time
+
+    from ..demo import STAGES, run_demo, stage_times
 
     outputs = run_demo(Path(args.out), quiet=args.quiet)
-    print("\nDone. Outputs:")
+    print(f"\n{stage_times(STAGES, (time.perf_counter(), time.process_time()))}\nOutputs:")
     for name, path in outputs.items():
         print(f"  {name:<12} {path}")
     print(f"\nOpen the report: file://{Path(outputs['report']).resolve()}\nOpen the leaderboard: nycc-bench "

@@ -31,17 +31,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Score predictions; the last printed line is the task's result entry as one JSON object."""
-    from ..score import score
+    from ..progress import working
+
+    with working("score: loading the libraries"):  # the first line at once
+        from ..preflight import check_judged_run
+        from ..score import score
 
     options = parse_task_options(args.task_option).get(args.task, {})
     if args.protocol:
         options["protocol"] = args.protocol
-    from ..preflight import check_judged_run
-
     if not getattr(args, "dry_run", False):  # a dry run estimates the judge's calls, key or not
-        check_judged_run([args.task], args.dataset, judge_spec(args), args.fold, args.split)
-    result = score(args.task, args.predictions, dataset=args.dataset, split=args.split, folds=args.fold,
-                   judge=judge_spec(args), task_options=options, last_k_tokens=args.last_k_tokens)
+        with working("score: preflight: the data, keys and judge the scoring needs"):
+            check_judged_run([args.task], args.dataset, judge_spec(args), args.fold, args.split)
+    with working(f"score: scoring {args.task}" + (f" (judge {judge_spec(args)})" if judge_spec(args) else "")):
+        result = score(args.task, args.predictions, dataset=args.dataset, split=args.split, folds=args.fold,
+                       judge=judge_spec(args), task_options=options, last_k_tokens=args.last_k_tokens)
     text = json.dumps(result, ensure_ascii=False, default=str)
     if args.out:
         from ..run_lock import file_lock

@@ -17,7 +17,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     t.add_argument("action", nargs="?", choices=["list", "show", "check"], default="list")
     t.add_argument("name", nargs="?", help="the task to show or check (check: default every task)")
     t.add_argument("--dataset",
-                   help="check: the dataset of the random run (default: the sample, built to a temp folder)")
+                   help="check: the dataset of the random run (default: the sample, built once into the cache)")
     t.add_argument("--offline-judges", action="store_true",
                    help="check: train the offline judges on the sample so judged scores are checked too (slower)")
     t.add_argument("--json", action="store_true", help="as JSON")
@@ -77,20 +77,21 @@ def _check_tasks(args: argparse.Namespace) -> int:
     """Check one or every task file: schema (on load), names, and a random run whose scores all resolve."""
     import tempfile
 
-    from ..checking import check_run
-    from ..paths import SAMPLE_DIR
     from ..progress import working
-    from ..tasks import all_tasks, get_task
 
-    names = [get_task(args.name).name] if args.name else list(all_tasks())  # loading a task checks its file
+    with working("tasks check: loading the task files"):  # the first line at once
+        from ..checking import check_run
+        from ..paths import SAMPLE_DIR
+        from ..tasks import all_tasks, get_task
+
+        names = [get_task(args.name).name] if args.name else list(all_tasks())  # loading a task checks its file
     with tempfile.TemporaryDirectory(prefix="nycc-check-") as tmp:
         dataset = args.dataset
         if dataset is None:
-            with working("tasks check: building the sample dataset"):
-                from ..builders import build_dataset
+            with working("tasks check: the sample dataset (built once into the cache)"):
+                from ..sample_build import sample_dataset_dir
 
-                dataset = str(Path(tmp) / "sample")
-                build_dataset(SAMPLE_DIR, dataset, progress=False)
+                dataset = str(sample_dataset_dir())
         judges = None
         if args.offline_judges:
             from ..offline_judges import train_offline_judges

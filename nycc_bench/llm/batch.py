@@ -36,6 +36,36 @@ STATE_FILE = "llm_batches.json"
 ENDPOINT = "/v1/chat/completions"
 COMPLETION_WINDOW = "24h"
 ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
+FIRST_POLL_S = 2.0
+"""The wait before the second poll (the first is at once): a small batch can end within seconds."""
+POLL_GROWTH = 1.5
+"""Each later wait is this much longer than the last, up to `batch_poll_s` (a day-long batch is polled rarely)."""
+
+
+def poll_delay(previous: float | None, cap: float, eta_s: float | None = None) -> float:
+    """The wait before the next poll: FIRST_POLL_S, then POLL_GROWTH times the last wait, never past `cap` (the
+    config's `batch_poll_s`) nor much past the time the ETA says the batch ends."""
+    delay = FIRST_POLL_S if previous is None else previous * POLL_GROWTH
+    if eta_s is not None:
+        delay = min(delay, max(eta_s, FIRST_POLL_S))
+    return min(delay, cap)
+
+
+def batch_eta(done: int, total: int, elapsed_s: float) -> float | None:
+    """Seconds until `total` calls are answered at the rate observed (`done` in `elapsed_s` seconds since the first
+    poll), None while nothing has been observed (a guess would be a made-up figure)."""
+    if done <= 0 or elapsed_s <= 0:
+        return None
+    return max(0.0, (total - done) * elapsed_s / done)
+
+
+def eta_text(done: int, total: int, elapsed_s: float, polls: int) -> str:
+    """What the batch bar says of the time left, and what it is based on."""
+    eta = batch_eta(done, total, elapsed_s)
+    if eta is None:
+        return f"ETA unknown: no call answered yet ({polls} poll{'s' if polls != 1 else ''})"
+    minutes, seconds = divmod(round(eta), 60)
+    return f"ETA {minutes // 60}:{minutes % 60:02d}:{seconds:02d} ({done} of {total} answered in {elapsed_s:.0f} s)"
 
 
 class BatchState:
@@ -125,7 +155,8 @@ async def fetch_answers(config: Any, session: Any, todo: Mapping[str, Any], iden
             waiting.append(entry)
     covered = set(answers) | {k for b in waiting for k in b["keys"]}
     waiting += await _submit(state, client, session, todo, identity, desc, covered)
-    bar = tqdm(total=len(todo), desc=f"{desc} (batch)", unit="call", file=sys.stderr, disable=not config.progress)
+    bar = tqdm(total=len(todo), desc=f"{desc} (batch)", unit="call", file=sys.stderr, disable=not config.progress,
+               bar_format="{desc}: {n_fmt}/{total_fmt} calls [{elapsed}]{postfix}")  # the ETA: eta_text
     bar.update(len(answers))
     try:
         await _collect(state, client, session, waiting, todo, bar, config, commit, answers)
@@ -185,7 +216,11 @@ async def _collect(state: BatchState, client: Any, session: Any, batches: list[d
     open_batches = {b["id"]: b for b in batches}
     done: dict[str, int] = {}
     started = time.monotonic()
+    first: tuple[float, int] | None = None  # (time, calls done) at the first poll: the ETA's rate counts from it
+    polls, delay = 0, None
+    total = sum(len(set(b["keys"]) & set(todo)) for b in batches)
     while open_batches:
+        polls += 1
         for batch_id, entry in list(open_batches.items()):
             try:
                 batch = await client.batches.retrieve(batch_id)
@@ -210,12 +245,17 @@ async def _collect(state: BatchState, client: Any, session: Any, batches: list[d
                 del open_batches[batch_id]
         if not open_batches:
             break
+        now, finished = time.monotonic(), sum(done.values())
+        first = first or (now, finished)
+        eta = batch_eta(finished - first[1], total - first[1], now - first[0])
+        bar.set_postfix_str(eta_text(finished - first[1], total - first[1], now - first[0], polls))
         if config.batch_wait_s is not None and time.monotonic() - started >= config.batch_wait_s:
             ids = ", ".join(open_batches)
             raise BatchPending(f"batch: {ids} still pending after {config.batch_wait_s:g} s ({sum(done.values())} of "
                                f"{len(todo)} calls answered); its id is kept in {state.path}: run the same command "
                                "again to collect it")
-        await asyncio.sleep(config.batch_poll_s)
+        delay = poll_delay(delay, config.batch_poll_s, eta)
+        await asyncio.sleep(delay)
 
 
 async def _read_answers(client: Any, session: Any, batch: Any, entry: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

@@ -67,7 +67,8 @@ class LLMConfig:
     the cache.
 
     ``batch`` sends the calls not in the cache through the OpenAI Batch API (:mod:`nycc_bench.llm.batch`: one
-    JSONL upload, polled every ``batch_poll_s``, answers joined back through the cache) at the batch rate
+    JSONL upload, polled first after 2 s, then at growing intervals up to ``batch_poll_s``, with an ETA from the
+    answers seen; answers joined back through the cache) at the batch rate
     (``BATCH_DISCOUNT`` of the price, which ``price()`` then returns). The ids of pending batches are kept in
     ``batch_dir`` (the run folder; default the cache folder), so a stopped run collects them when resumed;
     ``batch_wait_s`` bounds the wait (None: until every batch ends), after which the run stops with

@@ -86,7 +86,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.dry_run and not args.out:
             raise PublishError("dry-run: pass --out DIR, the folder the repos are staged into")
         if not args.dry_run and args.package_spec is None and {"metrics", "spaces"} & set(args.only or KINDS):
-            require_release(__version__, args.index_url)  # the Spaces' default pin must be installable
+            from ..progress import working
+
+            with working("publish: is this release on the package index"):
+                require_release(__version__, args.index_url)  # the Spaces' default pin must be installable
         if not args.dry_run:
             from .hub import resolve_token
 

@@ -222,21 +222,32 @@ def stage(out: Path, src: Sources, opts: Options, known_secrets: Sequence[str] =
     check_package_spec(opts.package_spec)
     out = prepare_out(out)
     items: list[Staged | Skipped] = []
+    from ..progress import working
+
     if "dataset" in opts.kinds:
         say("staging the dataset ...")
-        items.append(stage_dataset(src, opts, out))
+        with working("publish: the dataset (parquet checks, card)"):
+            items.append(stage_dataset(src, opts, out))
     if "metrics" in opts.kinds:
-        items += [stage_space(f, out, opts.namespace, opts.package_spec, metric=True)
-                  for f in _space_folders(src.metrics_dir)]
+        say("staging the metric Spaces ...")
+        with working("publish: the metric Spaces"):
+            items += [stage_space(f, out, opts.namespace, opts.package_spec, metric=True)
+                      for f in _space_folders(src.metrics_dir)]
     if "spaces" in opts.kinds:
         folders = _space_folders(src.spaces_dir) if Path(src.spaces_dir).is_dir() else []
         if not folders:
             raise PublishError(f"spaces: {src.spaces_dir} holds no Space folder (expected spaces/leaderboard/)")
-        items += [stage_space(f, out, opts.namespace, opts.package_spec, metric=False) for f in folders]
+        say("staging the leaderboard Space ...")
+        with working("publish: the leaderboard Space"):
+            items += [stage_space(f, out, opts.namespace, opts.package_spec, metric=False) for f in folders]
     if "models" in opts.kinds:
-        items += stage_models(src, opts, out)
+        say("staging the model cards ...")
+        with working("publish: the model cards"):
+            items += stage_models(src, opts, out)
     staged = [i for i in items if isinstance(i, Staged)]
-    findings = [f for s in staged for f in scan_secrets(s.folder, known_secrets)]
+    say("scanning what is staged for secrets ...")
+    with working("publish: the secret scan"):
+        findings = [f for s in staged for f in scan_secrets(s.folder, known_secrets)]
     if findings:
         raise PublishError("refusing to publish what looks like a secret:\n  " + "\n  ".join(findings[:20]))
     return staged, [i for i in items if isinstance(i, Skipped)]

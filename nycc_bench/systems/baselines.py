@@ -148,8 +148,18 @@ class SbertSystem(System):
             raise load_error(self.spec, self._path, err) from None
 
     def _embed(self, texts: list[str]) -> np.ndarray:
-        return self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
-                                 convert_to_numpy=True, show_progress_bar=False)
+        """Unit-norm embeddings of `texts`, one row each: a local model's through the embedding cache (a text
+        embedded before, in another fold or run, is read back and the model loads only for new text)."""
+        if not Path(self._path).is_dir():  # a Hub id: loaded as the Hub check said (cached only, when offline)
+            return self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
+                                     convert_to_numpy=True, show_progress_bar=False)
+        from ..scoring.sbert import embed
+        from .hub_check import load_error
+
+        try:
+            return embed(texts, self._path, batch_size=self.batch_size, device="cpu")
+        except (OSError, ValueError) as err:
+            raise load_error(self.spec, self._path, err) from None
 
     def _check(self, task: Task, instances: list[Instance]) -> None:
         if missing := [i.instance_id for i in instances if not i.context]:
@@ -161,9 +171,11 @@ class SbertSystem(System):
 
         self._check(task, instances)
         contexts = self._embed([i.context for i in instances])
+        choices = [c for inst in instances for c in inst.choices]
+        rows = dict(zip(choices, self._embed(choices), strict=True)) if choices else {}  # one encode for all
         out = []
         for inst, ctx in zip(instances, contexts, strict=True):
-            sims = self._embed(inst.choices) @ ctx
+            sims = np.stack([rows[c] for c in inst.choices]) @ ctx
             letter = inst.letters[int(np.argmax(sims))]
             out.append(Output(raw={"similarities": [round(float(s), 6) for s in sims]}, letter=letter))
         return out

@@ -44,10 +44,12 @@ reproducible for the same batches: each batch is seeded from its instance ids.
 from __future__ import annotations
 
 import inspect
+from contextlib import contextmanager
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..kinds import Instance
+from ..progress import bar, progress_shown
 from ..tasks import Task
 from .api import to_messages
 from .base import Output, SystemCannotAnswer
@@ -70,6 +72,9 @@ from .hf import (
     sent_settings,
 )
 from .registry import register_system
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 ANSWER_PREFIX = "Answer:"
 MC_MODES = ("loglikelihood", "generate")
@@ -551,7 +556,8 @@ class CausalLMSystem(PretrainedSystem, ChoicePrompts):
         cb = GenerationConfig(max_new_tokens=config.max_new_tokens, do_sample=config.do_sample, **sampling,
                               eos_token_id=config.eos_token_id, pad_token_id=config.pad_token_id,
                               repetition_penalty=config.repetition_penalty)
-        results = self.model.generate_batch([list(p) for p in prompts], generation_config=cb, progress_bar=False)
+        results = self.model.generate_batch([list(p) for p in prompts], generation_config=cb,
+                                            progress_bar=progress_shown())  # transformers' bar: requests done
         got = {int(key.removeprefix("req_")): value for key, value in results.items()
                if key.removeprefix("req_").isdigit()}
         failed = [k for k in range(len(prompts)) if k not in got or getattr(got[k], "error", None)]
@@ -574,9 +580,9 @@ class CausalLMSystem(PretrainedSystem, ChoicePrompts):
         for b, prompt in enumerate(prompts):
             ids[b, width - len(prompt):] = torch.tensor(prompt)
             mask[b, width - len(prompt):] = 1
-        with torch.inference_mode():
+        with torch.inference_mode(), token_progress(len(prompts), config.max_new_tokens) as counter:
             out = self.model.generate(input_ids=ids.to(self.model.device), attention_mask=mask.to(self.model.device),
-                                      generation_config=config)
+                                      generation_config=config, stopping_criteria=counter)
         new = out[:, width:]
         eos = config.eos_token_id if isinstance(config.eos_token_id, list) else [config.eos_token_id]
         ended = torch.isin(new, torch.tensor([e for e in eos if e is not None], device=new.device))
@@ -603,3 +609,25 @@ class CausalLMSystem(PretrainedSystem, ChoicePrompts):
                 "kv_cache": "static" if self.compiled else "dynamic", "compile": self.compiled,
                 "batching": "continuous" if self.continuous else "static",
                 "attention": getattr(self.model.config, "_attn_implementation", None)}
+
+
+@contextmanager
+def token_progress(rows: int, max_new_tokens: int | None) -> Iterator[Any]:
+    """A `generate` stopping criterion that stops nothing and counts decoding steps on a bar (one new token for
+    each of the batch's `rows` per step), so a long generation shows its tokens as they come, not a still line."""
+    from transformers import StoppingCriteria, StoppingCriteriaList
+
+    shown = bar(max_new_tokens, f"hf: generating {rows} sequence{'s' if rows != 1 else ''}", unit="token",
+                leave=False)
+
+    class Counted(StoppingCriteria):
+        def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+            import torch
+
+            shown.update(1)
+            return torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+
+    try:
+        yield StoppingCriteriaList([Counted()])
+    finally:
+        shown.close()

@@ -22,9 +22,12 @@ def add_view_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def cmd_view(args: argparse.Namespace) -> int:
     """Serve the page (until Ctrl-C), or write it to a file."""
-    from .page import view_page
-    from .runs import load_runs
-    from .serve import serve_view
+    from ..progress import working
+
+    with working("view: loading the libraries"):  # the first line at once
+        from .page import view_page
+        from .runs import load_runs
+        from .serve import serve_view
 
     if args.html:
         out = Path(args.html)
@@ -33,7 +36,8 @@ def cmd_view(args: argparse.Namespace) -> int:
         print(f"wrote {out}")
         return 0
     try:
-        server = serve_view(args.run_dirs, args.port, block=False)
+        with working(f"view: reading {len(args.run_dirs)} run folder{'s' if len(args.run_dirs) != 1 else ''}"):
+            server = serve_view(args.run_dirs, args.port, block=False)
     except OSError as err:
         raise NyccBenchError(f"port: cannot listen on 127.0.0.1:{args.port} ({err.strerror}); pass --port N "
                              "(0 picks a free one)") from None
