@@ -38,6 +38,8 @@ def _ours(obj: Any) -> bool:
         "nycc_bench")
 
 
+STATEMENT_LISTS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+"""The fields of a statement that hold statements (an except clause's and a match case's `body` too)."""
 _BLOCKS: dict[str, tuple[list[str], dict[int, int], dict[str, tuple[int, int]]]] = {}
 
 
@@ -52,8 +54,9 @@ def _blocks(filename: str) -> tuple[list[str], dict[int, int], dict[str, tuple[i
     starts: dict[int, int] = {}
     classes: dict[str, tuple[int, int]] = {}
 
-    def visit(node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
+    def visit(node: ast.AST, prefix: str) -> None:  # statements only (no definition lives in an expression)
+        lists = [getattr(node, name) for name in node._fields if name in STATEMENT_LISTS]  # in inspect's order
+        for child in (child for statements in lists for child in statements):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 first = child.decorator_list[0].lineno if child.decorator_list else child.lineno
                 if isinstance(child, ast.ClassDef):

@@ -68,7 +68,9 @@ class RandomSystem(System):
         return out
 
     def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
-        pool = text_pool(task, self.dataset)
+        pools = self.__dict__.setdefault("_pools", {})  # read once per pool for every batch of this run
+        key = (pool_source(task), task.outputs.count > 1)
+        pool = pools[key] if key in pools else pools.setdefault(key, text_pool(task, self.dataset))
         k = task.outputs.count
         out = []
         for inst in instances:
