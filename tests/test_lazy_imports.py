@@ -67,3 +67,14 @@ def test_a_random_run_on_a_built_dataset_imports_neither_datasets_nor_torch(judg
                           capture_output=True, text=True, check=True)
     assert json.loads(done.stdout.strip().splitlines()[-1]) == [0, []]
     assert (tmp_path / "run" / "results.json").is_file()
+
+
+def test_a_text_task_run_decodes_no_image_and_imports_no_pandas(sample_dataset: str, tmp_path: Path) -> None:
+    """`evaluate` of a from-description task (built, answered and scored) reads its split's rows without the
+    cartoons: PIL, pandas, datasets and torch stay out of the process."""
+    code = ("import json, sys; from nycc_bench.cli import main; code = main(sys.argv[1:]); "
+            "print(json.dumps([code, sorted(m for m in ('PIL', 'pandas', 'datasets', 'torch') if m in sys.modules)]))")
+    done = subprocess.run([sys.executable, "-c", code, "evaluate", "--system", "random", "--tasks", "matching",
+                           "--dataset", sample_dataset, "--out", str(tmp_path / "run"), "--quiet"],
+                          capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [0, []]

@@ -78,3 +78,16 @@ def test_config_files_are_the_ones_datasets_lists(sample_dataset: str) -> None:
         assert {k: sorted(map(str, v)) for k, v in theirs.items()} == config_data_files(sample_dataset, config)
     with pytest.raises(FileNotFoundError):
         config_data_files(sample_dataset, "no_such_config")
+
+
+def test_an_image_is_decoded_when_its_row_is_read(sample_dataset: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One row of a split decodes one cartoon; rows without their image column decode none (a text builder's)."""
+    from nycc_bench.kinds import rows as module
+
+    decoded: list[object] = []
+    real = module.decode_image
+    monkeypatch.setattr(module, "decode_image", lambda value: decoded.append(value) or real(value))
+    rows = read_rows(sample_dataset, "matching", "train")
+    assert rows[1]["image"] is rows[1]["image"] and len(decoded) == 1
+    assert len(list(rows.remove_columns("image"))) == len(rows) and len(decoded) == 1
+    assert len(rows["image"]) == len(rows) and len(decoded) == len(rows)  # the rest, once each

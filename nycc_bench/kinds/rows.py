@@ -46,13 +46,13 @@ def decode_image(value: dict[str, Any] | None) -> Any:
 
 
 class Rows:
-    """The rows of one split over an Arrow table; image columns are decoded once, when first read."""
+    """The rows of one split over an Arrow table; a column is converted once, an image when its row is first read."""
 
     def __init__(self, table: pa.Table, images: Iterable[str] = ()) -> None:
         self.table = table
         self.images = [c for c in images if c in table.column_names]
-        self._decoded: dict[str, list[Any]] = {}
-        self._columns: dict[str, list[Any]] = {}
+        self._plain: dict[str, list[Any]] = {}
+        self._decoded: dict[str, dict[int, Any]] = {}
 
     def __len__(self) -> int:
         return self.table.num_rows
@@ -65,17 +65,28 @@ class Rows:
     def column_names(self) -> list[str]:
         return list(self.table.column_names)
 
+    def _stored(self, name: str) -> list[Any]:
+        """A column's values as stored (an image as its `{"bytes", "path"}`), read once."""
+        if name not in self._plain:
+            if name not in self.table.column_names:
+                raise KeyError(f"Column {name} not in the dataset. Current columns in the dataset: "
+                               f"{self.column_names}")
+            self._plain[name] = self.table[name].to_pylist()
+        return self._plain[name]
+
+    def _value(self, name: str, i: int) -> Any:
+        if name not in self.images:
+            return self._stored(name)[i]
+        decoded = self._decoded.setdefault(name, {})
+        if i not in decoded:
+            decoded[i] = decode_image(self._stored(name)[i])
+        return decoded[i]
+
     def column(self, name: str) -> list[Any]:
-        """One column's values (images decoded), read once."""
-        if name not in self.table.column_names:
-            raise KeyError(f"Column {name} not in the dataset. Current columns in the dataset: {self.column_names}")
+        """One column's values, images decoded."""
         if name in self.images:
-            if name not in self._decoded:
-                self._decoded[name] = [decode_image(v) for v in self.table[name].to_pylist()]
-            return self._decoded[name]
-        if name not in self._columns:
-            self._columns[name] = self.table[name].to_pylist()
-        return self._columns[name]
+            return [self._value(name, i) for i in range(len(self))]
+        return self._stored(name)
 
     def __getitem__(self, key: int | str) -> Any:
         """A column's values by name, or one row as a dict by position (negative counts from the end)."""
@@ -86,7 +97,7 @@ class Rows:
         if not -len(self) <= key < len(self):
             raise IndexError(f"row {key} of {len(self)}")
         key %= len(self)
-        return {name: self.column(name)[key] for name in self.table.column_names}
+        return {name: self._value(name, key) for name in self.table.column_names}
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         columns = [(name, self.column(name)) for name in self.table.column_names]
@@ -105,6 +116,7 @@ class Rows:
         return Rows(self.table.select(names), self.images)
 
     def remove_columns(self, names: str | Sequence[str]) -> Rows:
+        """These columns left out (a column the rows lack is ignored): text builders drop the images undecoded."""
         drop = {names} if isinstance(names, str) else set(names)
         return self.select_columns([c for c in self.table.column_names if c not in drop])
 
