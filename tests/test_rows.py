@@ -91,3 +91,23 @@ def test_an_image_is_decoded_when_its_row_is_read(sample_dataset: str, monkeypat
     assert rows[1]["image"] is rows[1]["image"] and len(decoded) == 1
     assert len(list(rows.remove_columns("image"))) == len(rows) and len(decoded) == 1
     assert len(rows["image"]) == len(rows) and len(decoded) == len(rows)  # the rest, once each
+
+
+def test_a_hub_split_reads_through_datasets_as_the_same_rows(sample_dataset: str,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dataset that is not a local folder (a Hub repo) is loaded by `datasets` (`load_split`) and read as the
+    same `Rows`, its image columns found from the loaded features (here `load_split` gives the sample's split)."""
+    from nycc_bench import splits
+
+    asked: list[tuple[str, str, str]] = []
+
+    def hub(dataset: str, config: str, split: str) -> object:
+        asked.append((dataset, config, split))
+        return load_split(sample_dataset, config, split)
+
+    monkeypatch.setattr(splits, "load_split", hub)
+    rows = read_rows("someone/captions", "matching", "test+validation")
+    assert asked[0] == ("someone/captions", "matching", "test+validation")  # (then its parts, from the folder)
+    local = read_rows(sample_dataset, "matching", "test+validation")
+    assert rows.images == ["image"] and len(rows) == len(local)
+    assert all(all(_same(a[k], b[k]) for k in a) for a, b in zip(rows, local, strict=True))
