@@ -18,7 +18,7 @@ def source_images(rows: Any, column: str = "image") -> list[Any]:
     """The decoded images of a column, each carrying its file's stored bytes in `info[SOURCE_BYTES]`, so a system
     or judge can send the original file (upstream sends the cartoon's JPEG bytes) instead of a re-encoding.
 
-    Rows read by `kinds.instances.read_rows` decode their own (`Rows.source_images`); a `datasets.Dataset` can only
+    Rows read by `splits.read_rows` decode their own (`Rows.source_images`); a `datasets.Dataset` can only
     exist once `datasets` is imported, so other rows never import it here."""
     if hasattr(rows, "source_images"):
         return rows.source_images(column)

@@ -1,7 +1,7 @@
 """A split's rows as a task's builder reads them, straight from the Arrow table (`Rows`): iteration as dicts, a column
 by name, a row by position, images decoded as `datasets.Image` decodes them. Reading a built dataset's parquet
 files this way needs pyarrow alone, so scoring a run never imports `datasets` (and pandas with it) for a folder on
-disk; `instances.read_rows` is where a split is read."""
+disk; `splits.read_rows` is where a split is read."""
 
 from __future__ import annotations
 
