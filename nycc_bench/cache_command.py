@@ -16,11 +16,11 @@ from typing import Any
 def cache_reads(enabled: bool) -> Iterator[None]:
     """With `enabled` False, no LLM call inside (this process and the processes it starts) reads the cache: each
     is asked again, and its answer stored. The setting is restored afterwards."""
-    from .llm.config import NO_CACHE_ENV
-
-    if enabled:
+    if enabled:  # the usual case imports nothing (the LLM package is half a baseline run's start-up)
         yield
         return
+    from .llm.config import NO_CACHE_ENV
+
     old = os.environ.get(NO_CACHE_ENV)
     os.environ[NO_CACHE_ENV] = "1"
     try:

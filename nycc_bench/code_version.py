@@ -10,8 +10,10 @@ an unrelated function does not.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import inspect
+import linecache
 import types
 from collections.abc import Iterator
 from functools import cache
@@ -36,13 +38,66 @@ def _ours(obj: Any) -> bool:
         "nycc_bench")
 
 
+STATEMENT_LISTS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+"""The fields of a statement that hold statements (an except clause's and a match case's `body` too)."""
+_BLOCKS: dict[str, tuple[list[str], dict[int, int], dict[str, tuple[int, int]]]] = {}
+
+
+def _blocks(filename: str) -> tuple[list[str], dict[int, int], dict[str, tuple[int, int]]]:
+    """A module file's lines and its definitions as `inspect.getsource` finds them: each function's first line
+    (decorators included) → its last line, and each class's qualified name → (first line, last line), the first
+    of a name in the order inspect's class finder visits them. Parsed once while the file is unchanged."""
+    linecache.checkcache(filename)  # as inspect does: a file changed on disk is read again
+    lines = linecache.getlines(filename)
+    if (known := _BLOCKS.get(filename)) is not None and known[0] is lines:
+        return known
+    starts: dict[int, int] = {}
+    classes: dict[str, tuple[int, int]] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:  # statements only (no definition lives in an expression)
+        lists = [getattr(node, name) for name in node._fields if name in STATEMENT_LISTS]  # in inspect's order
+        for child in (child for statements in lists for child in statements):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                first = child.decorator_list[0].lineno if child.decorator_list else child.lineno
+                if isinstance(child, ast.ClassDef):
+                    classes.setdefault(prefix + child.name, (first, child.end_lineno or first))
+                    visit(child, f"{prefix}{child.name}.")
+                else:
+                    starts.setdefault(first, child.end_lineno or first)
+                    visit(child, f"{prefix}{child.name}.<locals>.")
+            else:
+                visit(child, prefix)
+
+    visit(ast.parse("".join(lines), filename), "")
+    _BLOCKS[filename] = (lines, starts, classes)
+    return _BLOCKS[filename]
+
+
+def _source(obj: Any) -> str:
+    """`inspect.getsource(obj)` for a function or class, read from one parse of its module per process (inspect
+    tokenizes the file from the definition on for every function and parses the whole module for every class,
+    most of a baseline run's scoring time); anything else, or a definition not found, goes to inspect itself."""
+    obj = inspect.unwrap(obj) if inspect.isfunction(obj) else obj
+    filename = inspect.getsourcefile(obj)
+    lines, starts, classes = _blocks(filename) if filename else ([], {}, {})
+    if lines:
+        if inspect.isclass(obj):
+            span = classes.get(obj.__qualname__)
+        else:
+            first = getattr(getattr(obj, "__code__", None), "co_firstlineno", None)
+            span = (first, starts[first]) if first in starts and obj.__name__ != "<lambda>" else None
+        if span is not None:
+            return "".join(lines[span[0] - 1:span[1]])
+    return inspect.getsource(obj)
+
+
 def _closure(fn: Any, seen: dict[str, str]) -> None:
     """The source of `fn` and of every function or class of this package it reaches, by qualified name."""
     key = f"{fn.__module__}.{fn.__qualname__}"
     if key in seen:
         return
     try:
-        seen[key] = inspect.getsource(fn)
+        seen[key] = _source(fn)
     except (OSError, TypeError):
         seen[key] = key
         return

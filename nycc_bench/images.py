@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import io
+import sys
 from typing import Any
 
 SOURCE_BYTES = "nycc_bench_source_bytes"  # PIL `info` key: the image file's bytes as the dataset stores them
@@ -15,10 +16,14 @@ SOURCE_BYTES = "nycc_bench_source_bytes"  # PIL `info` key: the image file's byt
 
 def source_images(rows: Any, column: str = "image") -> list[Any]:
     """The decoded images of a column, each carrying its file's stored bytes in `info[SOURCE_BYTES]`, so a system
-    or judge can send the original file (upstream sends the cartoon's JPEG bytes) instead of a re-encoding."""
-    import datasets
+    or judge can send the original file (upstream sends the cartoon's JPEG bytes) instead of a re-encoding.
 
-    if not isinstance(rows, datasets.Dataset):  # plain rows (a list of mappings): their images as they are
+    Rows read by `splits.read_rows` decode their own (`Rows.source_images`); a `datasets.Dataset` can only
+    exist once `datasets` is imported, so other rows never import it here."""
+    if hasattr(rows, "source_images"):
+        return rows.source_images(column)
+    datasets = sys.modules.get("datasets")
+    if datasets is None or not isinstance(rows, datasets.Dataset):  # plain rows (mappings): their images as they are
         return [row.get(column) for row in rows]
     if column not in rows.column_names:
         return [None] * len(rows)

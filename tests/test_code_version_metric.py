@@ -46,3 +46,33 @@ def test_an_unrelated_metric_does_not_change_code_version(monkeypatch: pytest.Mo
     monkeypatch.setattr(module, "EadDiversity", type("EadDiversity", (), {}))
     cv._version.cache_clear()
     assert cv.code_version(get_task("matching")) == before
+
+
+def test_sources_are_read_as_inspect_reads_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`code_version` reads each definition from one parse of its module (speed); the text is inspect's, byte for
+    byte, for everything any task's version covers (so a version computed either way is the same)."""
+    import inspect
+
+    from nycc_bench.tasks.registry import all_tasks
+
+    tasks = [get_task(name) for name in all_tasks()]
+    fast = {task.name: cv.code_sources(task) for task in tasks}
+    monkeypatch.setattr(cv, "_source", inspect.getsource)
+    slow = {task.name: cv.code_sources(task) for task in tasks}
+    assert sum(len(sources) for sources in slow.values()) > 100  # builders, parsers, scorers and what they reach
+    assert fast == slow
+
+
+def test_a_source_edited_on_disk_is_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A module file changed while the process runs gives its new text, as inspect would."""
+    import importlib
+    import sys
+
+    (tmp_path / "edited_mod.py").write_text("def f():\n    return 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("edited_mod")
+    assert cv._source(module.f) == "def f():\n    return 1\n"
+    (tmp_path / "edited_mod.py").write_text("import os\n\n\ndef f():\n    return 2  # edited\n")
+    sys.modules.pop("edited_mod")
+    module = importlib.import_module("edited_mod")
+    assert cv._source(module.f) == "def f():\n    return 2  # edited\n"

@@ -1,6 +1,7 @@
 """What a baseline run's scoring does not import: datasketch (the novelty index's parameters are kept once
 computed), pandas (a score line), torch (embeddings cached: test_scoring_sbert.py), nltk (ROUGE-L:
-test_scoring_overlap.py)."""
+test_scoring_overlap.py), and for the whole `evaluate --system random --tasks all` on a built dataset neither
+`datasets` (its parquet files are read with pyarrow) nor torch (the random captions' embeddings are cached)."""
 
 from __future__ import annotations
 
@@ -49,3 +50,31 @@ def test_missing_is_pandas_isna_on_one_cell() -> None:
 
     for value in (None, math.nan, pd.NA, pd.NaT, 0.0, 3, "x", float("inf")):
         assert missing(value) == bool(pd.isna(value)), value
+
+
+HEAVY = ("torch", "datasets", "sentence_transformers", "transformers", "nltk", "evaluate")
+
+
+def test_a_random_run_on_a_built_dataset_imports_neither_datasets_nor_torch(judged_random_run: object,
+                                                                           sample_dataset: str,
+                                                                           tmp_path: Path) -> None:
+    """`nycc-bench evaluate --system random --tasks all` as the console script runs it, on the cache the judged
+    random run filled (the captions' embeddings are there, as on any second run): the heavy libraries it imported."""
+    code = ("import json, sys; from nycc_bench.cli import main; code = main(sys.argv[1:]); "
+            f"print(json.dumps([code, sorted(m for m in {HEAVY!r} if m in sys.modules)]))")
+    done = subprocess.run([sys.executable, "-c", code, "evaluate", "--system", "random", "--tasks", "all",
+                           "--dataset", sample_dataset, "--out", str(tmp_path / "run"), "--quiet"],
+                          capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [0, []]
+    assert (tmp_path / "run" / "results.json").is_file()
+
+
+def test_a_text_task_run_decodes_no_image_and_imports_no_pandas(sample_dataset: str, tmp_path: Path) -> None:
+    """`evaluate` of a from-description task (built, answered and scored) reads its split's rows without the
+    cartoons: PIL, pandas, datasets and torch stay out of the process."""
+    code = ("import json, sys; from nycc_bench.cli import main; code = main(sys.argv[1:]); "
+            "print(json.dumps([code, sorted(m for m in ('PIL', 'pandas', 'datasets', 'torch') if m in sys.modules)]))")
+    done = subprocess.run([sys.executable, "-c", code, "evaluate", "--system", "random", "--tasks", "matching",
+                           "--dataset", sample_dataset, "--out", str(tmp_path / "run"), "--quiet"],
+                          capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [0, []]

@@ -48,7 +48,7 @@ OTHER_MEANINGS = {
     "reproducing/figures.py": {"humorbench"},  # a paper's id for `reproduce --only` (the family's key)
     "published/humorbench.py": {"explanation"},  # a column of upstream's stored verdict files
 }
-LOADERS = {"load_split", "load_dataset"}  # their second argument (or config=) is a dataset config
+LOADERS = {"load_split", "read_rows", "load_dataset"}  # their second argument (or config=) is a dataset config
 
 
 def _config_arguments(tree: ast.AST) -> set[int]:

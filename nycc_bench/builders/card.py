@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from datasets.info import DatasetInfo, DatasetInfosDict
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from .. import __version__
+from ..dataset_info import ConfigInfo, card_dataset_info, feature_repr
 from ..tasks.families import families
 from ..tasks.registry import all_tasks, config_name
 from .merge import FLAG_COLUMNS, RECORD_KEY
@@ -15,9 +17,9 @@ from .sources import ZHANG_HF_REPO
 from .writer import BuiltConfig, data_path
 
 
-def _feature_lines(info: DatasetInfo) -> str:
+def _feature_lines(info: ConfigInfo) -> str:
     """One bullet per column with its `datasets` type, for the human-readable section."""
-    return "\n".join(f"- `{name}`: `{feature!r}`" for name, feature in info.features.items())
+    return "\n".join(f"- `{name}`: `{feature_repr(feature)}`" for name, feature in (info.features or {}).items())
 
 
 FAULTS = """- Contests 643/644, 646/647, 655/656 and 665/666 have identical caption lists upstream (nextml issues #16,
@@ -137,20 +139,23 @@ def _size_category(n_rows: int) -> str:
     return "1M<n<10M"
 
 
-def render_card(built: list[BuiltConfig], infos: dict[str, DatasetInfo], pretty_name: str,
+def render_card(built: list[BuiltConfig], infos: Mapping[str, Any], pretty_name: str,
                 repo_id: str = "nycc-bench/newyorker-caption-contest",
                 sources: dict[str, str] | None = None) -> DatasetCard:
     """Assemble the card from what was written, so sizes and features can never drift from the files.
 
     `sources` is each config's source (`sample`, `upstream` or a folder), recorded in the YAML for later builds
     into the same folder. A config of the embedded sample (invented content) gives a `sample-data` tag and a banner
-    naming those configs, so it is never mistaken for, or published as, the real benchmark.
+    naming those configs, so it is never mistaken for, or published as, the real benchmark. `infos`: each
+    config's `ConfigInfo` (or `datasets.DatasetInfo`); the `dataset_info` block is written as `datasets` writes it,
+    without importing it (`dataset_info.py`).
     """
     sources = sources or {}
+    infos = {name: ConfigInfo.of(info) for name, info in infos.items()}
     sampled = [b.spec.name for b in built if sources.get(b.spec.name) == "sample"]
     sample = bool(sampled)
     used = [families()[k] for k in dict.fromkeys(b.spec.family for b in built)]
-    largest = max(sum(split.num_examples for split in info.splits.values()) for info in infos.values())
+    largest = max(sum(rows for _, rows in (info.splits or {}).values()) for info in infos.values())
     data = DatasetCardData(
         pretty_name=pretty_name,
         license=sorted({config_license(b) for b in built}),
@@ -167,14 +172,15 @@ def render_card(built: list[BuiltConfig], infos: dict[str, DatasetInfo], pretty_
             for b in built
         ],
     )
-    DatasetInfosDict(infos).to_dataset_card_data(data)
+    if infos:
+        data["dataset_info"] = card_dataset_info(infos)
     data[RECORD_KEY] = {b.spec.name: {"source": sources.get(b.spec.name, "unknown"), "license": config_license(b),
                                       **({"upstream_files": b.upstream_files} if b.upstream_files else {})}
                         for b in built}
     sections = []
     for b in built:
         info = infos[b.spec.name]
-        sizes = ", ".join(f"{name} {split.num_examples:,}" for name, split in info.splits.items())
+        sizes = ", ".join(f"{name} {rows:,}" for name, (_, rows) in (info.splits or {}).items())
         sections.append(
             f"### `{b.spec.name}`\n\n{b.spec.description}\n\n"
             f"Source: {families()[b.spec.family].heading}. License: `{config_license(b)}`. Rows: {sizes}. "
@@ -246,7 +252,7 @@ Contest entries rated by the crowd through NEXT (nextml, CC BY 4.0).
     return DatasetCard(f"---\n{data.to_yaml()}\n---\n{body}")
 
 
-def write_card(out_dir: Path, built: list[BuiltConfig], infos: dict[str, DatasetInfo],
+def write_card(out_dir: Path, built: list[BuiltConfig], infos: Mapping[str, Any],
                pretty_name: str = "New Yorker Caption Contest benchmarks (nycc-bench)",
                sources: dict[str, str] | None = None) -> Path:
     """Write `README.md` next to the data; validation is the Hub's card parser reading it back."""

@@ -123,6 +123,12 @@ def _hessel_chat(task: Task, row: Mapping[str, Any], examples: list[Mapping[str,
     return render(task, "system_direct"), turns, render(task, "shot", prefix=after, **_hessel_fields(task, row))
 
 
+def _text_only(rows: Any) -> Any:
+    """The rows without their image column (the prompts read the image from `source_images`, if at all): a
+    from-description task never decodes a cartoon."""
+    return rows.remove_columns("image") if "image" in rows.column_names else rows
+
+
 @register_builder("hessel")
 def build_hessel(task: Task, rows: Any, split_rows: Callable[[str], Any], options: Mapping[str, Any]) -> Built:
     """Hessel matching / ranking / explanation. From description: upstream's GPT-3.5/4 chats (zero-shot with chain
@@ -132,11 +138,11 @@ def build_hessel(task: Task, rows: Any, split_rows: Callable[[str], Any], option
         raise NyccBenchError(f"task-option: {task.name}.seed must be a non-negative integer, got {seed!r}")
     if shots and task.from_pixels:
         raise NyccBenchError(f"shots: few-shot prompts exist for the from-description tasks, not {task.name}")
-    train = split_rows("train") if shots else None
+    train = _text_only(split_rows("train")) if shots else None
     drawn = draw_hessel_shots(rows, train, shots, seed) if shots else [[] for _ in range(len(rows))]
     images = source_images(rows) if task.from_pixels else [None] * len(rows)  # the stored JPEG bytes kept
     out: list[Instance] = []
-    for row, picked, image in zip(rows, drawn, images, strict=True):
+    for row, picked, image in zip(_text_only(rows), drawn, images, strict=True):
         choices = row["caption_choices"]
         common = {"instance_id": row["instance_id"], "choices": choices if isinstance(choices, list) else [choices],
                   "letters": task.letters,

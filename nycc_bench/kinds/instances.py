@@ -1,16 +1,17 @@
-"""Turn a task's dataset rows into prompts (instances) any system can answer: the shared half (reading a split,
-calling the task file's `instances:` builder, checking its ids); the builders themselves live in each family's
-module (`kinds/<family>.py`) or an outside folder's `kinds.py`, never a branch on a task's name."""
+"""Turn a task's dataset rows into prompts (instances) any system can answer: the shared half (a split's `Rows`
+from `splits.read_rows`, calling the task file's `instances:` builder, checking its ids); the builders themselves
+live in each family's module (`kinds/<family>.py`) or an outside folder's `kinds.py`, never a branch on a task's
+name."""
 
 from __future__ import annotations
 
 import logging
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from ..errors import NyccBenchError
+from ..splits import load_split, missing_split, read_rows  # noqa: F401 (their old home: callers import them here)
 from ..tasks.definition import Task
 from ..tasks.registry import config_name
 from .loader import builders, hooks
@@ -18,57 +19,6 @@ from .registry import Built, Instance
 
 log = logging.getLogger("nycc_bench")
 DEFAULT_DATASET = os.environ.get("NYCC_DATASET", "nycc-bench/newyorker-caption-contest")
-
-
-def missing_split(dataset: str, config: str, split: str) -> str | None:
-    """Why a local dataset folder cannot give this config's split (one line with the fix), or None when it can
-    or when the dataset is not a local folder (a Hub repo is asked when it loads). Reads no rows: the preflight
-    asks it of every config a run will read before anything runs."""
-    root = Path(dataset)
-    if not (root.is_dir() and (root / "data").is_dir()):
-        return None
-    folder = root / "data" / config
-    for part in split.split("+"):
-        if not any(folder.glob(f"{part}-*.parquet")):
-            have = sorted({f.name.split("-")[0] for f in folder.glob("*.parquet")})
-            if not have:
-                from ..building import build_command
-
-                return f"dataset: {dataset} has no config {config!r}; add it with `{build_command(dataset, config)}`"
-            return f"split: config {config!r} has no split {part!r}; it has {', '.join(have)}"
-    return None
-
-
-def load_split(dataset: str, config: str, split: str) -> Any:
-    """One split of one config, from a local folder or a Hub repo, with a clear error for a missing split;
-    `a+b` (the `datasets` split syntax) is split `a`'s rows followed by split `b`'s.
-
-    A local folder's parquet files are read by absolute path (the `parquet` loader keys its cache on the files'
-    paths and modification times), so a dataset rebuilt in place, or two folders of the same name, never give
-    stale rows from the cache.
-    """
-    import datasets
-
-    if "+" in split:
-        return datasets.concatenate_datasets([load_split(dataset, config, part) for part in split.split("+")])
-    root = Path(dataset)
-    if root.is_dir() and (root / "data").is_dir():
-        if problem := missing_split(dataset, config, split):
-            raise NyccBenchError(problem)
-        files = sorted(str(f.resolve()) for f in (root / "data" / config).glob(f"{split}-*.parquet"))
-        return datasets.load_dataset("parquet", data_files={split: files}, split=split)
-    try:
-        splits = datasets.load_dataset(dataset, config)
-    except (FileNotFoundError, ValueError, ConnectionError) as err:
-        reason = str(err).splitlines()[0][:200] if str(err) else type(err).__name__
-        raise NyccBenchError(f"dataset: cannot load config {config!r} from {dataset!r} ({reason}); build it with "
-                             f"`nycc-bench build --source upstream --out DIR --configs {config}` and pass --dataset DIR"
-                             ) from None
-    if split not in splits:
-        raise NyccBenchError(f"split: config {config!r} has no split {split!r}; it has {', '.join(splits)}")
-    return splits[split]
-
-
 LEADERBOARD_SPLIT = "leaderboard"
 
 
@@ -91,8 +41,8 @@ def build(task: Task, dataset: str = DEFAULT_DATASET, split: str | None = None, 
     if split == LEADERBOARD_SPLIT:  # hidden-label sets (Hessel's): their own configs, one split
         config, split = leaderboard_set(task, fold)
     values = task.options_for("", task.option_values(options))  # unset options: the task's single setting
-    rows = load_split(dataset, config, split)
-    built = builders()[task.instances](task, rows, lambda s: load_split(dataset, config, s), values)
+    rows = read_rows(dataset, config, split)
+    built = builders()[task.instances](task, rows, lambda s: read_rows(dataset, config, s), values)
     if built.skipped:
         log.info("%s: %d of %d rows cannot be prompted (no description): %s", task.name, len(built.skipped),
                  len(rows), ", ".join(map(str, built.skipped[:10])) + (" ..." if len(built.skipped) > 10 else ""))

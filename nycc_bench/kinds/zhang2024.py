@@ -12,9 +12,9 @@ from typing import Any
 from ..errors import NyccBenchError
 from ..groups import HUMAN_GROUPS
 from ..images import image_url, source_images
+from ..splits import read_rows
 from ..tasks.definition import Task
 from .descriptions import row_description
-from .instances import load_split
 from .registry import (
     ITEM_JUDGMENTS,
     Built,
@@ -149,7 +149,7 @@ def zhang_judge_shots(dataset: str, contests: Sequence[int], images: bool = Fals
     from ..judge.protocols.zhang_shots import ShotDraw, draw
 
     try:
-        rows = load_split(dataset, "ranking", "train")
+        rows = read_rows(dataset, "ranking", "train")
     except ValueError:
         log.warning("no Hessel ranking train split in %s: the group judge runs zero-shot", dataset)
         return {}, ShotDraw({}, f"{dataset}: ranking train", 0, "the dataset has no Hessel ranking train "

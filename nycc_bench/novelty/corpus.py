@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-import datasets
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -15,6 +14,7 @@ import pyarrow.parquet as pq
 
 from ..errors import NyccBenchError
 from ..groups import HUMAN_GROUPS
+from ..splits import config_data_files
 from .text import normalise, normalise_array
 
 RATINGS, GENERATION = "caption_ratings", "caption_generation"
@@ -36,7 +36,7 @@ def config_files(dataset: str | Path) -> dict[str, list[Path]]:
     out: dict[str, list[Path]] = {}
     for config in (RATINGS, GENERATION):
         try:
-            data_files = datasets.load_dataset_builder(str(root), config).config.data_files
+            data_files = config_data_files(root, config)  # the files `load_dataset_builder` lists, no `datasets`
         except (ValueError, FileNotFoundError) as e:
             if config == GENERATION:
                 continue

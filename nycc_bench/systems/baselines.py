@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..kinds import Instance
 from ..kinds import stable_seed as _seed
-from ..kinds.instances import load_split
+from ..splits import read_rows
 from ..tasks import Task
 from .base import Output, System, SystemCannotAnswer
 from .registry import register_system
@@ -32,12 +32,13 @@ def text_pool(task: Task, dataset: str) -> list[str]:
     explanations of Hessel's `explanation` train split (also used for HumorBench, which has no train split).
     """
     if task.outputs.count > 1:  # several captions per item
-        ratings = load_split(dataset, *pool_source(task))
-        ratings = ratings.filter(lambda r: r["is_primary"] and r["rank"] < POOL_TOP_RANKS,
-                                 input_columns=None, desc=None)
-        pool = list(dict.fromkeys(ratings["caption"]))
+        import pyarrow.compute as pc
+
+        ratings = read_rows(dataset, *pool_source(task)).table
+        ratings = ratings.filter(pc.and_(ratings["is_primary"], pc.less(ratings["rank"], POOL_TOP_RANKS)))
+        pool = list(dict.fromkeys(ratings["caption"].to_pylist()))
     else:
-        pool = list(dict.fromkeys(load_split(dataset, *pool_source(task))["label"]))
+        pool = list(dict.fromkeys(read_rows(dataset, *pool_source(task))["label"]))
     if not pool:
         raise ValueError(f"dataset: no train texts to draw {task.name} answers from")
     return pool
@@ -67,7 +68,9 @@ class RandomSystem(System):
         return out
 
     def generate(self, task: Task, instances: list[Instance]) -> list[Output]:
-        pool = text_pool(task, self.dataset)
+        pools = self.__dict__.setdefault("_pools", {})  # read once per pool for every batch of this run
+        key = (pool_source(task), task.outputs.count > 1)
+        pool = pools[key] if key in pools else pools.setdefault(key, text_pool(task, self.dataset))
         k = task.outputs.count
         out = []
         for inst in instances:
