@@ -158,3 +158,52 @@ def test_judge_adds_win_rates(tmp_path: Path, sample_judges: dict) -> None:
     human = records["zhang2024-human-top"]["tasks"]["caption_generation"]
     assert not any(k.startswith("win_rate") for k in human["scores"])
     assert records["zhang2024-human-top"]["judge"] is None
+
+
+def test_evaluate_judge_only_judges_an_imported_run(imported: Path, sample_dataset: str, sample_judges: dict,
+                                                    tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`evaluate --judge-only` (evaluate's judge stage alone) on imported run folders: the sample's offline judges
+    score the authors' outputs on the dataset's items they answer (coverage partial by the one rule), the verdicts
+    are written beside the predictions, and the provenance stays; the record names no local path."""
+    import shutil
+
+    for run in ("zhang2024-claude", "humorbench-meta-llama-llama-9-test"):
+        shutil.copytree(imported / run, tmp_path / run)
+    judges = [a for task, spec in sample_judges.items() if task in ("caption_generation", "humorbench")
+              for a in ("--judge", f"{task}={spec.name}")]
+    assert main(["evaluate", "--judge-only", "--out", str(tmp_path / "zhang2024-claude"), "--dataset",
+                 sample_dataset, *judges]) == 0
+    assert "Claude-3-Opus" in capsys.readouterr().out
+    claude = read_results(tmp_path / "zhang2024-claude")
+    entry = claude["tasks"]["caption_generation"]
+    covered = entry["coverage"]["n"]  # the sample holds a few held-out contests, each answered by the file
+    assert 0 < covered == entry["coverage"]["of"] < len(ZHANG_HELD_OUT) and entry["coverage"]["partial"] is True
+    assert entry["status"] == "complete" and entry["n"] == covered
+    assert entry["config"]["effective"]["subset"]["of"] == len(ZHANG_HELD_OUT)  # the file's other contests
+    assert entry["scores"]["win_rate_top10"]["n"] == 2 * covered and entry["scores"]["win_rate_top10"]["ci_low"] \
+        is not None
+    assert claude["judge"]["name"] == sample_judges["caption_generation"].name
+    assert claude["extra"]["provenance"]["files"][0]["path"] == "examples/generations/claude.csv"
+    assert "--judge-only" in claude["commands"][-1] and "novelty_published_groups" in entry["details"]
+    verdicts = (tmp_path / "zhang2024-claude" / "predictions" / "caption_generation.jsonl.judged.jsonl")
+    assert len(verdicts.read_text(encoding="utf-8").splitlines()) == covered
+
+    hb = tmp_path / "humorbench-meta-llama-llama-9-test"  # its authors' outputs cover some elements only
+    stored = (hb / "predictions" / "humorbench.jsonl.judged.jsonl").read_text(encoding="utf-8")
+    assert main(["evaluate", "--judge-only", "--out", str(hb), "--tasks", "humorbench", "--dataset", sample_dataset,
+                 "--judge", sample_judges["humorbench"].name]) == 0
+    record = read_results(hb)
+    entry = record["tasks"]["humorbench"]
+    assert record["judge"]["name"] == sample_judges["humorbench"].name  # no longer the authors' gpt-4o verdicts
+    assert entry["scores"]["element_accuracy"]["n"] == entry["coverage"]["n"] > 0
+    assert entry["coverage"]["n"] < entry["coverage"]["of"] and entry["status"] == PARTIAL
+    assert (hb / "predictions" / "humorbench.jsonl.judged.jsonl").read_text(encoding="utf-8") != stored
+    text = "".join(p.read_text(encoding="utf-8") for p in tmp_path.rglob("*") if p.is_file())
+    assert str(tmp_path) not in text and sample_dataset not in text
+
+
+def test_judge_only_needs_a_judge_and_a_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["evaluate", "--judge-only", "--out", str(tmp_path), "--judge", "reward:sample"]) == 2
+    assert "holds no scored run" in capsys.readouterr().err
+    assert main(["evaluate", "--out", str(tmp_path)]) == 2
+    assert "--system is required" in capsys.readouterr().err
