@@ -43,6 +43,11 @@ def test_board_seeds_itself_with_the_published_runs(board: tuple[object, Path]) 
     assert set(frame["Type"]) == {"Published outputs"}
     partial = frame[frame["run_id"] == "zhang2024-zs"]["Model"].iloc[0]
     assert "(partial: 3 of 91)" in partial
+    # a partial run is ranked on what it covers: a rank and its own value, as a whole run's
+    llama = humor.run_ids.index("humorbench-meta-llama-llama-9-test")
+    assert humor.texts["Rank"].iloc[llama] != "—" and humor.texts["Model"].iloc[llama].endswith("(partial: 8 of 31)")
+    zs = zhang.run_ids.index("zhang2024-zs")
+    assert zhang.texts["Average EAD"].iloc[zs].startswith("0.78")  # its 3 contests' (ranked by win rate, a judge's)
 
 
 def test_reported_rows_stand_apart_without_interval(board: tuple[object, Path]) -> None:
