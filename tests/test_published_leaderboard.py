@@ -43,6 +43,11 @@ def test_board_seeds_itself_with_the_published_runs(board: tuple[object, Path]) 
     assert set(frame["Type"]) == {"Published outputs"}
     partial = frame[frame["run_id"] == "zhang2024-zs"]["Model"].iloc[0]
     assert "(partial: 3 of 91)" in partial
+    # a partial run is ranked on what it covers: a rank and its own value, as a whole run's
+    llama = humor.run_ids.index("humorbench-meta-llama-llama-9-test")
+    assert humor.texts["Rank"].iloc[llama] != "—" and humor.texts["Model"].iloc[llama].endswith("(partial: 8 of 31)")
+    zs = zhang.run_ids.index("zhang2024-zs")
+    assert zhang.texts["Average EAD"].iloc[zs].startswith("0.78")  # its 3 contests' (ranked by win rate, a judge's)
 
 
 def test_reported_rows_stand_apart_without_interval(board: tuple[object, Path]) -> None:
@@ -58,6 +63,21 @@ def test_reported_rows_stand_apart_without_interval(board: tuple[object, Path]) 
     assert app.reported(None) == [] and app.reported("zhang2024") == []
     ranked = set(app.frame(app.results()[0])["name"])
     assert not any(r["Row"] in ranked for r in hessel)  # never rows of the ranked table
+
+
+def test_hessel_tab_says_why_the_hidden_label_entries_are_absent(board: tuple[object, Path], tmp_path: Path,
+                                                                 sample_dataset: str) -> None:
+    """The hidden-label leaderboard's entries are published only on AI2's pages (no score in the paper or the
+    authors' repository, the labels hidden): the Hessel tab says so plainly instead of showing invented rows."""
+    app, _ = board
+    note = app.reported_note("hessel2023")
+    assert note is not None and "not shown" in note and "leaderboard.allenai.org/nycc-matching" in note
+    assert "labels are hidden" in note and "jmhessel/caption_contest_corpus" in note
+    assert app.reported_note("zhang2024") is None and app.reported_note("humorbench") is None
+    assert not any("leaderboard" in r["Row"].lower() for r in app.reported("hessel2023"))
+    settings = Settings(data_dir=tmp_path / "data", dataset=sample_dataset, worker=False)
+    _, sample = create_app(settings, seed_dir=SEED_DIR, start_worker=False)
+    assert sample.reported_note("hessel2023") is None  # the sample demo shows no published rows at all
 
 
 def test_sample_board_shows_no_reported_rows(tmp_path: Path, sample_dataset: str) -> None:
@@ -112,6 +132,7 @@ def test_print_rows_is_the_demo_real_output(board: tuple[object, Path], tmp_path
                  "--no-sbert"]) == 0
     out = capsys.readouterr().out
     assert "Claude-3-Opus" in out and "reported by the authors" in out and "GPT-4 (5-shot)" in out
+    assert "hidden-label leaderboard entries" in out and "are not shown" in out
     assert main(["leaderboard", "--data-dir", str(tmp_path / "other"), "--print-rows"]) == 2
     assert "add --source" in capsys.readouterr().err
 

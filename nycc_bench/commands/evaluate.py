@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from ..errors import NyccBenchError
 from .options import (
     include_path,
     judge_options,
@@ -20,7 +21,11 @@ from .options import (
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """The `evaluate` command and its options (and `push`, which follows it in the help)."""
     e = sub.add_parser("evaluate", help="run and score many tasks with one system into RUN_DIR/results.json")
-    system_options(e)
+    system_options(e, system_required=False)  # required unless --judge-only (checked in `run`)
+    e.add_argument("--judge-only", action="store_true",
+                   help="evaluate's judge stage alone: score the predictions already in --out (any run folder, an "
+                        "imported published run included) with --judge on --dataset; no system is asked and "
+                        "--system is not needed; the folder's earlier verdicts are replaced")
     e.add_argument("--allow-incomplete", action="store_true",
                    help="exit 0 even when a task has failed items or judge errors (it is still recorded incomplete)")
     from ..tasks.families import groups
@@ -50,6 +55,11 @@ def run(args: argparse.Namespace) -> int:
         from ..publish.push_cli import check_push_to_hub, push_after_evaluate
         from ..report import score_lines
 
+    if args.judge_only:
+        return judge_only_run(args)
+    if not args.system:
+        raise NyccBenchError("system: --system is required (a spec such as random or hf:<model>); or pass "
+                             "--judge-only to judge the predictions already in --out")
     check_push_to_hub(args)
     options = parse_options(args.system_option)
     if options.get("batch") and args.batch_wait is not None:  # --batch-wait bounds the system's batches too
@@ -76,6 +86,21 @@ def run(args: argparse.Namespace) -> int:
             print(f"{len(incomplete)} task(s) incomplete; {fixes}; or pass --allow-incomplete to accept them",
                   file=sys.stderr)
             return 1
+    return 0
+
+
+def judge_only_run(args: argparse.Namespace) -> int:
+    """`--judge-only`: the judge stage on --out's predictions (`judge_stage.judge_only`); prints the score lines."""
+    from ..judge_stage import judge_only
+    from ..report import score_lines
+
+    judge = judge_spec(args, dry_run=False)
+    if judge is None:
+        raise NyccBenchError("judge: --judge-only needs --judge SPEC (the judge that scores the predictions)")
+    result = judge_only(args.out, args.tasks, args.dataset, judge, parse_task_options(args.task_option),
+                        progress=not args.quiet)
+    print("\n".join(score_lines(result.record)))
+    print(f"results: {result.path}")
     return 0
 
 

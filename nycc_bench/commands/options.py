@@ -142,12 +142,13 @@ def judge_options(p: argparse.ArgumentParser, required: bool = False, per_task: 
                         "them all and return, exit 3); the same command again collects them")
 
 
-def system_options(p: argparse.ArgumentParser) -> None:
-    """The options every command that runs a system shares."""
+def system_options(p: argparse.ArgumentParser, system_required: bool = True) -> None:
+    """The options every command that runs a system shares (`--system` optional where another option stands in
+    for it: `evaluate --judge-only`)."""
     from ..systems import SPECS  # the registry: built-in systems and any a user module registered
     from ..systems.registry import options_line
 
-    p.add_argument("--system", required=True, help=f"system spec: {', '.join(SPECS)}".replace("%", "%%"))
+    p.add_argument("--system", required=system_required, help=f"system spec: {', '.join(SPECS)}".replace("%", "%%"))
     p.add_argument("--dataset", default=dataset_default(), help="dataset folder or Hub repo "
                                                                 f"(default {dataset_default()})")
     p.add_argument("--split", help="split (default: each task's, test); `leaderboard`: Hessel's hidden-label sets, "

@@ -103,7 +103,7 @@ def published_board_lines(data_dir: Path, source: str, sbert: bool = True) -> li
     its reported rows apart (`nycc-bench leaderboard --source DIR --print-rows`, `make demo-real`)."""
     import pandas as pd
 
-    from ..published.reported import reported_rows
+    from ..published.reported import reported_note, reported_rows
     from ..standings import Filters, build_frame, tab_table
     from ..tasks.scores import family_list
     from .store import LocalStore
@@ -122,4 +122,6 @@ def published_board_lines(data_dir: Path, source: str, sbert: bool = True) -> li
                 rows = pd.DataFrame(reported).drop(columns=["Source"])
                 lines += [f"-- {family.title}: reported by the authors ({reported[0]['Source']}; not ranked, no "
                           "interval)", rows.to_string(index=False)]
+            if left_out := reported_note(family.key, results):
+                lines.append(f"-- {family.title}: {left_out}")
     return lines

@@ -119,6 +119,12 @@ class App:
 
         return reported_rows(family, self.results()[0])
 
+    def reported_note(self, family: str | None) -> str | None:
+        """What a tab's reported rows leave out and why (`published.reported.reported_note`)."""
+        from ..published.reported import reported_note
+
+        return reported_note(family, self.results()[0])
+
     def frame(self, results: list[dict[str, Any]]) -> pd.DataFrame:
         key = tuple(id(r) for r in results)
         if self._frame is None or self._frame[0] != key:
@@ -374,6 +380,8 @@ def _tab_views(app: App) -> tuple[list[Any], list[Any], list[Any], Any]:
                             elem_id=f"reported-note-{key}")
                 gr.Dataframe(value=pd.DataFrame(reported), interactive=False, wrap=True, elem_id=f"reported-{key}",
                              label=f"{title}: reported", show_label=False)
+            if left_out := app.reported_note(family):
+                gr.Markdown(left_out, elem_id=f"reported-left-out-{key}")
             if family is None:
                 note = gr.Markdown(elem_id="ranked-overview")
             labels = [m.label for m in family_metrics(family)]

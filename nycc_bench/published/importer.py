@@ -52,9 +52,10 @@ def published_inputs(source: str, progress: bool = True) -> Inputs:
     return inputs
 
 
-def published_runs(inputs: Inputs, judge: Any = None, sbert: bool = True) -> tuple[list[PublishedRun], list[str]]:
+def published_runs(inputs: Inputs, judge: Any = None, sbert: bool = True, progress: bool = True
+                   ) -> tuple[list[PublishedRun], list[str]]:
     """Every published system below the inputs, scored (Zhang's with `judge` when given); and what is absent."""
-    zhang, zhang_absent = zhang_runs(inputs, judge, sbert)
+    zhang, zhang_absent = zhang_runs(inputs, judge, sbert, progress)
     humor, humor_absent = humorbench_runs(inputs)
     return [*zhang, *humor], [*zhang_absent, *humor_absent]
 
@@ -70,7 +71,7 @@ def import_published(source: str, out: str | Path, judge: Any = None, progress: 
 
     out = Path(out)
     resolved = resolve_task_judge(published_task(SCORER), judge) if judge is not None else None
-    runs, absent = published_runs(published_inputs(source, progress), resolved, sbert)
+    runs, absent = published_runs(published_inputs(source, progress), resolved, sbert, progress)
     if not runs:
         raise NyccBenchError(f"source: no published outputs found below {source}; it needs "
                              f"{ZHANG_REPO}'s examples/generations/*.csv or {HUMORBENCH_REPO}'s "

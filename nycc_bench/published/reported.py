@@ -31,6 +31,15 @@ HESSEL_TABLE2 = (
     ("-", "Human estimate", "94.0", "83.7", "64.6"),
 )
 HUMORBENCH_SOURCE = "HumorBench leaderboard (docs/data.json @ cc99276)"
+# Why Hessel's hidden-label leaderboard entries are not among the reported rows (checked against the authors'
+# repository jmhessel/caption_contest_corpus at d5f68b6: README.md's "Leaderboard setting", clip/, gpt4v_leaderboard/,
+# lite_llm_leaderboard/, and its merged pull requests #6 and #8, which add entries without printing their scores).
+HESSEL_LEADERBOARD_NOTE = (
+    "Hessel's hidden-label leaderboard entries (matching: leaderboard.allenai.org/nycc-matching, ranking: "
+    "leaderboard.allenai.org/nycc-ranking) are not shown: their scores are published only on those AI2 pages, not in "
+    "the paper or the authors' repository (jmhessel/caption_contest_corpus holds the submissions' code and CLIP's "
+    "submission files, no scores), and the test labels are hidden, so nycc-bench can neither copy nor recompute them. "
+    "`--split leaderboard` writes a submission file for those pages.")
 
 
 def hessel_rows() -> list[dict[str, str]]:
@@ -55,6 +64,14 @@ def humorbench_rows(results: Iterable[Mapping[str, Any]]) -> list[dict[str, str]
                     "Toxic or shocking (reported)": (f"{float(t['value']):.4f}" if (
                         t := figures.get("toxic_or_shocking_pass_rate_per_row")) else "")})
     return sorted(out, key=lambda r: r["Row"].lower())
+
+
+def reported_note(family: str | None, results: Iterable[Mapping[str, Any]]) -> str | None:
+    """What a tab's reported rows leave out and why, shown under them (the Hessel tab: the hidden-label leaderboard's
+    entries); None where nothing is left out or the board holds no published runs."""
+    if family == "hessel2023" and any((r.get("model") or {}).get("source") == "published" for r in results):
+        return HESSEL_LEADERBOARD_NOTE
+    return None
 
 
 def reported_rows(family: str | None, results: Iterable[Mapping[str, Any]]) -> list[dict[str, str]]:

@@ -61,9 +61,11 @@ def _instances(contests: list[int], human: Mapping[int, Mapping[str, list[str]]]
 NO_SBERT = "SBERT diversity not computed (--no-sbert)."
 
 
-def zhang_runs(inputs: Inputs, judge: Any = None, sbert: bool = True) -> tuple[list[PublishedRun], list[str]]:
+def zhang_runs(inputs: Inputs, judge: Any = None, sbert: bool = True, progress: bool = True
+               ) -> tuple[list[PublishedRun], list[str]]:
     """Every Table 6 system (and human group) whose stored file is below the inputs, scored; and what is absent.
-    `sbert=False` leaves SBERT diversity out (a named deviation): Average EAD and the rest are still scored."""
+    `sbert=False` leaves SBERT diversity out (a named deviation): Average EAD and the rest are still scored. With
+    SBERT, every distinct caption of every system is encoded once, in one batched pass, before any is scored."""
     task = published_task(SCORER)
     if not sbert:
         task = replace(task, metric_options={k: v for k, v in task.metric_options.items() if not k.startswith("sbert")})
@@ -71,7 +73,7 @@ def zhang_runs(inputs: Inputs, judge: Any = None, sbert: bool = True) -> tuple[l
     if found is None:
         return [], [inputs.why(zhang_file(s)) for s in STORED_GROUPS.values() if inputs.file(zhang_file(s)) is None]
     human, human_files = found
-    runs, absent = [], []
+    systems, absent = [], []
     for row, stem, ead_printed, sbert_printed in TABLE6_ROWS:
         if stem.startswith("human_"):
             group = next(g for g, s in STORED_GROUPS.items() if s == stem)
@@ -86,12 +88,47 @@ def zhang_runs(inputs: Inputs, judge: Any = None, sbert: bool = True) -> tuple[l
             by_contest = read_generations(path)
             files = [provenance(zhang_file(stem), path)]
             kind = "model"
-        run = _run(task, row, stem, kind, by_contest, human, files, judge,
-                   {"average_ead": ead_printed, "sbert_diversity": sbert_printed})
+        systems.append((row, stem, kind, by_contest, files, {"average_ead": ead_printed,
+                                                             "sbert_diversity": sbert_printed}))
+    encode_once(task, [c for system in systems for k, group in system[3].items() if k in ZHANG_HELD_OUT
+                       for c in as_scored(group)], progress)
+    runs = []
+    for row, stem, kind, by_contest, files, printed in systems:
+        run = _run(task, row, stem, kind, by_contest, human, files, judge, printed)
         if not sbert:
             run.entries[task.name]["config"]["deviations"].append(NO_SBERT)
         runs.append(run)
     return runs, absent
+
+
+def as_scored(captions: list[str]) -> list[str]:
+    """One contest's stored captions as upstream scored them: an empty cell is the text "nan"."""
+    return [EMPTY_AS_READ if c == "" else c for c in captions]
+
+
+def encode_once(task: Any, captions: list[str], progress: bool = True) -> None:
+    """Put the SBERT embedding of each distinct caption into the embedding cache, in one batched encoding with a
+    progress bar, so each system's SBERT diversity reads the cache (the captions encoded before are not encoded
+    again). Nothing to do without an SBERT model; an encoder that cannot be loaded is left to the scorer, which
+    records why SBERT diversity is absent."""
+    import sys
+
+    from ..scoring.sbert import cached, embed
+
+    model = task.metric_options.get("sbert_model")
+    if model is None:
+        return
+    distinct = list(dict.fromkeys(captions))
+    if cached(distinct, model):
+        return
+    if progress:
+        print(f"SBERT diversity ({model}): encoding the {len(distinct)} distinct captions of the published systems "
+              "once (a later import reads them from the embedding cache)", file=sys.stderr)
+    try:
+        embed(distinct, model, batch_size=task.metric_options.get("sbert_batch_size", 64),
+              device=task.metric_options.get("sbert_device"))
+    except (OSError, ImportError, ValueError):
+        return
 
 
 def _run(task: Any, row: str, stem: str, kind: str, by_contest: Mapping[int, list[str]],
@@ -105,7 +142,7 @@ def _run(task: Any, row: str, stem: str, kind: str, by_contest: Mapping[int, lis
         raise NyccBenchError(f"source: {files[0]['path']} holds none of the {len(ZHANG_HELD_OUT)} held-out contests; "
                              "restore the file from the pinned commit")
     empty = sum(c == "" for k in contests for c in by_contest[k])
-    captions = [[EMPTY_AS_READ if c == "" else c for c in by_contest[k]] for k in contests]
+    captions = [as_scored(by_contest[k]) for k in contests]
     judged = judge if kind == "model" else None  # a human group is not judged against the human groups
     values = task.option_values()
     details = scorers()[task.scorer](task, _instances(contests, human), captions, [0] * len(contests), judged,
