@@ -1,6 +1,7 @@
 """The leaderboard built on published data, in headless Chromium: the Zhang tab lists the published systems and
 human groups, the HumorBench tab the authors' models with their partial coverage marked and the reported figures
-apart, the Hessel tab the paper's reported rows under the ranked table, and the run detail the provenance.
+apart, the Hessel tab the paper's reported rows under the ranked table, the run detail the provenance, and the
+Arena a battle between two published systems, named after the vote.
 Screenshots go to `out/screenshots/published/`."""
 
 from __future__ import annotations
@@ -39,7 +40,13 @@ def page(tmp_path_factory: pytest.TempPathFactory, sample_dataset: str) -> Itera
     SHOTS.mkdir(parents=True, exist_ok=True)
     mirror = write_mirror(tmp_path_factory.mktemp("mirror"))
     settings = Settings(data_dir=tmp_path_factory.mktemp("board") / "data", dataset=sample_dataset, worker=False)
+    saved = os.environ.get("NYCC_ARENA_MIN_SECONDS")
+    os.environ["NYCC_ARENA_MIN_SECONDS"] = "0"  # the minimum reading time is tested without a browser
     demo, _ = create_app(settings, published=str(mirror), sbert=False, start_worker=False)
+    if saved is None:
+        os.environ.pop("NYCC_ARENA_MIN_SECONDS")
+    else:
+        os.environ["NYCC_ARENA_MIN_SECONDS"] = saved
     port = free_port()
     demo.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
                         **launch_options(settings))
@@ -85,3 +92,31 @@ def test_run_detail_shows_provenance(page: Any) -> None:
     detail = page.locator("#run-detail").inner_text()
     assert "yguooo/cartoon-caption-generation" in detail and "examples/generations/claude.csv" in detail
     page.locator("#run-detail").screenshot(path=str(SHOTS / "04_detail.png"))
+
+
+def test_arena_battle_between_two_published_systems(page: Any) -> None:
+    """The Arena's players are the published runs and human groups: battles are voted on until one is between two
+    published systems (the scheduler serves every pair; gold probes and human pairs come between), whose names
+    the reveal gives."""
+    published = {"zhang2024-claude", "zhang2024-zs"}
+    page.get_by_role("tab", name="Arena").click()
+    seen: list[str] = []
+    for _ in range(30):
+        page.wait_for_function("() => { const l = document.querySelector('#arena-left'); "
+                               "const r = document.querySelector('#arena-right'); "
+                               "return !!l && !!r && l.innerText.trim() !== '' && r.innerText.trim() !== ''; }")
+        page.locator("#arena-vote-left").click()
+        wait_text(page, "#arena-reveal", "Left:")
+        reveal = page.locator("#arena-reveal").inner_text()
+        seen.append(reveal)
+        if sum(name in reveal for name in published) == 2:
+            page.screenshot(path=str(SHOTS / "05_arena_published.png"), full_page=True)
+            break
+        before = page.locator("#arena-left").inner_text()
+        page.locator("#arena-next").click()
+        page.wait_for_function("([b]) => { const e = document.querySelector('#arena-reveal'); "
+                               "const l = document.querySelector('#arena-left'); "
+                               "return !!e && !e.innerText.includes('Left:') && !!l && l.innerText !== b; }",
+                               arg=[before])
+    else:
+        raise AssertionError(f"no battle between two published systems in {len(seen)} votes: {seen[-3:]}")
