@@ -38,8 +38,12 @@ def test_score_quick() -> None:
 
 @pytest.mark.slow
 def test_novelty_quick() -> None:
-    whole = _last_json("novelty.py", "--quick")["whole_process"]
+    """From a built dataset, first time and again, beside the old way (here: this checkout's HEAD, from git)."""
+    whole = _last_json("novelty.py", "--quick", "--baseline-ref", "HEAD")["whole_process"]
     assert whole["n"] == 20000 and whole["novelty_cold"]["cpu_s"] > whole["novelty_warm"]["cpu_s"] > 0
+    if (BENCHMARKS.parent / ".git").exists():  # a git checkout: the baseline ran and built the same index
+        baseline = whole["baseline_cold"]
+        assert baseline["ref"] == "HEAD" and baseline["same_index_files"] and baseline["same_report"]
 
 
 @pytest.mark.slow

@@ -110,7 +110,7 @@ def _published_rows(paths: list[Path]) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=SCHEMA.append(pa.field("primary", pa.int8())))
 
 
-NORMALISE_ROWS = 1 << 18  # captions normalised at a time: bounds the string kernels' temporary copies
+NORMALISE_ROWS = 1 << 16  # captions normalised at a time: bounds the string kernels' temporary copies
 
 
 def _normalised(captions: pa.ChunkedArray) -> pa.ChunkedArray:
