@@ -276,6 +276,7 @@ def environment() -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tiny", action="store_true", help="a 2-layer model and short runs (a CPU check of the script)")
+    ap.add_argument("--quick", action="store_true", help="CI mode: --tiny (on the GPU when there is one, else CPU)")
     ap.add_argument("--dataset", help="a built dataset folder (default: the embedded sample, built here)")
     ap.add_argument("--batch-sizes", default=",".join(map(str, BATCHES)))
     ap.add_argument("--prompts-per-batch", type=int, help="generation prompts = this x batch (default 1)")
@@ -291,6 +292,7 @@ def main() -> None:
     ap.add_argument("--naive-mc-instances", type=int, help="of them for the naive way (default 32; tiny 16)")
     ap.add_argument("--skip", choices=["generation", "mc"], action="append", default=[])
     args = ap.parse_args()
+    args.tiny = args.tiny or args.quick
     import datasets
     import transformers
 

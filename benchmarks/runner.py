@@ -163,12 +163,17 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=8)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--served", action="store_true", help="hf: in process against the same weights served by vLLM")
+    ap.add_argument("--quick", action="store_true", help="CI sizes: 8 instances, batch 2, once")
     args = ap.parse_args()
+    if args.quick:
+        args.batch_size, args.repeat = 2, 1
     if args.served:
         return served(args)
     task = get_task("matching")
     with tempfile.TemporaryDirectory() as tmp:
         dataset, instances = sample_instances(Path(tmp))
+        if args.quick:
+            instances = instances[:8]
         n_params = build_model(Path(tmp) / "model", [i.user for i in instances])
         system = make_system(f"hf:{Path(tmp) / 'model'}", str(dataset), batch_size=args.batch_size, device="cpu")
         tokens = [len(system.tokenizer(system.choice_context(i), add_special_tokens=False)["input_ids"])
