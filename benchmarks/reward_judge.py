@@ -63,10 +63,10 @@ def main() -> None:
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--quick", action="store_true",
-                    help="CI mode: the embedded sample as --source, 20 captions and 5 pairs a contest, 2 folds")
+                    help="CI mode: the embedded sample as --source, 100 captions and 5 pairs a contest, 2 folds")
     args = ap.parse_args()
     if args.quick:
-        args.source, args.per_contest, args.pairs_per_contest, args.folds = str(SAMPLE_DIR), 20, 5, 2
+        args.source, args.per_contest, args.pairs_per_contest, args.folds = str(SAMPLE_DIR), 100, 5, 2
     t0 = time.perf_counter()
     options = {"max_per_contest": args.per_contest, "evaluate": False, "seed": args.seed, "progress": False}
     embedder = Embedder(args.embedding_model, cache=True)
