@@ -22,7 +22,7 @@ QUICK = {
     "quickstart.py": "readme_30_seconds_s", "reward_judge.py": "grader_accuracy", "runner.py": "letters_agree",
     "search_bound.py": "speedup",
 }
-GPU = {"gpu.py": "gpu", "evaluate_gpu.py": "model", "worker_gpu.py": "model"}
+GPU = {"gpu.py": "gpu", "evaluate_gpu.py": "model", "worker_gpu.py": "status"}
 BROWSER = {"leaderboard_render.py": "runs"}
 OWN_TESTS = {"startup.py", "score.py", "novelty.py", "build.py", "process.py"}
 
