@@ -127,6 +127,10 @@ def previous_write_index(table: pa.Table, settings: Settings, folder: Path) -> B
 class PreviousMatcher(Matcher):
     """The previous query path: Python Jaccard over each LSH candidate, re-shingling each contest for brute force."""
 
+    def __init__(self, index: NoveltyIndex, settings: Settings) -> None:
+        super().__init__(index, settings)
+        self._norms = index.table["norm"].combine_chunks()  # (one contiguous copy, as it kept)
+
     def lsh_matches(self, norms: list[str]) -> dict[str, list[tuple[int, float]]]:
         k, threshold = self.settings.shingle_size, self.settings.threshold
         query_sets = [shingles(n, k) for n in norms]
