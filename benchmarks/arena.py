@@ -225,7 +225,11 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=500, help="battles served and votes recorded, timed")
     parser.add_argument("--visitors", type=int, default=2000, help="simulated visitors per kind (the gold rule)")
     parser.add_argument("--coverage-draws", type=int, default=60, help="seeded vote draws (interval coverage)")
+    parser.add_argument("--quick", action="store_true", help="CI sizes: 5,000 votes, 20 players, every step once")
     args = parser.parse_args()
+    if args.quick:
+        args.votes, args.players, args.rounds, args.cartoons = 5_000, 20, 50, 5
+        args.calls, args.visitors, args.coverage_draws = 20, 300, 6
 
     print("gold rule: share of visitors dropped (waiting for probes + failing) / kept, by votes a visitor")
     rules: dict[str, object] = {}

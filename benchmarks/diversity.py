@@ -50,7 +50,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--groups", type=int, default=100_000)
     parser.add_argument("--sbert-captions", type=int, default=2_000)
+    parser.add_argument("--quick", action="store_true", help="CI sizes: 2,000 groups, 20 SBERT captions")
     args = parser.parse_args()
+    if args.quick:
+        args.groups, args.sbert_captions = 2_000, 20
 
     groups = make_groups(args.groups, 10)
     n_captions = sum(len(g) for g in groups)

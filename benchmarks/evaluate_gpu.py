@@ -200,6 +200,8 @@ def run(system: Any, names: list[str], dataset: str, judges: dict[str, Any], out
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tiny", action="store_true", help="a 2-layer model on CPU (a check of the script)")
+    ap.add_argument("--quick", action="store_true",
+                    help="CI mode: --tiny --no-judges (on the GPU when there is one, else CPU)")
     ap.add_argument("--scaled", action="store_true", help="also run the sample replicated to the real sizes")
     ap.add_argument("--only-scaled", action="store_true", help="run the scaled dataset only (not the sample)")
     ap.add_argument("--sizes", default=SIZES, help=f"scaled test sizes (default {SIZES})")
@@ -211,6 +213,8 @@ def main() -> None:
     ap.add_argument("--work", help="folder for the model, datasets and runs (default: a temporary one)")
     ap.add_argument("--json-out", help="also write the figures here after each stage")
     args = ap.parse_args()
+    args.tiny = args.tiny or args.quick
+    args.no_judges = args.no_judges or args.quick
     import datasets
     import transformers
 

@@ -6,6 +6,7 @@ and should take under 10 s. The last line printed is one JSON object."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import socket
@@ -39,6 +40,10 @@ def attempt(argv: list[str], env: dict[str, str], expect: list[str]) -> dict[str
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true",
+                        help="CI mode: the same cases (each is already one short process on the sample)")
+    parser.parse_args()
     refused = f"http://127.0.0.1:{closed_port()}"
     base = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "NYCC_JUDGE_API_KEY",
                                                                "OPENAI_BASE_URL", "HF_HUB_OFFLINE",

@@ -276,6 +276,9 @@ def environment() -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tiny", action="store_true", help="a 2-layer model and short runs (a CPU check of the script)")
+    ap.add_argument("--quick", action="store_true",
+                    help="CI mode: --tiny, batches 4 and 8, 8 new tokens, 16 multiple-choice instances "
+                         "(GPU if any, else CPU)")
     ap.add_argument("--dataset", help="a built dataset folder (default: the embedded sample, built here)")
     ap.add_argument("--batch-sizes", default=",".join(map(str, BATCHES)))
     ap.add_argument("--prompts-per-batch", type=int, help="generation prompts = this x batch (default 1)")
@@ -291,6 +294,10 @@ def main() -> None:
     ap.add_argument("--naive-mc-instances", type=int, help="of them for the naive way (default 32; tiny 16)")
     ap.add_argument("--skip", choices=["generation", "mc"], action="append", default=[])
     args = ap.parse_args()
+    args.tiny = args.tiny or args.quick
+    if args.quick:  # a check that every step runs: small batches, few tokens and instances
+        args.batch_sizes, args.new_tokens = "4,8", args.new_tokens or 8
+        args.mc_instances, args.naive_mc_instances = args.mc_instances or 16, args.naive_mc_instances or 4
     import datasets
     import transformers
 

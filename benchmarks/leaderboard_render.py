@@ -90,7 +90,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="CI sizes: 5 runs, once")
     args = ap.parse_args()
+    if args.quick:
+        args.runs, args.repeat = 5, 1
     os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
     os.environ["HF_HUB_OFFLINE"] = "1"
     from playwright.sync_api import sync_playwright

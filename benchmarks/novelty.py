@@ -127,6 +127,10 @@ def previous_write_index(table: pa.Table, settings: Settings, folder: Path) -> B
 class PreviousMatcher(Matcher):
     """The previous query path: Python Jaccard over each LSH candidate, re-shingling each contest for brute force."""
 
+    def __init__(self, index: NoveltyIndex, settings: Settings) -> None:
+        super().__init__(index, settings)
+        self._norms = index.table["norm"].combine_chunks()  # (one contiguous copy, as it kept)
+
     def lsh_matches(self, norms: list[str]) -> dict[str, list[tuple[int, float]]]:
         k, threshold = self.settings.shingle_size, self.settings.threshold
         query_sets = [shingles(n, k) for n in norms]
@@ -303,14 +307,39 @@ def rensa_seconds(table: pa.Table, settings: Settings) -> dict | None:
             "numpy_minhash_s": round(t_numpy, 2)}
 
 
-def whole_process(n: int, contests: int) -> dict:
+def _baseline_package(ref: str, into: Path) -> Path | None:
+    """`nycc_bench` as it was at git `ref`, extracted under `into` (None when git or the ref is unavailable)."""
+    import subprocess
+
+    repo = Path(__file__).resolve().parents[1]
+    archive = subprocess.run(["git", "-C", str(repo), "archive", ref, "nycc_bench"], capture_output=True)
+    if archive.returncode:
+        print(f"baseline {ref}: not measured ({archive.stderr.decode(errors='replace').strip()[:200]})", flush=True)
+        return None
+    into.mkdir(parents=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into
+
+
+def _index_digests(cache: Path) -> dict[str, str]:
+    """sha256 of every file of the one index folder under `cache` (meta.json included)."""
+    import hashlib
+
+    (folder,) = [p for p in cache.iterdir() if p.is_dir()]
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
+
+
+def whole_process(n: int, contests: int, baseline_ref: str | None = None) -> dict:
     """What the user waits for, as whole processes from a built dataset: `nycc-bench novelty` the first time (reading
     and normalising the captions, building the index, answering) and again (the index built), beside a fresh
-    python reading the columns the index reads (the floor), each with CPU seconds, wall seconds and peak memory."""
+    python reading the columns the index reads (the floor) and, with `baseline_ref`, the first-time command of
+    that commit's nycc_bench (the old way) on the same dataset, whose index files must be byte-identical; each with
+    CPU seconds, wall seconds and peak memory."""
     import json as json_module
 
-    from build import write_synthetic
     from process import measure as process
+
+    from build import write_synthetic
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -326,16 +355,33 @@ def whole_process(n: int, contests: int) -> dict:
         floor = process(["-c", "import pathlib, pyarrow.parquet as pq\n"
                                f"for p in sorted(pathlib.Path({str(dataset)!r}).rglob('caption_ratings/*.parquet')):\n"
                                f"    pq.read_table(p, columns={columns!r})\n"])
-        command = ["-m", "nycc_bench.cli", "novelty", "--predictions", str(predictions), "--dataset", str(dataset),
-                   "--cache-dir", str(cache), "--quiet"]
-        cold, warm = process(command), process(command)
+
+        def command(index: Path) -> list[str]:
+            return ["-m", "nycc_bench.cli", "novelty", "--predictions", str(predictions), "--dataset", str(dataset),
+                    "--cache-dir", str(index), "--quiet"]
+
+        cold, warm = process(command(cache)), process(command(cache))
+        baseline = None
+        old = _baseline_package(baseline_ref, root / "baseline") if baseline_ref else None
+        if old is not None:
+            baseline = process(command(root / "baseline_index"), env={"PYTHONPATH": str(old)})
+            baseline["ref"] = baseline_ref
+            baseline["same_index_files"] = _index_digests(root / "baseline_index") == _index_digests(cache)
+            baseline["same_report"] = (json_module.loads(baseline.pop("stdout").splitlines()[-1])["models"]
+                                       == json_module.loads(cold["stdout"].splitlines()[-1])["models"])
     for figures in (built, floor, cold, warm):
         figures.pop("stdout")
     found = {"n": n, "contests": contests, "build": built, "read_floor": floor, "novelty_cold": cold,
              "novelty_warm": warm, "cold_cpu_vs_floor": round(cold["cpu_s"] / floor["cpu_s"], 2)}
-    for name in ("read_floor", "novelty_cold", "novelty_warm", "build"):
-        f = found[name]
-        print(f"{name:<14}{f['cpu_s']:>9.2f} CPU s {f['wall_s']:>9.2f} wall s {f['peak_mb']:>9.1f} MB peak", flush=True)
+    if baseline is not None:
+        found["baseline_cold"] = baseline
+        found["cold_cpu_vs_baseline"] = round(cold["cpu_s"] / baseline["cpu_s"], 2)
+        found["cold_peak_vs_baseline"] = round(cold["peak_mb"] / baseline["peak_mb"], 2)
+    for name in ("read_floor", "novelty_cold", "novelty_warm", "baseline_cold", "build"):
+        if (f := found.get(name)) is not None:
+            print(f"{name:<14}{f['cpu_s']:>9.2f} CPU s {f['wall_s']:>9.2f} wall s {f['peak_mb']:>9.1f} MB peak"
+                  + (f"  ({f['ref']}: same index files {f['same_index_files']}, same report {f['same_report']})"
+                     if name == "baseline_cold" else ""), flush=True)
     return found
 
 
@@ -345,6 +391,9 @@ def main() -> None:
     parser.add_argument("--whole-only", action="store_true",
                         help="only the whole-process figures from a built dataset (build, read floor, novelty)")
     parser.add_argument("--quick", action="store_true", help="--whole-only at 20,000 captions (CI)")
+    parser.add_argument("--baseline-ref", default=None, metavar="GIT_REF",
+                        help="also time `nycc-bench novelty` as it was at this commit (the old way), first time, on "
+                             "the same dataset, and check its index files are byte-identical (e.g. a158c06)")
     parser.add_argument("--previous-n", type=int, default=None,
                         help="captions the previous implementation is timed on (default --n; it takes minutes)")
     parser.add_argument("--per-contest", type=int, default=6_000, help="captions per synthetic contest")
@@ -356,7 +405,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.n, args.whole_only = 20_000, True
-    whole = whole_process(args.n, max(1, args.n // args.per_contest))
+    whole = whole_process(args.n, max(1, args.n // args.per_contest), args.baseline_ref)
     if args.whole_only:
         print(json.dumps({"whole_process": whole, "load_average": round(os.getloadavg()[0], 2),
                           "cpu_count": os.cpu_count()}))

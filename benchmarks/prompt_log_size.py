@@ -42,7 +42,10 @@ def main() -> None:
     ap.add_argument("--source", default="../shared/data", help="folder with the upstream HumorBench files")
     ap.add_argument("--system", default="random", help="system spec to run (default: random)")
     ap.add_argument("--run", help="measure this predictions folder instead of running")
+    ap.add_argument("--quick", action="store_true", help="CI mode: the embedded sample's HumorBench files as --source")
     args = ap.parse_args()
+    if args.quick:
+        args.source = str(SAMPLE_DIR / "humorbench_reubennarad")
     with tempfile.TemporaryDirectory() as tmp:
         if args.run:
             folder = Path(args.run)

@@ -7,6 +7,7 @@ object."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -40,11 +41,17 @@ def timed(argv: list[str] | str, cwd: Path, env: dict[str, str]) -> tuple[float,
 def main() -> None:
     from nycc_bench.paths import cache_dir
 
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--demo", action="store_true", help="also time `nycc-bench demo`")
+    parser.add_argument("--cold", action="store_true", help="an empty cache (the paper's unpacked models linked in)")
+    parser.add_argument("--quick", action="store_true",
+                        help="CI mode: the README section alone (already seconds on the sample), no demo")
+    args = parser.parse_args()
     bin_dir = Path(sys.executable).parent
-    figures: dict[str, float | str] = {"cache": "cold" if "--cold" in sys.argv else "as it is"}
+    figures: dict[str, float | str] = {"cache": "cold" if args.cold else "as it is"}
     with tempfile.TemporaryDirectory(prefix="nycc-quickstart-") as tmp:
         cache = os.environ.get("NYCC_BENCH_CACHE", str(cache_dir("x").parent))
-        if "--cold" in sys.argv:
+        if args.cold:
             cache = str(Path(tmp) / "cache")
             Path(cache).mkdir()
             if (cache_dir("models") / "all-mpnet-base-v2").is_dir():
@@ -68,7 +75,7 @@ def main() -> None:
         figures["readme_30_seconds_s"] = round(total, 1)
         figures["readme_30_seconds_cpu_s"] = round(total_cpu, 1)
         print(f"README '30 seconds' section: {total:.1f} s ({total_cpu:.1f} CPU s)", flush=True)
-        if "--demo" in sys.argv:
+        if args.demo and not args.quick:
             spent, cpu = timed([str(bin_dir / "nycc-bench"), "demo", "--out", str(Path(tmp) / "demo")], work, env)
             figures["demo_s"], figures["demo_cpu_s"] = round(spent, 1), round(cpu, 1)
             print(f"nycc-bench demo: {spent:.1f} s ({cpu:.1f} CPU s)", flush=True)

@@ -32,6 +32,7 @@ import numpy as np
 
 from nycc_bench.builders import build_dataset
 from nycc_bench.judge.protocols.humorbench import load_rubric
+from nycc_bench.paths import SAMPLE_DIR
 from nycc_bench.reward import Embedder, RewardModel, cross_validate_grader, load_reward_data, train_reward_model
 from nycc_bench.reward.evaluate import group_judgments, preference_outcomes, summarize, top_vs_mid_outcomes
 from nycc_bench.reward.folder import fmt_rate
@@ -61,7 +62,11 @@ def main() -> None:
     ap.add_argument("--pairs-per-contest", type=int, default=30, help="preference pairs scored per contest")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--quick", action="store_true",
+                    help="CI mode: the embedded sample as --source, 100 captions and 5 pairs a contest, 2 folds")
     args = ap.parse_args()
+    if args.quick:
+        args.source, args.per_contest, args.pairs_per_contest, args.folds = str(SAMPLE_DIR), 100, 5, 2
     t0 = time.perf_counter()
     options = {"max_per_contest": args.per_contest, "evaluate": False, "seed": args.seed, "progress": False}
     embedder = Embedder(args.embedding_model, cache=True)

@@ -212,12 +212,17 @@ def main() -> None:
     ap.add_argument("--served", action="store_true",
                     help="hf: in process against the same weights served by vLLM and run by vLLM in process")
     ap.add_argument("--instances", type=int, default=None, help="--served: the first N matching prompts (all: 30)")
+    ap.add_argument("--quick", action="store_true", help="CI sizes: 8 instances, batch 2, once")
     args = ap.parse_args()
+    if args.quick:
+        args.batch_size, args.repeat = 2, 1
     if args.served:
         raise SystemExit(served(args))
     task = get_task("matching")
     with tempfile.TemporaryDirectory() as tmp:
         dataset, instances = sample_instances(Path(tmp))
+        if args.quick:
+            instances = instances[:8]
         n_params = build_model(Path(tmp) / "model", [i.user for i in instances])
         system = make_system(f"hf:{Path(tmp) / 'model'}", str(dataset), batch_size=args.batch_size, device="cpu")
         tokens = [len(system.tokenizer(system.choice_context(i), add_special_tokens=False)["input_ids"])

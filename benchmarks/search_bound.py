@@ -36,7 +36,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=200, help="rows on the board (default 200)")
     parser.add_argument("--terms", type=int, default=40_000, help="terms in the query (default 40,000: 500 kB)")
+    parser.add_argument("--quick", action="store_true", help="CI sizes: 20 rows, 400 terms")
     args = parser.parse_args()
+    if args.quick:
+        args.runs, args.terms = 20, 400
     frame = pd.DataFrame({"name": [f"org/model-{k}" for k in range(args.runs)], "Type": "open", "size": "small",
                           "Data": "real"})
     search = "; ".join(f"model-{k}" for k in range(args.terms))

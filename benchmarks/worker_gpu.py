@@ -54,6 +54,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", help="a saved model folder (default: a random Llama-3.2-1B shape, built here)")
     ap.add_argument("--tiny", action="store_true", help="a 2-layer model (a CPU check of the script)")
+    ap.add_argument("--quick", action="store_true",
+                    help="CI mode: --tiny, the job runs matching, the killed one after 10 s (GPU if any, else CPU)")
     ap.add_argument("--tasks", default=",".join(TASKS), help=f"the job's tasks (default {','.join(TASKS)})")
     ap.add_argument("--work", help="folder for the dataset, judges, model and store (default: a temporary one)")
     ap.add_argument("--kill-tasks", help="the time-limited job's tasks (default: the tasks of TASKS the first job "
@@ -62,6 +64,9 @@ def main() -> None:
                     help="a second job whose time limit is this many seconds: killed, and its GPU memory given back "
                          "(0: skip it)")
     args = ap.parse_args()
+    args.tiny = args.tiny or args.quick
+    if args.quick:  # one task for the job, the others for the job killed after 10 s
+        args.tasks, args.kill_after_s = "matching", 10.0
     import datasets
     import transformers
 

@@ -3,6 +3,7 @@ there (the sizes are small: that the script works is what CI checks; benchmarks/
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -12,6 +13,25 @@ from pathlib import Path
 import pytest
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+CHROMIUM = Path("/usr/bin/chromium")
+# Every other benchmark script's quick mode and a figure its last line must hold (the four above have their own
+# tests); process.py is the whole-process helper the others use, not a benchmark.
+QUICK = {
+    "arena.py": "gold_rule", "diversity.py": "sbert_captions_per_s", "failures.py": "all_met",
+    "judge_throughput.py": "all_pass", "leaderboard.py": "cells", "prompt_log_size.py": "within_budget",
+    "quickstart.py": "readme_30_seconds_s", "reward_judge.py": "grader_accuracy", "runner.py": "letters_agree",
+    "search_bound.py": "speedup",
+}
+GPU = {"gpu.py": "gpu", "evaluate_gpu.py": "model", "worker_gpu.py": "status"}
+BROWSER = {"leaderboard_render.py": "runs"}
+OWN_TESTS = {"startup.py", "score.py", "novelty.py", "build.py", "process.py"}
+
+
+def _has_cuda() -> bool:
+    """Whether torch sees a CUDA device here (torch imported in a child: this process stays light)."""
+    done = subprocess.run([sys.executable, "-c", "import torch; print(torch.cuda.is_available())"],
+                          capture_output=True, text=True)
+    return done.stdout.strip() == "True"
 
 
 def _last_json(script: str, *args: str, **env: str) -> dict:
@@ -41,8 +61,12 @@ def test_score_quick() -> None:
 
 @pytest.mark.slow
 def test_novelty_quick() -> None:
-    whole = _last_json("novelty.py", "--quick")["whole_process"]
+    """From a built dataset, first time and again, beside the old way (here: this checkout's HEAD, from git)."""
+    whole = _last_json("novelty.py", "--quick", "--baseline-ref", "HEAD")["whole_process"]
     assert whole["n"] == 20000 and whole["novelty_cold"]["cpu_s"] > whole["novelty_warm"]["cpu_s"] > 0
+    if (BENCHMARKS.parent / ".git").exists():  # a git checkout: the baseline ran and built the same index
+        baseline = whole["baseline_cold"]
+        assert baseline["ref"] == "HEAD" and baseline["same_index_files"] and baseline["same_report"]
 
 
 @pytest.mark.slow
@@ -70,3 +94,44 @@ def test_every_benchmark_script_imports() -> None:
         done = subprocess.run([sys.executable, "-c", f"import runpy; runpy.run_path({str(script)!r}, "
                                "run_name='not_main')"], capture_output=True, text=True, cwd=BENCHMARKS)
         assert done.returncode == 0, f"{script.name}: {done.stderr[-1500:]}"
+
+
+def test_every_benchmark_has_a_quick_mode_and_a_test() -> None:
+    """A new script gets a quick mode and a place in this file, or this fails."""
+    scripts = {p.name for p in BENCHMARKS.glob("*.py")}
+    assert scripts == set(QUICK) | set(GPU) | set(BROWSER) | OWN_TESTS, scripts ^ (set(QUICK) | set(GPU) | set(BROWSER)
+                                                                                   | OWN_TESTS)
+    for name in scripts - {"process.py"}:
+        assert '"--quick"' in (BENCHMARKS / name).read_text(encoding="utf-8"), name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("script", "figure"), sorted(QUICK.items()))
+def test_quick_mode(script: str, figure: str) -> None:
+    """The script's quick mode runs (CPU, offline, the embedded sample) and its last line holds its figure."""
+    assert figure in _last_json(script, "--quick")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("script", "figure"), sorted(GPU.items()))
+def test_gpu_quick_mode(script: str, figure: str) -> None:
+    """The GPU benchmarks' quick mode (a 2-layer model: on the GPU when there is one, else CPU) runs through."""
+    assert figure in _last_json(script, "--quick")
+
+
+@pytest.mark.slow
+def test_gpu_quick_mode_on_the_device() -> None:
+    """On a machine with a GPU, the quick mode measures that device (its name is in the figures)."""
+    if not _has_cuda():
+        pytest.skip("no CUDA device here: the GPU benchmarks' quick mode ran on CPU (test_gpu_quick_mode)")
+    assert _last_json("gpu.py", "--quick")["gpu"]
+
+
+@pytest.mark.slow
+def test_browser_quick_mode() -> None:
+    """The leaderboard page in headless Chromium, 5 runs, once."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    if importlib.util.find_spec("playwright") is None:
+        pytest.skip("playwright is not installed (the leaderboard extra's test dependency)")
+    assert "runs" in _last_json("leaderboard_render.py", "--quick")

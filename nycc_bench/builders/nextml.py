@@ -39,6 +39,11 @@ RATING_COLUMNS = ["upstream_rank", "target_id", "caption", "mean", "precision", 
 # Known upstream faults (nextml issue #38): every row of 688_summary_KLUCB.csv says contest 689. The file name
 # is kept as the contest number and `file_contest_number` records what the rows say; any other mismatch fails.
 KNOWN_MISLABELED: dict[tuple[str, int], int] = {("caption-contest-data-api", 688): 689}
+# Upstream writes precision `inf` for a caption rated once (a standard error of one rating is undefined: contests
+# 509-517). Its readers (nextml's `summary()`, Zhang et al.'s preprocess_dpo) read it with pandas and keep it, so
+# such a caption never passes the pairs' 3-sigma test. The rule `one_vote_precision_inf`: +inf is accepted on a
+# row with exactly one vote and kept as published; anywhere else precision must be a finite number >= 0.
+ONE_VOTE_PRECISION_RULE = "one_vote_precision_inf"
 
 
 def _header(path: Path, data: bytes) -> list[str]:
@@ -159,8 +164,15 @@ def _ratings_valid(api: bool, votes: np.ndarray, funny: np.ndarray, somewhat: np
     total += unfunny
     counts = np.array_equal(votes, total) if api else bool((votes >= total).all())
     return (counts and all(bool(column.min() >= 0) for column in (votes, funny, somewhat, unfunny))
-            and bool(precision.min() >= 0) and bool(precision.max() < np.inf)
+            and bool(precision.min() >= 0) and _precision_finite_or_one_vote(precision, votes)
             and bool(mean.min() >= 1) and bool(mean.max() <= 3))
+
+
+def _precision_finite_or_one_vote(precision: np.ndarray, votes: np.ndarray) -> bool:
+    """Whether every precision is finite, or +inf on a one-vote row (rule `one_vote_precision_inf`)."""
+    if bool(precision.max() < np.inf):
+        return True
+    return bool(((precision < np.inf) | (votes == 1)).all())
 
 
 def _rating_fault(path: Path, api: bool, votes: np.ndarray, funny: np.ndarray, somewhat: np.ndarray,
@@ -173,8 +185,10 @@ def _rating_fault(path: Path, api: bool, votes: np.ndarray, funny: np.ndarray, s
         if (bad := counts < 0).any():
             raise SourceError(path, f"{name} is negative ({counts[_first_bad(bad) - 1]})",
                               f"vote counts are whole numbers >= 0; fix column {name}", row=_first_bad(bad))
-    if (bad := ~np.isfinite(precision) | (precision < 0)).any():
-        raise SourceError(path, f"precision {precision[_first_bad(bad) - 1]} is not a finite number >= 0",
+    one_vote_inf = (precision == np.inf) & (votes == 1)  # rule `one_vote_precision_inf`
+    if (bad := ~(np.isfinite(precision) | one_vote_inf) | (precision < 0)).any():
+        raise SourceError(path, f"precision {precision[_first_bad(bad) - 1]} is not a finite number >= 0 "
+                          "(inf is accepted only on a caption with one vote)",
                           "precision is a standard error; fix the precision column", row=_first_bad(bad))
     if (bad := ~np.isfinite(mean) | (mean < 1) | (mean > 3)).any():
         raise SourceError(path, f"mean rating {mean[_first_bad(bad) - 1]} is outside 1..3",

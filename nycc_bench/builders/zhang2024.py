@@ -64,7 +64,8 @@ CAPTION_RATINGS = ConfigSpec(
     description=(
         "Every caption of every contest and rating run in the nextml summaries, with its crowd ratings "
         "(unfunny = 1, somewhat funny = 2, funny = 3): `mean` rating, the given `precision` column (kept as "
-        "published, not recomputed), `votes` and the three vote counts. `rank` is the 0-based position after a "
+        "published, not recomputed: `inf` on a caption rated once, as upstream writes it, rule "
+        "`one_vote_precision_inf`), `votes` and the three vote counts. `rank` is the 0-based position after a "
         "stable sort by mean descending (ties keep file order); `upstream_rank` is the file's own rank column "
         "where it has one. A contest may have several runs (two sampling algorithms over the same captions, a "
         "second round, the \"funny\" and \"original\" questions): `run_id` (upstream repo / file name) tells "

@@ -110,36 +110,58 @@ def _published_rows(paths: list[Path]) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=SCHEMA.append(pa.field("primary", pa.int8())))
 
 
+NORMALISE_ROWS = 1 << 16  # captions normalised at a time: bounds the string kernels' temporary copies
+
+
+def _normalised(captions: pa.ChunkedArray) -> pa.ChunkedArray:
+    """`normalise_array` over slices of the captions (the kernels copy their input a few times)."""
+    return pa.chunked_array([normalise_array(captions.slice(start, NORMALISE_ROWS))
+                             for start in range(0, len(captions), NORMALISE_ROWS)], pa.string())
+
+
 def build_corpus(files: dict[str, list[Path]]) -> tuple[pa.Table, int]:
     """One row per (contest, normalised caption), sorted by contest; and the number of source rows read.
 
     A text present in several runs of a contest keeps its primary run's rank (then the best rank); the
     published `caption_generation` groups label their contests' captions, so for those contests a caption
-    is `other` unless a published group lists it; other contests get the group their rank falls in.
+    is `other` unless a published group lists it; other contests get the group their rank falls in. The kept
+    rows are taken column by column, each source column released once taken (peak memory: the source and one
+    column, not three copies of the table).
     """
     ratings = _read(files[RATINGS], ["contest_number", "caption", "rank", "run_id", "is_primary"], RATINGS)
-    ratings = ratings.filter(pc.is_valid(ratings["caption"]))
+    if ratings["caption"].null_count:
+        ratings = ratings.filter(pc.is_valid(ratings["caption"]))
     n_source = ratings.num_rows
     counts = ratings.group_by("run_id").aggregate([("run_id", "count")])
     run_size = pc.take(counts["run_id_count"], pc.index_in(ratings["run_id"], value_set=counts["run_id"]))
     contests = ratings["contest_number"].to_numpy()
-    norms = normalise_array(ratings["caption"])
+    norms = _normalised(ratings["caption"])
     groups = rule_groups(ratings["rank"].to_numpy(zero_copy_only=False), run_size.to_numpy())
+    del run_size
     published = published_groups(files.get(GENERATION, []))
     for i in np.flatnonzero(np.isin(contests, list(published))):
         groups[i] = published[int(contests[i])].get(norms[int(i)].as_py(), OTHER)
+    del contests
     table = pa.table({
         "contest_number": ratings["contest_number"].cast(pa.int32()), "caption": ratings["caption"],
         "norm": norms, "rank": ratings["rank"].cast(pa.int32()),
         "group": pa.array(groups.tolist(), pa.string()), "run_id": ratings["run_id"],
         "primary": pc.if_else(ratings["is_primary"], 0, 1).cast(pa.int8()),
     })
+    del ratings, norms, groups
     table = pa.concat_tables([table, _published_rows(files.get(GENERATION, []))])
-    table = table.take(pc.sort_indices(table, [("contest_number", "ascending"), ("norm", "ascending"),
-                                               ("primary", "ascending"), ("rank", "ascending")]))
-    contest, norm = table["contest_number"].combine_chunks(), table["norm"].combine_chunks()
+    order = pc.sort_indices(table, [("contest_number", "ascending"), ("norm", "ascending"),
+                                    ("primary", "ascending"), ("rank", "ascending")])
+    contest, norm = table["contest_number"].take(order), table["norm"].take(order)
     first = np.ones(table.num_rows, dtype=bool)
     if table.num_rows > 1:
         same = pc.and_(pc.equal(contest[1:], contest[:-1]), pc.equal(norm[1:], norm[:-1]))
         first[1:] = ~same.to_numpy(zero_copy_only=False)
-    return table.filter(pa.array(first)).select(SCHEMA.names).cast(SCHEMA), n_source
+    keep = order.filter(pa.array(first))
+    del contest, norm, order, first
+    columns = {name: table[name] for name in SCHEMA.names}
+    del table
+    kept = {}
+    for name in SCHEMA.names:
+        kept[name] = columns.pop(name).take(keep).combine_chunks().cast(SCHEMA.field(name).type)
+    return pa.table(kept, schema=SCHEMA), n_source

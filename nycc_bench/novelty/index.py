@@ -22,6 +22,7 @@ from ..progress import stages
 from .corpus import build_corpus, config_files, fingerprint
 from .lsh import SCHEME, SEED, BandIndex, lsh_params, minhash
 from .shingling import ShingleSets, build_shingle_sets
+from .streaming import write_arrays
 from .text import NORMALISATION
 
 INDEX_VERSION = 2  # 2: each caption's shingle ids are stored (vectorised verification)
@@ -101,25 +102,35 @@ def default_cache_dir() -> Path:
     return cache_dir("novelty")
 
 
-def write_index(table: pa.Table, settings: Settings, folder: Path, meta: dict, progress: bool = False) -> None:
-    """Compute the shingle sets, signatures and bands of a corpus table and write the index into `folder`
-    (atomically)."""
-    sets, hashes = build_shingle_sets(table["norm"].to_pylist(), settings.shingle_size, progress=progress)
+def write_arrays_whole(norms: list[str], settings: Settings, folder: Path, progress: bool = False) -> None:
+    """The index's arrays computed over the whole corpus at once (every shingle occurrence, the full signature
+    matrix and every band in memory): the reference `streaming.write_arrays` equals byte for byte, and the path for
+    alphabets the streaming build refuses."""
+    sets, hashes = build_shingle_sets(norms, settings.shingle_size, progress=progress)
     sig = minhash(hashes[sets.ids], sets.indptr, settings.num_perm, progress=progress, desc="novelty index: MinHash")
     del hashes
     bands = BandIndex.build(sig.T, settings.bands, settings.rows, progress=progress)
     del sig
+    bands.save(folder)
+    sets.save(folder)
+
+
+def write_index(table: pa.Table, settings: Settings, folder: Path, meta: dict, progress: bool = False) -> None:
+    """Compute the shingle sets, signatures and bands of a corpus table and write the index into `folder`
+    (atomically), chunk by chunk (`streaming.write_arrays`)."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     try:
+        if not write_arrays(table["norm"], settings.shingle_size, settings.num_perm, settings.bands, settings.rows,
+                            tmp, progress=progress):
+            write_arrays_whole(table["norm"].to_pylist(), settings, tmp, progress=progress)
         feather.write_feather(table, tmp / "captions.arrow", compression="uncompressed")
-        bands.save(tmp)
-        sets.save(tmp)
         (tmp / "meta.json").write_text(json.dumps({**meta, "settings": settings.describe()}, indent=2))
         os.replace(tmp, folder)
-    except OSError:
+    except BaseException as error:
         shutil.rmtree(tmp, ignore_errors=True)
-        if not (folder / "meta.json").exists():  # another process may have won the race; theirs is as good
+        # another process may have won the race (the folder exists): theirs is as good
+        if not isinstance(error, OSError) or not (folder / "meta.json").exists():
             raise
 
 

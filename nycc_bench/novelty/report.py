@@ -45,8 +45,9 @@ class Matcher:
         # as NumPy (a null rank as -1 beside its mask): a match reads its rank without an Arrow scalar per row
         self._rank_values = pc.fill_null(self.ranks, -1).to_numpy()
         self._rank_null = self.ranks.is_null().to_numpy()
-        # one contiguous copy: take() on the memory-mapped, chunked column concatenates every chunk per call
-        self._norms = index.table["norm"].combine_chunks()
+        # the memory-mapped column as it is (a contiguous copy would add the whole column, 260 MB at 2.2M, to
+        # the process); exact_rows reads its few hits row by row
+        self._norms = index.table["norm"]
         self._local = threading.local()
         self._prepared: dict[str, tuple[frozenset[str], np.ndarray]] = {}
         self.sizes = index.shingles.sizes() if index.shingles is not None else None
@@ -70,8 +71,8 @@ class Matcher:
         hit = np.flatnonzero(pc.is_in(self._norms, value_set=pa.array(norms, pa.string())).to_numpy(
             zero_copy_only=False))
         out: dict[str, list[int]] = {}
-        for row, norm in zip(hit.tolist(), self._norms.take(pa.array(hit)).to_pylist(), strict=True):
-            out.setdefault(norm, []).append(row)
+        for row in hit.tolist():
+            out.setdefault(self._norms[row].as_py(), []).append(row)
         return out
 
     def _queries(self, norms: list[str]) -> tuple[list[frozenset[str]], list[np.ndarray], np.ndarray]:

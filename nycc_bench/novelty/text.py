@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Sequence
 from typing import Any
@@ -43,30 +44,74 @@ _ASCII_GAPS = r"[\x21-\x26\x28-\x2f\x3a-\x40\x5b-\x5f\x7b-\x7e]"
 _ASCII_SPACE = r"[\x09-\x0d\x1c-\x20]+"
 
 
+@functools.cache
+def as_ascii(char: str) -> str | None:
+    """What `normalise` makes of one non-ASCII character among ASCII text, when that is ASCII text and the same
+    wherever the character stands (else None): "…" is three gaps, "’" vanishes, "ﬁ" is "fi", "Ａ" is "a".
+
+    Its NFKC form must hold no combining mark (nothing then composes with a neighbour, so NFKC of the text is the
+    characters' NFKC side by side); casefold works character by character; the apostrophe, gap and whitespace
+    rules are per character and a gap or whitespace becomes one space (runs of them collapse alike).
+
+    >>> [as_ascii(c) for c in "…’ﬁＡé\u00b4"]
+    ['   ', '', 'fi', 'a', None, None]
+    """
+    form = unicodedata.normalize("NFKC", char)
+    if any(unicodedata.combining(c) or unicodedata.category(c)[0] == "M" for c in char + form):
+        return None
+    out = "".join("" if c in APOSTROPHES else " " if _is_gap(c) or c.isspace() else c for c in form.casefold())
+    return out if out.isascii() else None
+
+
+def _translated(texts: Any) -> Any:
+    """The texts with each non-ASCII character that `as_ascii` maps replaced by its ASCII form (one pyarrow pass
+    per distinct character present)."""
+    import pyarrow.compute as pc
+
+    points = np.frombuffer("".join(texts.to_pylist()).encode("utf-32-le"), dtype=np.uint32)
+    present = np.zeros(0x110000, dtype=bool)
+    present[points[points > 127]] = True
+    for point in np.flatnonzero(present).tolist():
+        if (ascii_form := as_ascii(chr(point))) is not None:
+            texts = pc.replace_substring(texts, chr(point), ascii_form)
+    return texts
+
+
 def normalise_array(texts: Any) -> Any:
     """`normalise` of every text of a pyarrow string array (no nulls), the same strings: pyarrow's string kernels
-    on the ASCII texts (most captions), `normalise` itself on the others.
+    on the ASCII texts (most captions) and on those made ASCII by `as_ascii` (typographic quotes, ellipses,
+    dashes), `normalise` itself on the others.
 
     >>> import pyarrow as pa
-    >>> normalise_array(pa.array(["  Don't\\nPANIC, he_said... ", "“Don’t” ﬁne"])).to_pylist()
-    ['dont panic he said', 'dont fine']
+    >>> normalise_array(pa.array(["  Don't\\nPANIC, he_said... ", "“Don’t” ﬁne", "café"])).to_pylist()
+    ['dont panic he said', 'dont fine', 'café']
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
     texts = texts.combine_chunks() if isinstance(texts, pa.ChunkedArray) else texts
     ascii_rows = pc.string_is_ascii(texts).to_numpy(zero_copy_only=False)
-    plain = pc.ascii_lower(texts.filter(pa.array(ascii_rows)))
+    others = np.flatnonzero(~ascii_rows)
+    kernel_input = texts.filter(pa.array(ascii_rows))
+    made_ascii = np.zeros(len(others), dtype=bool)
+    if len(others):
+        translated = _translated(texts.take(pa.array(others)))
+        made_ascii = pc.string_is_ascii(translated).to_numpy(zero_copy_only=False)
+        kernel_input = pa.concat_arrays([kernel_input.cast(pa.string()),
+                                         translated.filter(pa.array(made_ascii)).cast(pa.string())])
+    plain = pc.ascii_lower(kernel_input)
     plain = pc.replace_substring_regex(plain, _ASCII_APOSTROPHES, "")
     plain = pc.replace_substring_regex(plain, _ASCII_GAPS, " ")
     plain = pc.utf8_trim(pc.replace_substring_regex(plain, _ASCII_SPACE, " "), " ")
-    others = np.flatnonzero(~ascii_rows)
+    python_rows = others[~made_ascii]
     if not len(others):
         return plain.cast(pa.string())
-    rest = pa.array([normalise(t) for t in texts.take(pa.array(others)).to_pylist()], pa.string())
+    rest = pa.array([normalise(t) for t in texts.take(pa.array(python_rows)).to_pylist()], pa.string())
     position = np.empty(len(texts), dtype=np.int64)  # where each row's text is in plain + rest
-    position[ascii_rows] = np.arange(len(plain))
-    position[others] = len(plain) + np.arange(len(others))
+    n_ascii = int(ascii_rows.sum())
+    position[ascii_rows] = np.arange(n_ascii)
+    position[others[made_ascii]] = n_ascii + np.arange(int(made_ascii.sum()))
+    position[python_rows] = len(plain) + np.arange(len(python_rows))
     return pa.concat_arrays([plain.cast(pa.string()), rest]).take(pa.array(position))
 
 
