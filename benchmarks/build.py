@@ -36,10 +36,11 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pcsv
-from process import measure
 
 from nycc_bench.builders import build_dataset
 from nycc_bench.builders.sources import discover
+
+from process import measure
 
 
 def best_of(repeat: int, fn) -> float:

@@ -337,9 +337,8 @@ def whole_process(n: int, contests: int, baseline_ref: str | None = None) -> dic
     CPU seconds, wall seconds and peak memory."""
     import json as json_module
 
-    from process import measure as process
-
     from build import write_synthetic
+    from process import measure as process
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
