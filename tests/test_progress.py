@@ -112,7 +112,8 @@ def test_building_the_novelty_index_shows_its_steps(sample_dataset: str, tmp_pat
     index = load_index(sample_dataset, Settings(), tmp_path / "cache", progress=True)
     err = capsys.readouterr().err
     assert index.built and "novelty index: 2/2 steps" in err and "read and normalise the human captions" in err
-    assert "novelty index: MinHash" in err and "LSH bands" in err and ETA.search(err)
+    # the index is written chunk by chunk (novelty/streaming.py): its shingles-and-MinHash bar, then the bands'
+    assert "novelty index: shingles and MinHash" in err and "LSH bands" in err and ETA.search(err)
 
 
 def test_a_stage_eta_follows_the_observed_pace_and_never_stands_still(monkeypatch: pytest.MonkeyPatch) -> None:
