@@ -146,7 +146,9 @@ def train_public_judges(source: str | Path | list[str | Path], out: Path | None 
     roots = [Path(s) for s in (source if isinstance(source, list) else [source])]
     if missing := [str(r) for r in roots if not r.is_dir()]:
         raise NyccBenchError(f"source: {missing[0]} is not a folder; pass the folder of the public data")
-    rubric = sorted(p for r in roots for p in r.rglob("*.csv") if p.parent.name == RUBRIC.name)
+    # os.walk with followlinks: an upstream mirror is often symlinked folders, which Path.rglob does not enter
+    rubric = sorted(Path(top) / name for r in roots for top, _, names in os.walk(r, followlinks=True)
+                    for name in names if name.endswith(".csv") and Path(top).name == RUBRIC.name)
     if not rubric:
         raise NyccBenchError(f"source: no HumorBench rubric/*.csv below {', '.join(map(str, roots))}; pass the "
                              "folder of the public data")

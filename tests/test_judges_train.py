@@ -137,3 +137,18 @@ def test_train_refuses_a_source_without_the_rubric_and_a_bound_below_the_kept_be
     with pytest.raises(NyccBenchError, match=r"^max_per_contest: 50 is fewer than the 100"):
         train_public_judges(SAMPLE_DIR, out=tmp_path / "out", max_per_contest=50)
     assert not (tmp_path / "out").exists()
+
+
+def test_train_finds_the_rubric_through_a_mirror_of_symlinked_folders(tmp_path: Path) -> None:
+    """An upstream mirror is often symlinked folders (`NYCC_BENCH_UPSTREAM_DIR`, the README's test): the rubric
+    below one is found (the next check, the bound, is what stops here)."""
+    from nycc_bench.errors import NyccBenchError
+    from nycc_bench.sample_judges import train_public_judges
+
+    rubric = tmp_path / "real" / "humorbench_reubennarad" / "rubric"
+    rubric.mkdir(parents=True)
+    (rubric / "gpt4o_rubric.csv").write_text("idx,explanation,label\n", encoding="utf-8")
+    (tmp_path / "mirror").mkdir()
+    (tmp_path / "mirror" / "humorbench_reubennarad").symlink_to(rubric.parent)
+    with pytest.raises(NyccBenchError, match=r"^max_per_contest: 50 is fewer than the 100"):
+        train_public_judges(tmp_path / "mirror", out=tmp_path / "out", max_per_contest=50)
