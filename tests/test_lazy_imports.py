@@ -52,7 +52,7 @@ def test_missing_is_pandas_isna_on_one_cell() -> None:
         assert missing(value) == bool(pd.isna(value)), value
 
 
-HEAVY = ("torch", "datasets", "sentence_transformers", "transformers", "nltk", "evaluate")
+HEAVY = ("torch", "datasets", "sentence_transformers", "transformers", "nltk", "evaluate", "scipy")
 
 
 def test_a_random_run_on_a_built_dataset_imports_neither_datasets_nor_torch(judged_random_run: object,

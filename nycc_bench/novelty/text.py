@@ -5,10 +5,12 @@ from __future__ import annotations
 import functools
 import unicodedata
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy import sparse
+
+if TYPE_CHECKING:  # scipy is imported where a matrix is made (0.2 CPU s a run that makes none)
+    from scipy import sparse
 
 # Apostrophes vanish so that "don't", "don’t" and "dont" agree; every other punctuation mark and symbol becomes a
 # space so that "well...I" and "well, I" agree.
@@ -171,6 +173,8 @@ def shingle_matrix(norms: Sequence[str], k: int) -> sparse.csr_matrix:
             value = np.where(position + j < end, ranks[np.minimum(position + j, len(ranks) - 1)], np.uint64(0))
             code = code * np.uint64(size + 1 if exact else 0x100000001B3) + value
     columns, inverse = np.unique(code, return_inverse=True)
+    from scipy import sparse
+
     matrix = sparse.csr_matrix((np.ones(len(code), dtype=np.int32), (text, inverse.ravel())),
                                shape=(len(padded), len(columns)))
     matrix.sum_duplicates()
