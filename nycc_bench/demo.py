@@ -53,7 +53,7 @@ def run_demo(out: Path, sample_dir: Path = SAMPLE_DIR, quiet: bool = False) -> d
     _step("1/7 build the dataset from the embedded sample", quiet)
     print(summary_table(build_dataset(sample_dir, dataset, progress=not quiet)))
     _step("2/7 the offline judges (humor reward model, embedding element grader)", quiet)
-    judges = sample_judges() if sample_dir == SAMPLE_DIR else \
+    judges = sample_judges(dataset) if sample_dir == SAMPLE_DIR else \
         train_offline_judges(dataset, out / "judges", sample_dir / "humorbench_reubennarad" / "rubric")
     print("\n".join(f"  {task}: {spec.name}" for task, spec in judges.items()))
     _step("3/7 evaluate the baselines on every task each answers (nycc_bench.evaluate)", quiet)

@@ -45,10 +45,10 @@ def default_judges() -> tuple[dict[str, JudgeSpec], str]:
     return {task: replace(judge, chosen_because=why) for task, judge in offline_judges(model=model).items()}, why
 
 
-def sample_judges() -> dict[str, JudgeSpec]:
+def sample_judges(built: Path | None = None) -> dict[str, JudgeSpec]:
     """The sample's offline judges of each judged task (`reward:sample`, `embedding:sample`), trained into the
-    cache now if they are not there yet."""
+    cache now if they are not there yet (on `built`, the sample as this code just built it, where given)."""
     from .sample_judges import sample_judges_dir
 
-    sample_judges_dir()
+    sample_judges_dir(built)
     return offline_judges()

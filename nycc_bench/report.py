@@ -207,7 +207,8 @@ def _render_report(records: Sequence[dict[str, Any]], title: str, *, include_pat
             if cols:
                 parts.append(_plot(cols[0], trows))
     parts.append("<p class='note'>Intervals: 95% seeded percentile bootstrap over items (accuracy), contests "
-                 "(win rate) or captions (HumorBench).</p>")
+                 "(win rate) or captions (HumorBench); where every unit is all right (or all wrong), the exact "
+                 "Clopper-Pearson interval over units instead of a point.</p>")
     return "\n".join(parts)
 
 

@@ -28,6 +28,10 @@ TRAINED_ON = {SAMPLE: "trained on the invented sample (offline demo)",
 FOLDERS = {"reward": "reward_model", "embedding": "element_grader"}
 """Each offline judge backend -> its folder in a set of offline judges."""
 MINILM = "all-MiniLM-L6-v2"
+SAMPLE_EVAL_CONTESTS = 20
+"""The sample reward model's held-out checks each use at most this many contests (a seeded sample: 20 of the 91
+caption-generation contests): embedding every held-out group was most of a fresh demo's time, for figures about
+invented data."""
 RUBRIC = Path("humorbench_reubennarad") / "rubric"  # the HumorBench rubric inside a source folder
 # what the judges' weights and verdicts depend on, besides the sample
 _TRAINING_CODE = ("reward", "builders", "sample_judges.py")
@@ -35,17 +39,18 @@ _TRAINING_CODE = ("reward", "builders", "sample_judges.py")
 
 def train_judge_folders(dataset: str | Path, out: Path, rubric: Path | list[Path], data_source: str = "sample",
                         embedder: Any = None, max_per_contest: int | None = None,
-                        progress: bool | None = None) -> dict[str, Path]:
+                        progress: bool | None = None, eval_max_contests: int | None = None) -> dict[str, Path]:
     """Train the reward model and the element grader into `out` (deterministic); backend -> folder. `data_source`
     ("sample" or "public") is said at the top of each card; `embedder` (one Embedder for both, e.g. with its disk
-    store) and `max_per_contest` (the reward model's captions embedded per contest, recorded; None: its default)
-    bound the work."""
+    store), `max_per_contest` (the reward model's captions embedded per contest; None: its default) and
+    `eval_max_contests` (its held-out checks on at most this many contests each; None: all), both recorded, bound
+    the work."""
     from .reward import train_grader, train_reward_model
 
     folders = {backend: out / name for backend, name in FOLDERS.items()}
     bound = {} if max_per_contest is None else {"max_per_contest": max_per_contest}
     train_reward_model(str(dataset), MINILM, folders["reward"], data_source=data_source, embedder=embedder,
-                       progress=progress, **bound)
+                       progress=progress, eval_max_contests=eval_max_contests, **bound)
     # balanced: the sample rubric is mostly PASS, so plain accuracy would fit a threshold that passes everything
     train_grader(rubric, folders["embedding"], MINILM, objective="balanced", data_source=data_source,
                  embedder=embedder)
@@ -66,9 +71,10 @@ def sample_key() -> str:
     return digest.hexdigest()[:16]
 
 
-def sample_judges_dir() -> Path:
+def sample_judges_dir(built: Path | None = None) -> Path:
     """The folder of the sample's offline judges (`$NYCC_BENCH_CACHE/judges/sample-<key>`), trained there first
-    if it is missing; concurrent callers (test workers, a seed beside a demo) wait for one training."""
+    if it is missing; concurrent callers (test workers, a seed beside a demo) wait for one training. `built`: the
+    sample as this code just built it (the demo's), trained on instead of building a copy."""
     from filelock import FileLock
 
     from .builders import build_dataset
@@ -82,8 +88,11 @@ def sample_judges_dir() -> Path:
             return folder
         with tempfile.TemporaryDirectory(prefix=f".{folder.name}-", dir=folder.parent) as tmp:
             work = Path(tmp)
-            build_dataset(SAMPLE_DIR, work / "dataset", progress=False)
-            train_judge_folders(work / "dataset", work / "judges", SAMPLE_DIR / RUBRIC)
+            if built is None:
+                built = work / "dataset"
+                build_dataset(SAMPLE_DIR, built, progress=False)
+            train_judge_folders(built, work / "judges", SAMPLE_DIR / RUBRIC,
+                                eval_max_contests=SAMPLE_EVAL_CONTESTS)
             shutil.rmtree(folder, ignore_errors=True)
             os.replace(work / "judges", folder)  # whole or absent: a killed training leaves no half set
     return folder

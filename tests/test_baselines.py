@@ -133,7 +133,7 @@ def test_the_sample_judges_are_trained_once_whole_and_keyed(monkeypatch, tmp_pat
 
     calls = []
 
-    def fake_train(dataset: Path, out: Path, rubric: Path) -> dict:
+    def fake_train(dataset: Path, out: Path, rubric: Path, **bounds: object) -> dict:
         calls.append(out)
         if len(calls) == 2:
             raise RuntimeError("killed mid-training")

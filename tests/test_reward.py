@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from nycc_bench.builders import build_dataset
@@ -197,3 +198,61 @@ def test_description_features(built: Path) -> None:
     described = model.score(CAPTIONS, "A patient's IV line runs into a snack vending machine.")
     assert plain.shape == described.shape and not np.array_equal(plain, described)
     assert np.array_equal(plain, model.score(CAPTIONS, [None, None, None]))
+
+
+def test_local_folder_read_without_datasets_gives_the_frames_datasets_gives(sample_dataset: str) -> None:
+    """A built folder is read by pyarrow alone (no `datasets` import): the same frames, dtypes and order as
+    `datasets.load_dataset` gives for every config and column the reward model reads."""
+    from datasets import load_dataset
+
+    from nycc_bench.contests import SPLITS
+    from nycc_bench.reward import data as reward_data
+
+    wanted = {"caption_ratings": ["contest_number", "is_primary", "rank", "caption", "mean", "precision", "votes"],
+              "caption_generation": ["contest_number", "description", "image_description", "human_top10",
+                                     "human_1000"],
+              "preference_pairs": ["contest_number", "description", "chosen", "rejected"],
+              **{config: [column] for config, columns in reward_data.PROSE_COLUMNS.items() for column in columns}}
+    for config, columns in wanted.items():
+        parts = load_dataset(sample_dataset, config)
+        expected = pd.concat([parts[s].select_columns(columns).to_pandas().assign(split=s)
+                              for s in SPLITS if s in parts], ignore_index=True)
+        got = reward_data._load(sample_dataset, config, columns, required=True)
+        pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    assert reward_data._load(sample_dataset, "no_such_config", ["a"], required=False).empty
+    with pytest.raises(ValueError, match="no_such_config"):
+        reward_data._load(sample_dataset, "no_such_config", ["a"], required=True)
+
+
+def test_reading_a_built_folder_imports_no_datasets(sample_dataset: str) -> None:
+    """Training and evaluating on a built folder read it through pyarrow: `datasets` (seconds of imports) stays out."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from nycc_bench.reward.data import load_reward_data; data = load_reward_data(sys.argv[1]); "
+            "print(len(data.ratings), len(data.prose), 'datasets' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, sample_dataset], capture_output=True, text=True, check=True)
+    n_ratings, n_prose, imported = out.stdout.split()
+    assert int(n_ratings) > 0 and int(n_prose) > 0
+    assert imported == "False"
+
+
+def test_the_same_scoring_call_again_is_answered_without_embedding(trained: tuple[RewardModel, Path],
+                                                                   monkeypatch) -> None:
+    """Overall and Best Pick score the same groups: the second call reuses the first's scores (a copy, equal to
+    scoring again), so an evaluation embeds each group once; a bounded number of calls is remembered."""
+    from nycc_bench.reward import model as reward_model
+
+    model, folder = trained
+    calls = []
+    embed = model.embedder.embed
+    monkeypatch.setattr(model.embedder, "embed", lambda texts, **kw: calls.append(len(texts)) or embed(texts, **kw))
+    first = model.score(CAPTIONS, "A cat at a desk.")
+    first[0] = -99.0  # callers may change what they get (flagged captions); the remembered scores stay
+    again = model.score(CAPTIONS, "A cat at a desk.")
+    assert len(calls) == 1 and again[0] != -99.0
+    np.testing.assert_array_equal(again, RewardModel.load(folder).score(CAPTIONS, "A cat at a desk."))
+    for i in range(reward_model.RECENT_CALLS):
+        model.score([f"{c} {i}" for c in CAPTIONS])
+    model.score(CAPTIONS, "A cat at a desk.")
+    assert len(calls) == 2 + reward_model.RECENT_CALLS  # pushed out by newer calls: embedded again

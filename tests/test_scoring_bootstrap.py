@@ -32,8 +32,22 @@ def test_strata_resample_within_and_average_over_strata():
 
 
 def test_large_input_is_chunked():
-    values = np.ones(100_000)
-    assert bootstrap_ci(values, n_resamples=50) == (1.0, 1.0)
+    values = np.tile([1.0, 0.0, 1.0, 1.0], 25_000)
+    low, high = bootstrap_ci(values, n_resamples=50)
+    assert low < 0.75 < high and high - low < 0.02
+
+
+def test_all_units_agreeing_get_the_exact_interval_not_a_point():
+    """`random` won all 8 judgments of 4 contests under a weak judge: "100.0 [100.0, 100.0] (n=8)" said a
+    certainty the data cannot give; the exact interval of 4 contests out of 4 is [39.8, 100]."""
+    low, high = bootstrap_ci([2, 2, 2, 2], [2, 2, 2, 2])
+    assert round(100 * low, 1) == 39.8 and high == 1.0
+    assert bootstrap_ci([0, 0, 0, 0], [2, 2, 2, 2]) == (0.0, pytest.approx(1 - low))
+    assert bootstrap_ci(np.ones(100_000))[0] == pytest.approx(0.025 ** (1 / 100_000))
+    assert bootstrap_ci([1, 1, 1, 1], strata=["a", "a", "b", "b"]) == (pytest.approx(low), 1.0)
+    from scipy.stats import binomtest
+
+    assert low == pytest.approx(binomtest(4, 4).proportion_ci(method="exact").low)  # Clopper-Pearson
 
 
 @pytest.mark.parametrize(

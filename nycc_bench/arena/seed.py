@@ -43,7 +43,8 @@ def simulated_round(folder: Path, pool: Pool, n_votes: int = SEED_VOTES, seed: i
                     strengths: Mapping[str, float] | None = None) -> VoteStore:
     """A vote store in `folder` filled by simulated voters through the arena's own path (tokens, minimum time,
     cap, gold probes); one careless voter (gold accuracy 30%) shows the exclusion at work."""
-    store = VoteStore(folder, salt=f"simulated-{seed}")  # simulated voters: a fixed salt, the same file each time
+    # simulated voters: a fixed salt, the same file each time; no fsync per vote (rerunning makes them again)
+    store = VoteStore(folder, salt=f"simulated-{seed}", durable=False)
     clock = SimulatedClock()
     arena = Arena(store, pool, ArenaSettings(), clock=clock, seed=seed)
     voters = [Voter(f"simulated-{i}") for i in range(max(2, n_votes // 60))] + [Voter("simulated-careless", 0.3)]

@@ -119,12 +119,15 @@ VOTE_COLUMNS = list(Vote.__dataclass_fields__)
 
 
 class VoteStore:
-    """`arena.sqlite` in a folder; one connection per call, `BEGIN IMMEDIATE` per write, fsync per commit."""
+    """`arena.sqlite` in a folder; one connection per thread, `BEGIN IMMEDIATE` per write, fsync per commit (a
+    durable store: every real one)."""
 
-    def __init__(self, folder: str | Path, salt: str | None = None) -> None:
+    def __init__(self, folder: str | Path, salt: str | None = None, durable: bool = True) -> None:
         """Open (or create) the store; `salt` keys the voter pseudonyms of a new store (default: random; a
-        simulated round passes a fixed one, its voters being no one)."""
+        simulated round passes a fixed one, its voters being no one); `durable=False` (a simulated round, made
+        again by rerunning it) commits without an fsync per vote."""
         self.folder = Path(folder)
+        self.synchronous = "FULL" if durable else "NORMAL"
         self.folder.mkdir(parents=True, exist_ok=True)
         self.path = self.folder / "arena.sqlite"
         self._local = threading.local()
@@ -145,7 +148,7 @@ class VoteStore:
         db = getattr(self._local, "db", None)
         if db is None:
             db = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
-            db.execute("PRAGMA synchronous=FULL")  # a commit is on disk before the vote is acknowledged
+            db.execute(f"PRAGMA synchronous={self.synchronous}")  # FULL: a vote is on disk before it is acknowledged
             self._local.db = db
         return db
 

@@ -31,7 +31,8 @@ fraction in [0, 1] (the paper prints percentages). Overall protocol: the verdict
 and `delta_logprob` to have it applied. Best Pick protocol: give the parsed verdict. An ERROR verdict (an
 unparseable judge reply) leaves numerator and denominator and is counted in `n_error`. Every contest needs
 exactly one judgment per order: a duplicate or a missing order is an error, since it would reweight the
-contest. The interval is a seeded percentile bootstrap over contests (a contest's judgments stay together).
+contest. The interval is a seeded percentile bootstrap over contests (a contest's judgments stay together); where
+every contest won (or lost) all its judgments, the exact Clopper-Pearson interval over contests.
 Give `judgments`, or give the groups and a `judge_model` and the module runs the judge first (an LLM,
 cached, or the offline humor reward model).
 """

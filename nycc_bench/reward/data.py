@@ -44,12 +44,33 @@ class RewardData:
             self.prose,
         )
 
+    def sampled(self, max_contests: int, seed: int = 0) -> RewardData:
+        """Each of ratings, groups and pairs restricted to a seeded sample of at most `max_contests` of its own
+        contests (a check on fewer contests embeds fewer captions: the sample's judges are evaluated so)."""
+        if max_contests < 1:
+            raise ValueError(f"max_contests must be at least 1 (or None for every contest), got {max_contests}")
+
+        def keep(frame: pd.DataFrame) -> pd.DataFrame:
+            contests = sorted({int(c) for c in frame.contest_number})
+            if len(contests) <= max_contests:
+                return frame
+            picked = np.random.default_rng([seed, len(contests)]).choice(len(contests), max_contests, replace=False)
+            return frame[frame.contest_number.isin([contests[i] for i in picked])]
+
+        return RewardData(keep(self.ratings), keep(self.groups), keep(self.pairs), self.descriptions, self.prose)
+
     def description_list(self, contests: Sequence[int]) -> list[str | None]:
         """One description (or None) per contest number."""
         return [self.descriptions.get(int(c)) for c in contests]
 
 
 def _load(dataset: str | Path, config: str, columns: list[str], required: bool) -> pd.DataFrame:
+    """`columns` of every split of `config` (SPLITS order) plus a `split` column: a local folder built by
+    `nycc-bench build` through pyarrow alone (its parquet files as `config_data_files` lists them, the frame
+    `datasets` gives for them), a Hub repo through `load_dataset`; an empty frame where the config is absent and
+    not `required`."""
+    if Path(dataset).is_dir() and (Path(dataset) / "data").is_dir():
+        return _load_local(Path(dataset), config, columns, required)
     from datasets import load_dataset
 
     try:
@@ -61,6 +82,28 @@ def _load(dataset: str | Path, config: str, columns: list[str], required: bool) 
     frames = [
         parts[split].select_columns(columns).to_pandas().assign(split=split) for split in SPLITS if split in parts
     ]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*columns, "split"])
+
+
+def _load_local(dataset: Path, config: str, columns: list[str], required: bool) -> pd.DataFrame:
+    """`_load` of a local dataset folder: its parquet files read by pyarrow (no `datasets` import, no cache)."""
+    import pyarrow.parquet as pq
+
+    from nycc_bench.splits import config_data_files
+
+    try:
+        files = config_data_files(dataset, config)
+    except FileNotFoundError as err:
+        if required:
+            raise ValueError(f"cannot load config {config!r} of dataset {str(dataset)!r}: {err}") from err
+        return pd.DataFrame(columns=[*columns, "split"])
+    frames = []
+    for split in (s for s in SPLITS if s in files):
+        for file in files[split]:
+            schema = pq.read_schema(file)
+            if missing := [c for c in columns if c not in schema.names]:
+                raise KeyError(f"config {config!r} of {str(dataset)!r} has no column {missing[0]!r}")
+            frames.append(pq.read_table(file, columns=columns).to_pandas().assign(split=split))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*columns, "split"])
 
 

@@ -146,8 +146,10 @@ def evaluate_reward_model(
     max_pairs_per_contest: int | None = 50,
     n_resamples: int = N_RESAMPLES,
     seed: int = 0,
+    max_contests: int | None = None,
 ) -> dict[str, Any]:
-    """All three checks on `contests` (default: every contest of `data`) minus those the model was trained on.
+    """All three checks on `contests` (default: every contest of `data`) minus those the model was trained on;
+    `max_contests`: each check on a seeded sample of at most that many of its contests (None: all).
 
     Returns the metrics of `summarize` plus `contests_skipped_trained` (how many requested contests were left
     out because the model saw their ratings) and `judgments` (the group records, per protocol).
@@ -156,6 +158,8 @@ def evaluate_reward_model(
     wanted = {int(c) for c in (wanted if contests is None else contests)}
     seen = trained_contests(model)
     held = data.only(wanted - seen)
+    if max_contests is not None:
+        held = held.sampled(max_contests, seed)
     judgments = {p: group_judgments(model, held, p) for p in protocols}
     metrics = summarize(
         judgments,

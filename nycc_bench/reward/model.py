@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,9 @@ from .folder import CARD_FILE, CONFIG_FILE, WEIGHTS_FILE, read_config, read_tens
 FORMAT = "nycc-bench-reward-model"
 FORMAT_VERSION = 1
 PROTOCOL_STATISTICS = {"overall": "mean", "best_pick": "max"}
+RECENT_CALLS = 4
+"""How many recent `score` calls a model remembers (their inputs and scores): a bounded memory in a long-running
+worker, enough for each protocol of a run."""
 
 
 def check_descriptions(descriptions: str | Sequence[str | None] | None, n: int) -> list[str | None] | None:
@@ -60,6 +64,7 @@ class RewardModel:
             raise ValueError(f"reward model weights lack {', '.join(missing)}")
         self.tensors = {k: np.asarray(tensors[k]) for k in self.tensor_names()}
         self.embedder = embedder or Embedder(self.config["embedding_model"])
+        self._recent: OrderedDict[tuple[tuple[str, ...], tuple[str | None, ...] | None], np.ndarray] = OrderedDict()
         if self.embedder.model_id != self.config["embedding_model"]:
             raise ValueError(
                 f"the embedder runs {self.embedder.model_id!r}, the head was trained on "
@@ -125,9 +130,20 @@ class RewardModel:
         """
         captions = check_strings(captions, "captions")
         descriptions = check_descriptions(descriptions, len(captions))
+        key = (tuple(captions), None if descriptions is None else tuple(descriptions))
+        if caption_embeddings is None and key in self._recent:
+            self._recent.move_to_end(key)
+            return self._recent[key].copy()
         parts = self.branch_scores(captions, descriptions, progress=progress, caption_embeddings=caption_embeddings)
         weights = self.config.get("weights", {})
-        return sum(float(weights.get(name, 1.0)) * part for name, part in parts.items())
+        scores = sum(float(weights.get(name, 1.0)) * part for name, part in parts.items())
+        if caption_embeddings is None:
+            # the same call again (Overall then Best Pick score the same groups) is answered from here: identical
+            # to scoring again, since one set of texts always embeds to the same rows (Embedder)
+            self._recent[key] = scores.copy()
+            while len(self._recent) > RECENT_CALLS:
+                self._recent.popitem(last=False)
+        return scores
 
     def compare_groups(
         self,

@@ -54,6 +54,7 @@ def train_reward_model(
     seed: int = 0,
     evaluate: bool = True,
     eval_pairs_per_contest: int | None = 50,
+    eval_max_contests: int | None = None,
     embedder: Embedder | None = None,
     progress: bool | None = None,
     data_source: str | None = None,
@@ -72,7 +73,8 @@ def train_reward_model(
       every caption of those contests (cheap).
     - Each branch is weighted by 1 / the std of its predictions on the embedded training captions.
     - `evaluate`: score the held-out checks of `nycc_bench.reward.evaluate` on every contest of the data
-      not trained on, and store them in config.json and the card.
+      not trained on (`eval_max_contests`: each check on a seeded sample of at most that many of its contests,
+      recorded), and store them in config.json and the card.
     - `data_source` ("sample" or "public"): what the data is, said at the top of the card.
     - `negatives`: the dataset's prose sentences (`RewardData.prose`: descriptions, explanations, HumorBench
       elements) join both branches' training at a target one below the worst caption's, so fluent text that is not
@@ -160,10 +162,12 @@ def train_reward_model(
             shown.step("evaluate on held-out contests")
             held = set(data.ratings.contest_number) | set(data.groups.contest_number) | set(data.pairs.contest_number)
             result = evaluate_reward_model(
-                model, data, contests=held - set(contests), max_pairs_per_contest=eval_pairs_per_contest, seed=seed
+                model, data, contests=held - set(contests), max_pairs_per_contest=eval_pairs_per_contest, seed=seed,
+                max_contests=eval_max_contests,
             )
             result.pop("judgments")
             model.config["metrics"] = result
+            model.config["training"]["eval_max_contests"] = eval_max_contests
         if out_dir is not None:
             shown.step("save")
             model.save(out_dir)

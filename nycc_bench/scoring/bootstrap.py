@@ -36,13 +36,17 @@ def bootstrap_ci(
     is the unweighted mean over strata of the stratum's rate: the interval of a fold-averaged accuracy.
 
     Returns `(low, high)`, or `(None, None)` when no unit has a positive denominator. The same inputs and
-    seed always give the same interval. A sample whose units all agree (all correct, say) gives a
-    degenerate interval `(rate, rate)`.
+    seed always give the same interval. Where every unit is all successes (or all failures), as a small
+    sample often is, resampling has no spread and would give the point `(1, 1)`: the interval is then the exact
+    (Clopper-Pearson) one of n units out of n, `((alpha/2)^(1/n), 1)` (`exact_all_agree`). Other samples whose
+    units agree (one unit, say) keep the bootstrap's degenerate `(rate, rate)`.
 
     >>> bootstrap_ci([1, 1, 0, 1, 0, 1, 1, 1], seed=0)
     (0.375, 1.0)
     >>> bootstrap_ci([3, 0], [4, 0])
     (0.75, 0.75)
+    >>> [round(x, 3) for x in bootstrap_ci([2, 2, 2, 2], [2, 2, 2, 2])]  # 4 contests, every judgment a win
+    [0.398, 1.0]
     """
     confidence, n_resamples, seed = check_bootstrap(confidence, n_resamples, seed)
     num = np.asarray(numerators, dtype=np.float64)
@@ -56,6 +60,8 @@ def bootstrap_ci(
     num, den, labels = num[keep], den[keep], labels[keep]
     if len(num) == 0:
         return None, None
+    if (exact := exact_all_agree(num, den, confidence)) is not None:
+        return exact
 
     rng = np.random.default_rng(seed)
     stats = np.zeros(n_resamples)
@@ -66,6 +72,17 @@ def bootstrap_ci(
     alpha = (1 - confidence) / 2
     low, high = np.percentile(stats, [100 * alpha, 100 * (1 - alpha)])
     return float(low), float(high)
+
+
+def exact_all_agree(num: np.ndarray, den: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float] | None:
+    """The exact (Clopper-Pearson) interval of n units out of n where every unit is all successes (all failures:
+    mirrored), else None: the percentile bootstrap collapses to a point there ("100.0 [100.0, 100.0] (n=8)")."""
+    edge = float(((1 - confidence) / 2) ** (1 / len(num)))
+    if np.all(num == den):
+        return edge, 1.0
+    if np.all(num == 0):
+        return 0.0, 1.0 - edge
+    return None
 
 
 def _resampled_rates(num: np.ndarray, den: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
