@@ -256,3 +256,21 @@ def test_the_same_scoring_call_again_is_answered_without_embedding(trained: tupl
         model.score([f"{c} {i}" for c in CAPTIONS])
     model.score(CAPTIONS, "A cat at a desk.")
     assert len(calls) == 2 + reward_model.RECENT_CALLS  # pushed out by newer calls: embedded again
+
+
+def test_eval_max_contests_samples_each_check_and_says_so(built: Path, tmp_path: Path) -> None:
+    """The sample's judges check themselves on 20 held-out contests each (embedding every held-out group was most
+    of a fresh demo): the sample is seeded, each check keeps its own contests, and config and card record it."""
+    data = load_reward_data(built)
+    once, again = data.sampled(3, seed=0), data.sampled(3, seed=0)
+    assert once.groups.contest_number.nunique() == 3 and once.groups.equals(again.groups)
+    for frame, full in ((once.ratings, data.ratings), (once.groups, data.groups), (once.pairs, data.pairs)):
+        contests = set(frame.contest_number)  # each check its own sample of its own contests
+        assert contests <= set(full.contest_number) and len(contests) == min(3, full.contest_number.nunique())
+    model = train_reward_model(built, MODEL, tmp_path / "m", max_per_contest=20, top_per_contest=5,
+                               eval_max_contests=3, progress=False)
+    assert model.config["training"]["eval_max_contests"] == 3
+    assert model.config["metrics"]["group_overall"]["n_contests"] == 3
+    assert "at most 3 of its held-out contests (`eval_max_contests`)" in (tmp_path / "m" / "README.md").read_text()
+    with pytest.raises(ValueError, match="max_contests must be at least 1"):
+        data.sampled(0)

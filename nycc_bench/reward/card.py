@@ -62,6 +62,9 @@ def reward_card(config: Mapping[str, Any]) -> str:
         "| evaluation | accuracy [95% bootstrap CI over contests] | contests |\n|---|---|---|\n" + "\n".join(rows)
         if rows else "No evaluation was run when this model was saved (`nycc_bench.reward.evaluate` computes it)."
     )
+    if rows and training.get("eval_max_contests"):
+        table += (f"\n\nEach check ran on a seeded sample of at most {training['eval_max_contests']} of its held-out "
+                  "contests (`eval_max_contests`), not on all of them.")
     contests = training.get("contests", [])
     ngrams = config.get("ngrams")
     ngram_text = (
