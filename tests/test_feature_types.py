@@ -18,6 +18,7 @@ from datasets.info import DatasetInfosDict
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from nycc_bench.arena.columns import SCHEMA
+from nycc_bench.builders.card_file import card_data, card_text
 from nycc_bench.dataset_info import ConfigInfo, card_dataset_info, features_from_yaml, features_yaml, infos_from_card
 from nycc_bench.errors import NyccBenchError
 from nycc_bench.feature_types import arrow_schema, arrow_type, from_arrow_schema, has_image, to_datasets
@@ -112,12 +113,37 @@ def test_the_sample_build_writes_what_datasets_would_have_written(sample_dataset
         assert features_from_yaml(entry["features"]) == specs[entry["config_name"]].features
 
 
-HEAVY = ("datasets", "torch", "transformers", "sentence_transformers", "sklearn", "scipy")
+def test_the_card_file_is_the_one_huggingface_hub_writes_and_reads(sample_dataset: str, tmp_path: Path) -> None:
+    """The card's YAML block is `DatasetCardData.to_yaml`'s (fields in its order, Unicode kept, None left out) and
+    reads back as `DatasetCard.load` reads it; the sample's card is a fixed point of the Hub's parser."""
+    fields = dict(pretty_name="Captions \u2014 \u201cquoted\u201d \u00fcn\u00efcode: yes", license=["cc-by-4.0"],
+                  language=["en"], size_categories=["n<1K"], source_datasets=["original"],
+                  task_categories=["text-generation"], tags=["humor", "sample-data"],
+                  configs=[{"config_name": "a", "data_files": [{"split": "train", "path": "data/a/train-*"}],
+                            "default": True}])
+    theirs = DatasetCardData(**fields)
+    theirs["dataset_info"] = {"features": [{"name": "x", "dtype": "string"}], "dataset_size": 3}
+    theirs["nycc_bench_configs"] = {"a": {"source": "sample", "license": "cc-by-4.0"}}
+    order = ["language", "license", "size_categories", "source_datasets", "task_categories", "pretty_name", "tags",
+             "configs", "dataset_info", "nycc_bench_configs"]
+    ours = card_text({key: theirs[key] for key in order} | {"task_ids": None}, "\n# Title \u2014 body\n")
+    assert ours == str(DatasetCard(f"---\n{theirs.to_yaml()}\n---\n\n# Title \u2014 body\n"))
+    (tmp_path / "README.md").write_text(ours, encoding="utf-8")
+    assert card_data(tmp_path / "README.md") == DatasetCard.load(tmp_path / "README.md").data.to_dict()
+    path = Path(sample_dataset) / "README.md"
+    assert str(DatasetCard.load(path)) == path.read_text(encoding="utf-8")
+    assert card_data(path) == DatasetCard.load(path).data.to_dict()
+    (tmp_path / "list.md").write_text("---\n- a\n---\nbody\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="not a mapping"):
+        card_data(tmp_path / "list.md")
+
+
+HEAVY = ("datasets", "torch", "transformers", "sentence_transformers", "sklearn", "scipy", "huggingface_hub")
 
 
 def test_a_build_of_the_sample_imports_no_datasets(tmp_path: Path) -> None:
     """`nycc-bench build` as the console script runs it, every config of the sample: the heavy libraries it imported
-    (the card, the features and the schema all come without `datasets`)."""
+    (the card, the features and the schema all come without `datasets` or `huggingface_hub`)."""
     code = ("import json, sys; from nycc_bench.cli import main; code = main(sys.argv[1:]); "
             f"print(json.dumps([code, sorted(m for m in {HEAVY!r} if m in sys.modules)]))")
     done = subprocess.run([sys.executable, "-c", code, "build", "--out", str(tmp_path / "out"), "--quiet"],

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from huggingface_hub import DatasetCard
 
 from ..dataset_info import ConfigInfo, infos_from_card
 from ..errors import NyccBenchError
+from .card_file import card_data
 from .writer import BuiltConfig, ConfigSpec
 
 RECORD_KEY = "nycc_bench_configs"  # card YAML: {config: {source: ..., license: ...}}
@@ -43,11 +43,10 @@ def read_existing(out_dir: Path) -> dict[str, Existing]:
     if not card_path.is_file():
         return {}
     try:
-        card = DatasetCard.load(card_path)
+        data = card_data(card_path)
     except Exception as err:  # any unreadable card: we cannot tell what a build would destroy
         raise NyccBenchError(f"out: {card_path} is not a readable dataset card ({err}); pass another --out "
                              "or move that folder away") from None
-    data = card.data.to_dict()
     record = data.get(RECORD_KEY) or {}
     infos = infos_from_card(data)
     sample = "sample-data" in (data.get("tags") or [])
