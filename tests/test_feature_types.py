@@ -138,12 +138,12 @@ def test_the_card_file_is_the_one_huggingface_hub_writes_and_reads(sample_datase
         card_data(tmp_path / "list.md")
 
 
-HEAVY = ("datasets", "torch", "transformers", "sentence_transformers", "sklearn", "scipy", "huggingface_hub")
+HEAVY = ("datasets", "torch", "transformers", "sentence_transformers", "sklearn", "scipy", "huggingface_hub", "tqdm")
 
 
 def test_a_build_of_the_sample_imports_no_datasets(tmp_path: Path) -> None:
     """`nycc-bench build` as the console script runs it, every config of the sample: the heavy libraries it imported
-    (the card, the features and the schema all come without `datasets` or `huggingface_hub`)."""
+    (the card, the features and the schema all come without `datasets` or `huggingface_hub`; no bar, no tqdm)."""
     code = ("import json, sys; from nycc_bench.cli import main; code = main(sys.argv[1:]); "
             f"print(json.dumps([code, sorted(m for m in {HEAVY!r} if m in sys.modules)]))")
     done = subprocess.run([sys.executable, "-c", code, "build", "--out", str(tmp_path / "out"), "--quiet"],

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from tqdm.auto import tqdm
 
 from ..feature_types import Feature, Features, image, list_of, value
+from ..progress import each
 from . import hessel_leaderboard
 from .csvfile import read_parquet
 from .errors import SourceError
@@ -111,7 +111,7 @@ def build(sources: SourceFiles, configs: set[str], progress: bool = True,
     """Copy each upstream Hessel config found below the source folder, validated (`options`: none apply)."""
     built = []
     names = [n for n in CONFIGS if n in configs and n in sources.hessel]
-    for name in tqdm(names, desc="hessel configs", unit="config", disable=not progress or not names):
+    for name in each(names, "hessel configs", "config", enable=progress and bool(names)):
         spec, splits = CONFIGS[name], {}
         for split in ("train", "validation", "test"):
             shards = sorted(sources.hessel[name].get(split, []))

@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from tqdm.auto import tqdm
 
 from ..contests import SPLITS, ZHANG_HELD_OUT, zhang_split
 from ..feature_types import image, list_of, value
+from ..progress import each
 from .cartoons import (
     BY,
     CARTOONS,
@@ -360,8 +360,7 @@ def read_runs(sources: SourceFiles, progress: bool = True, ratings: bool = False
     # Arrow parses without the GIL, so files are read in parallel; map() keeps the discovery order.
     summaries, _ = unique_summaries(sources.summaries)  # a byte-identical copy is one run, read once
     with ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
-        runs = list(tqdm(pool.map(read, summaries), total=len(summaries),
-                         desc="rating summaries", unit="file", disable=not progress))
+        runs = list(each(pool.map(read, summaries), "rating summaries", "file", progress, len(summaries)))
     primary = primary_runs((r.summary, r.table) for r in runs)
     for run in runs:
         run.primary = run.summary.run_id in primary
