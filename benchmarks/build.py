@@ -16,8 +16,12 @@ run; then the same with each run's rows and flags), so that what each part adds 
 same rows are also written with the writer's previous encoding (snappy on
 every column, only repetitive text dictionary-encoded, statistics everywhere) to print both sets of file sizes and
 write times: the parquet encoding may not grow the files by more than ~15%. `--previous REV` also times the
-build as it was at a git revision (unpacked with `git archive`, run under the same rounds), so that a change is
-measured against what it replaces under the same load.
+build as it was at a git revision (unpacked with `git archive`, run under the same rounds; in process and as the
+whole command), so that a change is measured against what it replaces under the same load.
+
+Whole processes, as a user waits for them: the command (`python -m nycc_bench.cli build`) against a fresh python
+reading the same files with pyarrow, with what the command's fixed cost is made of (python, its imports, pandas
+imported by pyarrow itself) and the heavy libraries it imported (target: 3x the read's CPU, without `datasets`).
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ from nycc_bench.builders import build_dataset
 from nycc_bench.builders.sources import discover
 
 from process import measure
+
+HEAVY = ("datasets", "pandas", "torch", "huggingface_hub", "tqdm", "scipy", "sklearn")  # listed when imported
 
 
 def best_of(repeat: int, fn) -> float:
@@ -204,20 +210,41 @@ def synthetic(n: int, contests: int, repeat: int, previous: str | None = None) -
                                          f"{files})"],
                  "build_process": ["-m", "nycc_bench.cli", "build", "--source", str(source), "--out",
                                    str(Path(tmp) / "out_cli"), "--configs", "caption_ratings", "--replace", "--quiet"],
-                 # what the command's fixed cost is made of: python itself, `import datasets` (the config
-                 # specs' Features and the card's dataset_info) and the builders package that imports it
-                 "pass_process": ["-c", "pass"], "datasets_import_process": ["-c", "import datasets"],
-                 "builders_import_process": ["-c", "import nycc_bench.builders"]}
+                 # what the command's fixed cost is made of: python itself, what the command imports before it
+                 # reads (the CLI, the builders, the card's task registry), and pandas, which pyarrow imports at its
+                 # first conversion to or from NumPy (`pa.scalar`, `to_numpy`): the floor never converts
+                 "pass_process": ["-c", "pass"],
+                 "builders_import_process": ["-c", "import nycc_bench.cli, nycc_bench.commands.build, "
+                                                   "nycc_bench.builders, nycc_bench.building"],
+                 "pyarrow_import_process": ["-c", "import pyarrow.csv"],
+                 "pyarrow_pandas_import_process": ["-c", "import pyarrow.csv, pyarrow as pa\npa.scalar(1)"]}
+        if previous:  # the command at the earlier revision, whole, in the same rounds
+            at = whole["build_process"].index("--out") + 1
+            whole["build_process_previous"] = [*whole["build_process"][:at], str(Path(tmp) / "out_cli_previous"),
+                                               *whole["build_process"][at + 1:]]
         runs |= {name: [] for name in whole}
         loads = [os.getloadavg()[0]]
         for _ in range(repeat):
             for name, (setup, code, env) in steps.items():
                 runs[name].append(measured(setup, code, env))
             for name, argv in whole.items():
-                figures = measure(argv)
+                figures = measure(argv, {"PYTHONPATH": str(tree)} if name.endswith("_previous") else None)
                 figures.pop("stdout")
                 runs[name].append(figures)
             loads.append(os.getloadavg()[0])
+        # the libraries the command imported (one more run, untimed, as the console script runs it)
+        command = whole["build_process"][2:]
+        listed = subprocess.run([sys.executable, "-c", "import json, sys\nfrom nycc_bench.cli import main\n"
+                                 "main(sys.argv[1:])\nprint(json.dumps(sorted(m for m in " + repr(HEAVY) +
+                                 " if m in sys.modules)))", *command], capture_output=True, text=True, check=True,
+                                cwd=Path(__file__).parent)
+        heavy = json.loads(listed.stdout.strip().splitlines()[-1])
+        same_cli = digests(Path(tmp) / "out_cli" / "data" / "caption_ratings") == digests(
+            out / "data" / "caption_ratings")
+        if previous:
+            same_cli = same_cli and digests(Path(tmp) / "out_cli_previous" / "data" / "caption_ratings") == digests(
+                out / "data" / "caption_ratings") and (Path(tmp) / "out_cli_previous" / "README.md").read_bytes() == (
+                Path(tmp) / "out_cli" / "README.md").read_bytes()
         same_bytes = digests(out / "again" / "data" / "caption_ratings") == digests(out / "data" / "caption_ratings")
         same_mimalloc = digests(Path(tmp) / "out_mimalloc" / "data" / "caption_ratings") == digests(
             out / "data" / "caption_ratings")
@@ -258,13 +285,17 @@ def synthetic(n: int, contests: int, repeat: int, previous: str | None = None) -
     print(line("whole process: nycc-bench build caption_ratings:", process,
                f" ({process['cpu_s'] / floor_process['cpu_s']:.2f}x the read's CPU, "
                f"{process['wall_s'] / floor_process['wall_s']:.2f}x its wall; target 3x)"))
-    python, datasets_import = best["pass_process"], best["datasets_import_process"]
-    imports = best["builders_import_process"]
-    without = process["cpu_s"] - (datasets_import["cpu_s"] - python["cpu_s"])
-    print(f"  of which: python itself {python['cpu_s']:.2f} CPU s, `import nycc_bench.builders` "
-          f"{imports['cpu_s']:.2f} s (`import datasets` alone {datasets_import['cpu_s']:.2f} s); without the "
-          f"datasets import the command would be {without:.2f} CPU s = {without / floor_process['cpu_s']:.2f}x "
-          "the read's CPU")
+    if "build_process_previous" in best:
+        old_process = best["build_process_previous"]
+        print(line("  the same command at the previous revision:", old_process,
+                   f" ({old_process['cpu_s'] / floor_process['cpu_s']:.2f}x the read's CPU)"))
+    python, imports = best["pass_process"], best["builders_import_process"]
+    arrow, pandas = best["pyarrow_import_process"], best["pyarrow_pandas_import_process"]
+    print(f"  of which: python itself {python['cpu_s']:.2f} CPU s, the command's imports before it reads "
+          f"{imports['cpu_s']:.2f} s (`import pyarrow.csv` alone {arrow['cpu_s']:.2f} s, as the floor's), pandas "
+          f"imported by pyarrow's first NumPy conversion {pandas['cpu_s'] - arrow['cpu_s']:.2f} s; heavy libraries "
+          f"the command imported: {', '.join(heavy) or 'none'} (of {', '.join(HEAVY)}); same bytes as the "
+          f"build: {'yes' if same_cli else 'NO'}")
     print(f"build: {build['wall_s'] / floor['wall_s']:.2f}x the read floor's wall time "
           f"({build['cpu_s'] / floor['cpu_s']:.2f}x its CPU), {build['wall_s'] / both['wall_s']:.2f}x read + write "
           f"({build['cpu_s'] / both['cpu_s']:.2f}x its CPU), {build['wall_s'] / overlapped['wall_s']:.2f}x read and "
@@ -288,11 +319,10 @@ def synthetic(n: int, contests: int, repeat: int, previous: str | None = None) -
                       "whole_process": {"floor": floor_process, "build": process,
                                         "cpu_vs_floor": round(process["cpu_s"] / floor_process["cpu_s"], 2),
                                         "wall_vs_floor": round(process["wall_s"] / floor_process["wall_s"], 2),
-                                        "python": python, "import_datasets": datasets_import,
-                                        "import_builders": imports, "build_cpu_s_without_datasets_import":
-                                            round(without, 3),
-                                        "cpu_vs_floor_without_datasets_import":
-                                            round(without / floor_process["cpu_s"], 2)},
+                                        "build_previous_revision": best.get("build_process_previous"),
+                                        "python": python, "import_builders": imports, "import_pyarrow": arrow,
+                                        "import_pyarrow_pandas": pandas, "heavy_imports": heavy,
+                                        "same_bytes": same_cli},
                       "runs": runs, "load_average": round(loads[0], 2), "load_average_max": round(max(loads), 2),
                       "cpu_count": os.cpu_count()}))
 

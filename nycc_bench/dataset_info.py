@@ -7,7 +7,7 @@ The card is then written without importing `datasets` (its import is most of a s
 
 from __future__ import annotations
 
-import copy
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -38,6 +38,11 @@ class ConfigInfo:
         splits = None if info.splits is None else {name: (split.num_bytes, split.num_examples)
                                                     for name, split in info.splits.items()}
         return cls(info.config_name, features, splits, info.download_size, info.dataset_size)
+
+
+def _fresh(obj: Any) -> Any:
+    """A deep copy that shares no dict (a feature used by many columns is one object; the converters edit copies)."""
+    return json.loads(json.dumps(obj))
 
 
 def _snake(name: str) -> str:
@@ -79,7 +84,71 @@ def _yaml_feature(obj: Any) -> dict[str, Any]:
 
 def features_yaml(features: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The `features:` list of a config's `dataset_info` (`Features._to_yaml_list`)."""
-    return _yaml_feature(copy.deepcopy(dict(features)))["struct"]
+    return _yaml_feature(_fresh(dict(features)))["struct"]
+
+
+def _camel(name: str) -> str:
+    """`class_label` → `ClassLabel` (`datasets.naming.snakecase_to_camelcase`)."""
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+VALUE_DTYPES = re.compile(r"(null|bool|u?int(8|16|32|64)|float(16|32|64)|time(32|64)\[\w+\]|timestamp\[.+\]|date(32|64)"
+                          r"|duration\[\w+\]|decimal(128|256)\(.+\)|(large_)?(binary|string)|string_view)")
+
+
+def _unsimplify(feature: dict[str, Any]) -> dict[str, Any]:
+    """The inverse of `_simplify`: an inline list item back to `{"dtype": ...}`, class names back to a list."""
+    for key in ("large_list", "list", "sequence"):
+        if isinstance(feature.get(key), str):
+            feature[key] = {"dtype": feature[key]}
+    labels = feature.get("class_label")
+    if isinstance(labels, dict) and isinstance(labels.get("names"), dict):
+        labels["names"] = [labels["names"][i] for i in sorted(labels["names"], key=int)]
+    return feature
+
+
+def _json_feature(obj: Any) -> Any:
+    """One feature of the card's YAML back in its JSON form (`Features._from_yaml_list`)."""
+    if isinstance(obj, list):
+        return {item.pop("name"): _json_feature(item) for item in obj}
+    if not isinstance(obj, dict):
+        raise NyccBenchError(f"dataset_info: expected a feature mapping in the card's features, got {obj!r}")
+    if not obj:
+        return {}
+    kind = next(iter(obj))
+    if kind in ("large_list", "list", "sequence"):
+        item = _json_feature(_unsimplify(obj).pop(kind))
+        if kind == "sequence" and isinstance(item, dict) and "_type" not in item:  # an old sequence of a struct
+            return {name: {"feature": sub, **obj, "_type": "List"} for name, sub in item.items()}
+        return {"feature": item, **obj, "_type": "LargeList" if kind == "large_list" else "List"}
+    if kind == "struct":
+        return _json_feature(obj["struct"])
+    if kind == "dtype":
+        dtype = obj["dtype"]
+        if not isinstance(dtype, str):
+            return _json_feature(dtype)
+        return {**obj, "_type": "Value"} if VALUE_DTYPES.fullmatch(dtype) else {"_type": _camel(dtype)}
+    return {"_type": _camel(kind), **_unsimplify(obj)[kind]}
+
+
+def features_from_yaml(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """A config's features (JSON form) from its card's `features:` list: the inverse of `features_yaml`."""
+    return _json_feature(_fresh(items))
+
+
+def infos_from_card(data: Mapping[str, Any]) -> dict[str, ConfigInfo]:
+    """Each config's `ConfigInfo` from a card's YAML data, as `DatasetInfosDict.from_dataset_card_data` reads it
+    (one mapping without `config_name` is the `default` config)."""
+    block = data.get("dataset_info")
+    entries = [block] if isinstance(block, dict) else block if isinstance(block, list) else []
+    out = {}
+    for entry in entries:
+        name = entry.get("config_name") or "default"
+        features = features_from_yaml(entry["features"]) if entry.get("features") is not None else None
+        splits = None if entry.get("splits") is None else {
+            s["name"]: (s.get("num_bytes", 0), s.get("num_examples", 0)) for s in entry["splits"]}
+        out[name] = ConfigInfo(name, features, splits, entry.get("download_size"), entry.get("dataset_size"))
+    return out
 
 
 def info_yaml(info: ConfigInfo) -> dict[str, Any]:

@@ -12,15 +12,16 @@ import hashlib
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 PROGRESS_FROM = 2048
 """Texts to embed from which an encode shows its own bar (a smaller batch is done in a few seconds on a CPU)."""
 CHUNK = 1 << 24
 REDRAW_S = 1.0
+T = TypeVar("T")
 
 
 _QUIET = threading.Event()
@@ -50,6 +51,16 @@ def bar(total: float | None, desc: str, unit: str = "it", enable: bool = True, *
     enable = enable and not _QUIET.is_set()
     scaled = {"unit_scale": True, "unit_divisor": 1024} if unit == "B" else {}
     return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, disable=not enable, **scaled, **options)
+
+
+def each(items: Iterable[T], desc: str, unit: str = "it", enable: bool = True, total: int | None = None) -> Iterable[T]:
+    """The items with a tqdm bar, or the items themselves when it is off: tqdm is imported only to draw one (a
+    quiet build never imports it)."""
+    if not enable:
+        return items
+    from tqdm.auto import tqdm
+
+    return tqdm(items, total=total, desc=desc, unit=unit)
 
 
 def copy_files(sources: Sequence[Path], out: IO[bytes], desc: str, enable: bool = True) -> None:

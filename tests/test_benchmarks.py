@@ -73,7 +73,9 @@ def test_novelty_quick() -> None:
 def test_build_quick() -> None:
     out = _last_json("build.py", "--quick")
     assert out["synthetic_captions"] == 20000 and out["same_bytes"] is True
-    assert out["whole_process"]["build"]["cpu_s"] > out["whole_process"]["floor"]["cpu_s"] > 0
+    whole = out["whole_process"]
+    assert whole["build"]["cpu_s"] > whole["floor"]["cpu_s"] > 0 and whole["same_bytes"] is True
+    assert "datasets" not in whole["heavy_imports"] and "huggingface_hub" not in whole["heavy_imports"]
 
 
 @pytest.mark.slow

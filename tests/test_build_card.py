@@ -54,7 +54,7 @@ def test_image_rows_are_grouped_by_100(tmp_path: Path) -> None:
     spec = ConfigSpec("pictures", "zhang2024", datasets.Features({"n": datasets.Value("int32"),
                                                                  "image": datasets.Image()}), "test")
     table = pa.Table.from_pylist([{"n": i, "image": {"bytes": bytes([i % 256]) * 64, "path": f"{i}.png"}}
-                                  for i in range(250)], schema=spec.features.arrow_schema)
+                                  for i in range(250)], schema=spec.arrow_schema)
     for out in (tmp_path / "a", tmp_path / "b"):
         write_config(out, BuiltConfig(spec, {"train": table}))
     shard = tmp_path / "a" / "data" / "pictures" / "train-00000-of-00001.parquet"

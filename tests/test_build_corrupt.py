@@ -151,6 +151,19 @@ def test_corrupt_hessel_shard(tmp_path: Path, cut: int) -> None:
     _fails(tmp_path, "newyorker_caption_contest-test.parquet", "not a readable parquet file", "download the shard")
 
 
+def test_a_shard_without_a_column_read_is_one_line_naming_it(tmp_path: Path) -> None:
+    """`read_parquet` of columns a shard lacks (a Zhang build reads Hessel's annotations by name): the column named,
+    read as one file (no pyarrow.dataset, which imports pandas)."""
+    from nycc_bench.builders.csvfile import read_parquet
+
+    shard = SAMPLE_DIR / "newyorker_caption_contest" / "matching" / "newyorker_caption_contest-test.parquet"
+    assert read_parquet(shard, ["contest_number", "image_location"]).column_names == ["contest_number",
+                                                                                       "image_location"]
+    assert read_parquet(shard).equals(pq.read_table(shard))
+    with pytest.raises(SourceError, match=r"missing column image_loc, gpt4o\. Fix: the shard must hold contest_num"):
+        read_parquet(shard, ["contest_number", "image_loc", "gpt4o"])
+
+
 def _good_output(tmp_path: Path) -> tuple[Path, dict[str, bytes]]:
     """A finished build of a tiny tree, and the bytes of everything it wrote."""
     _write(tmp_path, SUMMARY, API)

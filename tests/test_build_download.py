@@ -35,7 +35,7 @@ def _matching_parquet() -> bytes:
            "image_uncanny_description": "u", "entities": [], "questions": [], "caption_choices": list("abcde"),
            "from_description": "scene: an office", "label": "C", "n_tokens_label": 1, "instance_id": "f" * 32}
     buf = io.BytesIO()
-    datasets.Dataset.from_list([row], features=features("matching", False)).to_parquet(buf)
+    datasets.Dataset.from_list([row], features=datasets.Features.from_dict(features("matching", False))).to_parquet(buf)
     return buf.getvalue()
 
 

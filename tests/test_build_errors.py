@@ -131,7 +131,7 @@ def test_humorbench_category_out_of_order(tmp_path: Path) -> None:
 
 def _hessel(tmp_path: Path, rows: list[dict], drop: str | None = None) -> None:
     """Write one upstream-named matching shard."""
-    feats = hessel_features("matching", from_pixels=False)
+    feats = datasets.Features.from_dict(hessel_features("matching", from_pixels=False))
     if drop:
         feats = datasets.Features({k: v for k, v in feats.items() if k != drop})
         rows = [{k: v for k, v in r.items() if k != drop} for r in rows]

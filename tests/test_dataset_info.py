@@ -29,7 +29,8 @@ RICH = datasets.Features({
 def _all_features() -> list[datasets.Features]:
     from nycc_bench.builders import FAMILIES
 
-    return [spec.features for module in FAMILIES.values() for spec in module.CONFIGS.values()] + [RICH]
+    return [datasets.Features.from_dict(spec.features) for module in FAMILIES.values()
+            for spec in module.CONFIGS.values()] + [RICH]
 
 
 def test_features_and_their_lines_are_datasets_own() -> None:

@@ -34,7 +34,8 @@ def shard(tmp_path: Path) -> Path:
     """A source folder with one ranking train shard in the Hub's layout, built into a dataset."""
     source = tmp_path / "src" / "ranking" / "newyorker_caption_contest-train-00000-of-00002.parquet"
     source.parent.mkdir(parents=True)
-    datasets.Dataset.from_list(_ranking_rows(650), features=features("ranking", False)).to_parquet(str(source))
+    ranking = datasets.Features.from_dict(features("ranking", False))
+    datasets.Dataset.from_list(_ranking_rows(650), features=ranking).to_parquet(str(source))
     return source
 
 
@@ -93,7 +94,7 @@ def test_reliability_gives_the_judge_the_same_upstream_draw(sample_dataset: str,
     for old in (out / "data" / "ranking").glob("train-*.parquet"):
         old.unlink()
     rows = _ranking_rows(650)
-    datasets.Dataset.from_list(rows, features=features("ranking", False)).to_parquet(
+    datasets.Dataset.from_list(rows, features=datasets.Features.from_dict(features("ranking", False))).to_parquet(
         str(out / "data" / "ranking" / "train-00000-of-00001.parquet"))
     readme = out / "README.md"  # the card's recorded split sizes no longer hold: drop them
     _, header, body = readme.read_text(encoding="utf-8").split("---\n", 2)

@@ -4,11 +4,11 @@ beside the benchmarks it measures."""
 
 from __future__ import annotations
 
-import datasets
 import pyarrow as pa
 
+from ..arena.columns import DESCRIPTIONS, SCHEMA
 from ..arena.errors import ArenaRefused
-from ..arena.export import DESCRIPTIONS, SCHEMA, read_votes
+from ..feature_types import from_arrow_schema
 from .errors import SourceError
 from .options import BuildOptions
 from .sources import SourceFiles
@@ -19,7 +19,7 @@ VOTES_FILE = "arena_votes.parquet"
 ARENA_VOTES = ConfigSpec(
     name="arena_votes",
     family="zhang2024",  # the cartoons and human caption groups are Zhang et al.'s held-out contests
-    features=datasets.Features.from_arrow_schema(SCHEMA),
+    features=from_arrow_schema(SCHEMA),
     description=(
         "Votes of the leaderboard Space's Caption Arena: a visitor saw one held-out cartoon and two captions written "
         "for it by two anonymous players (a published run's `caption_generation` output, or one caption of Zhang "
@@ -46,6 +46,8 @@ def build(sources: SourceFiles, configs: set[str], progress: bool = True,
     """The votes file below --source as the config's one split, `train` (validated as `read_votes` does)."""
     if ARENA_VOTES.name not in configs or sources.arena_votes is None:
         return []
+    from ..arena.export import read_votes  # (pandas: only when there are votes to build)
+
     try:
         frame = read_votes(sources.arena_votes)
     except ArenaRefused as err:

@@ -6,12 +6,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from huggingface_hub import DatasetCard, DatasetCardData
-
 from .. import __version__
 from ..dataset_info import ConfigInfo, card_dataset_info, feature_repr
 from ..tasks.families import families
 from ..tasks.registry import all_tasks, config_name
+from .card_file import card_data, card_text
 from .merge import FLAG_COLUMNS, RECORD_KEY
 from .sources import ZHANG_HF_REPO
 from .writer import BuiltConfig, data_path
@@ -141,7 +140,7 @@ def _size_category(n_rows: int) -> str:
 
 def render_card(built: list[BuiltConfig], infos: Mapping[str, Any], pretty_name: str,
                 repo_id: str = "nycc-bench/newyorker-caption-contest",
-                sources: dict[str, str] | None = None) -> DatasetCard:
+                sources: dict[str, str] | None = None) -> str:
     """Assemble the card from what was written, so sizes and features can never drift from the files.
 
     `sources` is each config's source (`sample`, `upstream` or a folder), recorded in the YAML for later builds
@@ -156,13 +155,13 @@ def render_card(built: list[BuiltConfig], infos: Mapping[str, Any], pretty_name:
     sample = bool(sampled)
     used = [families()[k] for k in dict.fromkeys(b.spec.family for b in built)]
     largest = max(sum(rows for _, rows in (info.splits or {}).values()) for info in infos.values())
-    data = DatasetCardData(
-        pretty_name=pretty_name,
-        license=sorted({config_license(b) for b in built}),
+    data: dict[str, Any] = dict(  # (in the order `DatasetCardData` writes its fields)
         language=["en"],
+        license=sorted({config_license(b) for b in built}),
         size_categories=[_size_category(largest)],
         source_datasets=source_datasets(built),
         task_categories=["text-generation", "multiple-choice", "text-classification"],
+        pretty_name=pretty_name,
         tags=["humor", "new-yorker", "cartoon-captions", "benchmark", "nycc-bench",
               *(["sample-data"] if sample else [])],
         configs=[
@@ -249,15 +248,15 @@ Contest entries rated by the crowd through NEXT (nextml, CC BY 4.0).
 {citations}
 ```
 """
-    return DatasetCard(f"---\n{data.to_yaml()}\n---\n{body}")
+    return card_text(data, body)
 
 
 def write_card(out_dir: Path, built: list[BuiltConfig], infos: Mapping[str, Any],
                pretty_name: str = "New Yorker Caption Contest benchmarks (nycc-bench)",
                sources: dict[str, str] | None = None) -> Path:
-    """Write `README.md` next to the data; validation is the Hub's card parser reading it back."""
+    """Write `README.md` next to the data; validation is reading its metadata back as the Hub's card parser does."""
     card = render_card(built, infos, pretty_name, sources=sources)
     path = Path(out_dir) / "README.md"
-    path.write_text(str(card), encoding="utf-8")
-    DatasetCard.load(path)  # raises if the YAML does not parse
+    path.write_text(card, encoding="utf-8")
+    card_data(path)  # raises if the YAML does not parse
     return path

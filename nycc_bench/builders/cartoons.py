@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import datasets
 import pyarrow as pa
 
 from ..contests import SPLITS, zhang_split
+from ..feature_types import image, list_of, value
 from .csvfile import decode, read_bytes
 from .errors import SourceError
 from .sources import GPT4O_SPLITS, ZHANG_HF_REPO, SourceFiles
@@ -28,19 +28,19 @@ NEXTML_SOURCE = "nextml/caption-contest-data-api contests/metadata/descriptions.
 GPT4O_COLUMNS = {"gpt4o_location": "location", "gpt4o_canny": "canny", "gpt4o_uncanny": "uncanny"}
 IMAGE_MAGIC = {b"\xff\xd8\xff": "JPEG", b"\x89PNG\r\n\x1a\n": "PNG"}
 
-STR, I32 = datasets.Value("string"), datasets.Value("int32")
+STR, I32 = value("string"), value("int32")
 GPT4O_FEATURES = {"gpt4o_location": STR, "gpt4o_canny": STR, "gpt4o_uncanny": STR,
-                  "gpt4o_entities": datasets.List(STR)}
+                  "gpt4o_entities": list_of(STR)}
 CARTOONS = ConfigSpec(
     name="cartoons",
     family="zhang2024",
-    features=datasets.Features({
-        "contest_number": I32, "image": datasets.Image(), "image_source": STR, "image_license": STR,
+    features={
+        "contest_number": I32, "image": image(), "image_source": STR, "image_license": STR,
         **GPT4O_FEATURES, "gpt4o_split": STR, "gpt4o_source": STR, "gpt4o_license": STR,
         "hessel_location": STR, "hessel_description": STR, "hessel_uncanny_description": STR,
-        "hessel_entities": datasets.List(STR), "hessel_source": STR, "hessel_license": STR,
+        "hessel_entities": list_of(STR), "hessel_source": STR, "hessel_license": STR,
         "nextml_description": STR, "nextml_source": STR, "nextml_license": STR, "duplicate_of": I32,
-    }),
+    },
     description=(
         "One row per contest: the cartoon and every scene description known for it, each with its source and "
         "license. `gpt4o_*`: Zhang et al.'s GPT-4o descriptions (scene `location`, `canny` description, "
@@ -140,7 +140,7 @@ def build_cartoons(gpt4o: dict[int, dict], images: dict[int, dict], hessel: dict
             "nextml_description": text, "nextml_source": NEXTML_SOURCE if text else None,
             "nextml_license": BY if text else None, "duplicate_of": duplicate_of.get(contest),
         })
-    schema = CARTOONS.features.arrow_schema
+    schema = CARTOONS.arrow_schema
     return {split: pa.Table.from_pylist(r, schema=schema) for split, r in rows.items() if r}
 
 

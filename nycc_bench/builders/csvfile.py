@@ -68,9 +68,15 @@ def read_dicts(path: Path, columns: list[str]) -> list[dict[str, str]]:
 
 
 def read_parquet(path: Path, columns: list[str] | None = None) -> pa.Table:
-    """A parquet shard, or an error naming it when it is truncated, empty or not parquet at all."""
+    """A parquet shard, or an error naming it when it is truncated, empty, not parquet at all or without a column.
+
+    Read as one file (`ParquetFile`), not through `pq.read_table`, whose dataset layer imports pandas."""
     try:
-        return pq.read_table(path, columns=columns)
+        with pq.ParquetFile(path) as shard:
+            if missing := [c for c in columns or () if c not in shard.schema_arrow.names]:
+                raise SourceError(path, f"missing column {', '.join(missing)}",
+                                  f"the shard must hold {', '.join(columns or ())}; download it again")
+            return shard.read(columns=columns)
     except (pa.ArrowInvalid, OSError) as err:
         raise SourceError(path, f"not a readable parquet file ({str(err).split(': ', 1)[-1]})",
                           "download the shard again") from None

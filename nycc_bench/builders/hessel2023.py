@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import datasets
 import pyarrow as pa
 import pyarrow.compute as pc
-from tqdm.auto import tqdm
 
+from ..feature_types import Feature, Features, image, list_of, value
+from ..progress import each
 from . import hessel_leaderboard
 from .csvfile import read_parquet
 from .errors import SourceError
@@ -19,7 +19,7 @@ FOLDS = ("", "_1", "_2", "_3", "_4")
 LETTERS = {"matching": "ABCDE", "ranking": "AB"}
 WINNER_SOURCES = {"official_winner", "crowd_winner"}
 
-STR, I32 = datasets.Value("string"), datasets.Value("int32")
+STR, I32 = value("string"), value("int32")
 TASK_TEXT = {
     "matching": "5-way multiple choice: which of five captions was written for this cartoon? `label` is the "
                 "letter of the right caption; the other four were written for other cartoons.",
@@ -31,20 +31,20 @@ TASK_TEXT = {
 }
 
 
-def features(task: str, from_pixels: bool) -> datasets.Features:
+def features(task: str, from_pixels: bool) -> Features:
     """The upstream columns of one Hessel config, in upstream order."""
-    choices = STR if task == "explanation" else datasets.List(STR)
-    cols: dict[str, datasets.features.FeatureType] = {"image": datasets.Image(), "contest_number": I32}
+    choices = STR if task == "explanation" else list_of(STR)
+    cols: dict[str, Feature] = {"image": image(), "contest_number": I32}
     if not from_pixels:
         cols |= {"image_location": STR, "image_description": STR, "image_uncanny_description": STR,
-                 "entities": datasets.List(STR), "questions": datasets.List(STR)}
+                 "entities": list_of(STR), "questions": list_of(STR)}
     cols["caption_choices"] = choices
     if not from_pixels:
         cols["from_description"] = STR
     if task == "ranking":
         cols["winner_source"] = STR
     cols |= {"label": STR, "n_tokens_label": I32, "instance_id": STR}
-    return datasets.Features(cols)
+    return cols
 
 
 def _spec(task: str, from_pixels: bool, fold: str) -> ConfigSpec:
@@ -65,7 +65,7 @@ CONFIGS |= hessel_leaderboard.CONFIGS  # the hidden-label leaderboard sets, from
 
 def _validate(spec: ConfigSpec, split: str, table: pa.Table, path: str) -> pa.Table:
     """Check columns, types, labels and unique instance ids; return the table in the config's schema."""
-    expected = spec.features.arrow_schema
+    expected = spec.arrow_schema
     if missing := [c for c in expected.names if c not in table.column_names]:
         raise SourceError(path, f"missing column {', '.join(missing)} for config {spec.name}",
                           f"write the upstream columns: {', '.join(expected.names)}")
@@ -81,7 +81,7 @@ def _validate(spec: ConfigSpec, split: str, table: pa.Table, path: str) -> pa.Ta
             raise SourceError(path, f"column {field.name} has type {table.schema.field(field.name).type}, "
                               f"expected {field.type}", f"write {field.name} as {field.type}") from err
     for name in ("label", "instance_id"):
-        if (nulls := pc.is_null(table[name])).to_numpy(zero_copy_only=False).any():
+        if pc.any(nulls := pc.is_null(table[name])).as_py():
             row = int(pc.index(nulls, True).as_py()) + 1
             raise SourceError(path, f"{name} is empty", f"give every row a {name}", row=row)
     task = spec.name.split("_")[0]
@@ -111,7 +111,7 @@ def build(sources: SourceFiles, configs: set[str], progress: bool = True,
     """Copy each upstream Hessel config found below the source folder, validated (`options`: none apply)."""
     built = []
     names = [n for n in CONFIGS if n in configs and n in sources.hessel]
-    for name in tqdm(names, desc="hessel configs", unit="config", disable=not progress or not names):
+    for name in each(names, "hessel configs", "config", enable=progress and bool(names)):
         spec, splits = CONFIGS[name], {}
         for split in ("train", "validation", "test"):
             shards = sorted(sources.hessel[name].get(split, []))

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import datasets
 import pyarrow as pa
 
+from ..feature_types import arrow_schema, image, list_of, value
 from .cartoons import read_image
 from .csvfile import decode, read_bytes
 from .errors import SourceError
@@ -24,8 +24,8 @@ from .writer import BuiltConfig, ConfigSpec
 
 LETTERS = {"matching": "ABCDE", "ranking": "AB"}
 UPSTREAM_SIZE = {"matching": 830, "ranking": 664}  # the README's counts (the description quotes them)
-STR = datasets.Value("string")
-FEATURES = datasets.Features({"image": datasets.Image(), "caption_choices": datasets.List(STR), "instance_id": STR})
+STR = value("string")
+FEATURES = {"image": image(), "caption_choices": list_of(STR), "instance_id": STR}
 
 
 def _spec(task: str) -> ConfigSpec:
@@ -71,7 +71,7 @@ def read_instances(path: Path, task: str) -> pa.Table:
                               "unzip the whole folder (instances.json and its JPEGs)", row=i)
         rows.append({"image": read_image(image_path), "caption_choices": [choices[k] for k in LETTERS[task]],
                      "instance_id": iid})
-    return pa.Table.from_pylist(rows, schema=FEATURES.arrow_schema)
+    return pa.Table.from_pylist(rows, schema=arrow_schema(FEATURES))
 
 
 def build(sources: SourceFiles, configs: set[str], progress: bool = True,

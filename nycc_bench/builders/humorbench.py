@@ -6,10 +6,10 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import datasets
 import pyarrow as pa
 
 from ..errors import NyccBenchError
+from ..feature_types import list_of, value
 from .csvfile import read_dicts
 from .errors import SourceError
 from .options import BuildOptions
@@ -23,15 +23,15 @@ CATEGORIES = {"wordplay": "wordplay", "cultural_reference": "cultural reference"
               "toxic_or_shocking": "toxic or shocking"}
 
 log = logging.getLogger("nycc_bench")
-STR = datasets.Value("string")
+STR = value("string")
 BASE = {
-    "caption_id": STR, "contest_number": datasets.Value("int32"), "cartoonstock_id": STR,
-    "description": STR, "caption": STR, "elements": datasets.List(STR), "element_ids": datasets.List(STR),
-    "element_categories": datasets.List(datasets.List(STR)), "category_labels": STR,
+    "caption_id": STR, "contest_number": value("int32"), "cartoonstock_id": STR,
+    "description": STR, "caption": STR, "elements": list_of(STR), "element_ids": list_of(STR),
+    "element_categories": list_of(list_of(STR)), "category_labels": STR,
 }
 HUMORBENCH = ConfigSpec(
     name="humorbench", family="humorbench",
-    features=datasets.Features({**BASE, "element_in_hard": datasets.List(datasets.Value("bool"))}),
+    features={**BASE, "element_in_hard": list_of(value("bool"))},
     description=(
         "Explain the joke: one row per cartoon caption with its cartoon `description` and the objective "
         "`elements` an explanation must contain (1-3 per caption). An LLM autograder marks each element "
@@ -45,9 +45,8 @@ HUMORBENCH = ConfigSpec(
 )
 HUMORBENCH_HARD = ConfigSpec(
     name="humorbench_hard", family="humorbench",
-    features=datasets.Features({**BASE, "element_pass_rates": datasets.List(datasets.Value("float64")),
-                                "element_num_attempts": datasets.List(datasets.Value("int32")),
-                                "element_hard_ranks": datasets.List(datasets.Value("int32"))}),
+    features={**BASE, "element_pass_rates": list_of(value("float64")), "element_num_attempts": list_of(value("int32")),
+              "element_hard_ranks": list_of(value("int32"))},
     description=(
         "HumorBench-Hard as the paper scored it (section 4.4, Tables 4-5): the 100 captions most often missed, "
         "with all their elements (164). The list is upstream's `analysis/runs/full benchmark/"
@@ -244,6 +243,6 @@ def build(sources: SourceFiles, configs: set[str], progress: bool = True,
     for spec, only_hard in ((HUMORBENCH, False), (HUMORBENCH_HARD, True)):
         if spec.name in configs and (hard or not only_hard):
             table = pa.Table.from_pylist(_caption_rows(elements, hard, only_hard, commit),
-                                         schema=spec.features.arrow_schema)
+                                         schema=spec.arrow_schema)
             built.append(BuiltConfig(spec, {"test": table}))
     return built

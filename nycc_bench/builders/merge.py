@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from datasets.info import DatasetInfo, DatasetInfosDict
-from huggingface_hub import DatasetCard
 
+from ..dataset_info import ConfigInfo, infos_from_card
 from ..errors import NyccBenchError
+from .card_file import card_data
 from .writer import BuiltConfig, ConfigSpec
 
 RECORD_KEY = "nycc_bench_configs"  # card YAML: {config: {source: ..., license: ...}}
@@ -28,12 +28,12 @@ UNKNOWN = "unknown (card written before sources were recorded)"
 
 @dataclass
 class Existing:
-    """A config already in the output folder: its recorded source and license, and its `datasets` info."""
+    """A config already in the output folder: its recorded source and license, and its info as the card holds it."""
 
     name: str
     source: str
     license: str | None
-    info: DatasetInfo
+    info: ConfigInfo
     upstream_files: dict[str, list[str]] = field(default_factory=dict)  # split -> the upstream files it was read from
 
 
@@ -43,20 +43,19 @@ def read_existing(out_dir: Path) -> dict[str, Existing]:
     if not card_path.is_file():
         return {}
     try:
-        card = DatasetCard.load(card_path)
+        data = card_data(card_path)
     except Exception as err:  # any unreadable card: we cannot tell what a build would destroy
         raise NyccBenchError(f"out: {card_path} is not a readable dataset card ({err}); pass another --out "
                              "or move that folder away") from None
-    data = card.data.to_dict()
     record = data.get(RECORD_KEY) or {}
-    infos = DatasetInfosDict.from_dataset_card_data(card.data)
+    infos = infos_from_card(data)
     sample = "sample-data" in (data.get("tags") or [])
     out = {}
     for entry in data.get("configs") or []:
         name = entry["config_name"]
         rec = record.get(name) or {}
         source = rec.get("source") or ("sample" if sample else UNKNOWN)
-        out[name] = Existing(name, source, rec.get("license"), infos.get(name) or DatasetInfo(config_name=name),
+        out[name] = Existing(name, source, rec.get("license"), infos.get(name) or ConfigInfo(name, None),
                              rec.get("upstream_files") or {})
     return out
 

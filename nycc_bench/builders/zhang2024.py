@@ -10,13 +10,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import datasets
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from tqdm.auto import tqdm
 
 from ..contests import SPLITS, ZHANG_HELD_OUT, zhang_split
+from ..feature_types import image, list_of, value
+from ..progress import each
 from .cartoons import (
     BY,
     CARTOONS,
@@ -47,20 +47,20 @@ log = logging.getLogger("nycc_bench.build")
 
 GROUP_SLICES = {"human_top10": (0, 10), "human_200": (200, 210), "human_1000": (1000, 1010)}
 
-STR, I32, I64, F64, BOOL = (datasets.Value(t) for t in ("string", "int32", "int64", "float64", "bool"))
-GROUP = datasets.List(STR)
+STR, I32, I64, F64, BOOL = (value(t) for t in ("string", "int32", "int64", "float64", "bool"))
+GROUP = list_of(STR)
 
 CAPTION_RATINGS = ConfigSpec(
     name="caption_ratings",
     family="zhang2024",
-    features=datasets.Features({
+    features={
         "contest_number": I32, "run_id": STR, "algorithm": STR, "question": STR, "round": I32,
         "is_primary": BOOL, "rank": I32, "upstream_rank": I32, "target_id": I64,
         "caption": STR, "mean": F64, "precision": F64, "votes": I64,
         "funny": I64, "somewhat_funny": I64, "unfunny": I64,
         "is_duplicate_text": BOOL, "is_repeated_row": BOOL, "is_empty_text": BOOL, "has_line_break": BOOL,
         "duplicate_of": I32, "file_contest_number": I32,
-    }),
+    },
     description=(
         "Every caption of every contest and rating run in the nextml summaries, with its crowd ratings "
         "(unfunny = 1, somewhat funny = 2, funny = 3): `mean` rating, the given `precision` column (kept as "
@@ -86,14 +86,14 @@ CAPTION_RATINGS = ConfigSpec(
 CAPTION_GENERATION = ConfigSpec(
     name="caption_generation",
     family="zhang2024",
-    features=datasets.Features({
-        "contest_number": I32, "description": STR, "image": datasets.Image(), "image_source": STR,
+    features={
+        "contest_number": I32, "description": STR, "image": image(), "image_source": STR,
         "image_location": STR, "image_description": STR, "image_uncanny_description": STR,
-        "entities": datasets.List(STR), **GPT4O_FEATURES,
+        "entities": list_of(STR), **GPT4O_FEATURES,
         "human_top10": GROUP, "human_200": GROUP,
         "human_1000": GROUP, "human_median": GROUP, "n_captions": I32, "group_source": STR,
-        "matches_summary_rule": datasets.Value("bool"), "duplicate_of": I32,
-    }),
+        "matches_summary_rule": BOOL, "duplicate_of": I32,
+    },
     description=(
         "One row per held-out contest of Zhang et al. (validation 44, test 47): the cartoon description where "
         "nextml has one, Hessel et al.'s annotations (location, description, uncanny description, entities) "
@@ -118,11 +118,11 @@ CAPTION_GENERATION = ConfigSpec(
 PREFERENCE_PAIRS = ConfigSpec(
     name="preference_pairs",
     family="zhang2024",
-    features=datasets.Features({
+    features={
         "contest_number": I32, "run_id": STR, "description": STR, "chosen": STR, "rejected": STR,
         "chosen_rank": I32, "rejected_rank": I32, "chosen_mean": F64, "rejected_mean": F64,
         "chosen_precision": F64, "rejected_precision": F64, "duplicate_of": I32,
-    }),
+    },
     description=(
         "Caption preference pairs for reward modelling, DPO and RLHF, by Zhang et al.'s rule: per contest "
         "(primary run, captions stable-sorted by mean descending) a chosen position is drawn from the top half "
@@ -132,7 +132,7 @@ PREFERENCE_PAIRS = ConfigSpec(
         "contest whose caption list equals a held-out one's is a leak upstream keeps; filter on it if needed). "
     ),
 )
-RATING_SCHEMA = CAPTION_RATINGS.features.arrow_schema
+RATING_SCHEMA = CAPTION_RATINGS.arrow_schema
 CONFIGS = {c.name: c for c in (CAPTION_RATINGS, CAPTION_GENERATION, PREFERENCE_PAIRS, CARTOONS)}
 
 
@@ -360,8 +360,7 @@ def read_runs(sources: SourceFiles, progress: bool = True, ratings: bool = False
     # Arrow parses without the GIL, so files are read in parallel; map() keeps the discovery order.
     summaries, _ = unique_summaries(sources.summaries)  # a byte-identical copy is one run, read once
     with ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
-        runs = list(tqdm(pool.map(read, summaries), total=len(summaries),
-                         desc="rating summaries", unit="file", disable=not progress))
+        runs = list(each(pool.map(read, summaries), "rating summaries", "file", progress, len(summaries)))
     primary = primary_runs((r.summary, r.table) for r in runs)
     for run in runs:
         run.primary = run.summary.run_id in primary
@@ -518,7 +517,7 @@ def build_caption_generation(runs: list[Run], descriptions: dict[int, str],
             "n_captions": run.table.num_rows if run else None, "group_source": source,
             "matches_summary_rule": matches, "duplicate_of": run.duplicate_of if run else None,
         })
-    schema = CAPTION_GENERATION.features.arrow_schema
+    schema = CAPTION_GENERATION.arrow_schema
     return {split: pa.Table.from_pylist(r, schema=schema) for split, r in rows.items()}
 
 
@@ -526,7 +525,7 @@ def build_preference_pairs(runs: list[Run], descriptions: dict[int, str], rule: 
                            known_train: frozenset[int] | None = None) -> dict[str, pa.Table]:
     """Pairs from each contest's primary run by `rule` (see `pairs`), split like the contests."""
     parts: dict[str, list[pa.Table]] = {s: [] for s in SPLITS}
-    schema = PREFERENCE_PAIRS.features.arrow_schema
+    schema = PREFERENCE_PAIRS.arrow_schema
     for run in sorted(runs, key=lambda r: r.summary.contest_number):
         t, contest = run.table, run.summary.contest_number
         split = zhang_split(contest)
