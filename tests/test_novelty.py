@@ -286,6 +286,9 @@ def test_stored_sets_and_vectorised_jaccard_are_exact(texts: list[str], queries:
     np.testing.assert_array_equal(verifier.block(ids, sizes, 0, len(texts)), expected)
     q, r = np.divmod(np.arange(len(queries) * len(texts)), len(texts))
     np.testing.assert_array_equal(verifier.pairs(ids, sizes, q, r), expected.ravel())
+    shuffled = np.random.default_rng(0).permutation(len(q))  # pieces of 3 stored ids: rows read piece by piece
+    np.testing.assert_array_equal(verifier.pairs(ids, sizes, q[shuffled], r[shuffled], piece=3),
+                                  expected.ravel()[shuffled])
 
 
 def test_matches_equal_the_previous_implementation(dataset: Path, cache: Path) -> None:
