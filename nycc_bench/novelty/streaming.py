@@ -16,6 +16,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..progress import bar as progress_bar
 from .lsh import _band_hash, minhash
@@ -28,6 +29,26 @@ def _chunks(norms: pa.ChunkedArray | pa.Array, size: int) -> Iterator[list[str]]
     """The normalised captions as Python strings, `size` at a time (never all at once)."""
     for start in range(0, len(norms), size):
         yield norms.slice(start, size).to_pylist()
+
+
+def _present(norms: pa.ChunkedArray | pa.Array, chunk: int) -> np.ndarray:
+    """Which code points the padded captions hold (a bool per code point): counted on the UTF-8 bytes of each
+    Arrow chunk that is ASCII (no Python string made), through the code points of the others."""
+    present = np.zeros(0x110000, dtype=bool)
+    present[ord(" ")] = len(norms) > 0  # the padding
+    for part in norms.chunks if isinstance(norms, pa.ChunkedArray) else [norms]:
+        part = part.cast(pa.string())
+        offsets = np.frombuffer(part.buffers()[1], dtype=np.int32, count=len(part) + 1, offset=4 * part.offset)
+        if not len(part) or offsets[-1] == offsets[0]:
+            continue
+        data = np.frombuffer(part.buffers()[2], dtype=np.uint8)[offsets[0]:offsets[-1]]
+        byte_values = pc.unique(pa.array(data)).to_numpy()  # a hash pass: a bincount of repeated bytes stalls
+        if byte_values.max() >= 128:
+            for texts in _chunks(part, chunk):
+                present[_code_points(texts, 1)[0]] = True
+        else:
+            present[byte_values] = True
+    return present
 
 
 def _header(f: BinaryIO, dtype: Any, shape: tuple[int, ...]) -> None:
@@ -64,9 +85,7 @@ def write_arrays(norms: pa.ChunkedArray | pa.Array, k: int, num_perm: int, bands
                  progress: bool = False, chunk: int = CHUNK) -> bool:
     """Write band_keys/band_ids/shingle_{vocab,indptr,ids}.npy of these normalised captions into `folder`; False
     (nothing written) when their alphabet needs the Python shingle sets (a NUL, or codes over 64 bits)."""
-    present = np.zeros(0x110000, dtype=bool)
-    for texts in _chunks(norms, chunk):
-        present[_code_points(texts, 1)[0]] = True
+    present = _present(norms, chunk)
     has_sep, present[0] = bool(present[0]), False
     alphabet = np.concatenate(([0], np.flatnonzero(present))).astype(np.uint32)  # rank 0: padding
     base = len(alphabet)
