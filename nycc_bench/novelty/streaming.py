@@ -114,9 +114,9 @@ def write_arrays(norms: pa.ChunkedArray | pa.Array, k: int, num_perm: int, bands
             indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
             sig = minhash(known.of(codes)[local], indptr, num_perm)
             for band in range(bands):
-                bands_out.write(_band_hash(sig.T, band, rows).tobytes())
+                bands_out.write(_band_hash(sig.T, band, rows).data)
             del sig
-            ids_out.write(local.tobytes())
+            ids_out.write(local.data)
             pieces.append((codes, counts, len(local)))
             shown.update(len(texts))
     try:
@@ -149,7 +149,7 @@ def _write_shingles(folder: Path, k: int, alphabet: np.ndarray, base: int, vocab
             ids = np.searchsorted(vocab_codes, codes).astype(np.uint32)[local]
             if rank is not None:  # the string order is not the code order: sort each caption's ids again
                 ids, _ = _dedupe(rank[ids], counts)
-            out.write(ids.tobytes())
+            out.write(ids.data)
 
 
 def _write_bands(folder: Path, n: int, bands: int, chunk_sizes: list[int], scratch: Path, progress: bool) -> None:
@@ -165,7 +165,7 @@ def _write_bands(folder: Path, n: int, bands: int, chunk_sizes: list[int], scrat
                 source.seek(8 * (int(offsets[i]) * bands + band * size))
                 h[offsets[i]:offsets[i] + size] = np.fromfile(source, dtype=np.uint64, count=size)
             order = np.argsort(h)
-            keys_out.write(h[order].tobytes())
-            ids_out.write(order.astype(np.uint32).tobytes())
+            keys_out.write(h[order].data)
+            ids_out.write(order.astype(np.uint32).data)
             shown.update()
 
