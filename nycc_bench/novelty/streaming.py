@@ -104,7 +104,7 @@ def write_arrays(norms: pa.ChunkedArray | pa.Array, k: int, num_perm: int, bands
             codes, counts = _codes(texts, k, rank_of, base)
             encoded = pa.array(codes).dictionary_encode()  # a hash table: cheaper than sorting the occurrences
             del codes
-            dictionary = encoded.dictionary.to_numpy()
+            dictionary = encoded.dictionary.to_numpy().astype(np.uint64)
             order = np.argsort(dictionary)
             rank = np.empty(len(order), dtype=np.uint32)
             rank[order] = np.arange(len(order), dtype=np.uint32)
