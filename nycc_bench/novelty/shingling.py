@@ -129,7 +129,7 @@ def _dedupe(ids: np.ndarray, counts: np.ndarray, block: int = DEDUPE_BLOCK) -> t
         sizes = counts[text:stop]
         values = ids[begin:int(ends[stop - 1])]
         bits = max(int(values.max(initial=0)).bit_length(), 1)
-        dtype = np.uint32 if (stop - text - 1) < 1 << (32 - bits) else np.uint64
+        dtype = np.uint32 if bits < 32 and (stop - text - 1) < 1 << (32 - bits) else np.uint64
         bits = bits if dtype is np.uint32 else 32
         key = np.repeat(np.arange(stop - text, dtype=dtype) << dtype(bits), sizes)
         key |= values.astype(dtype, copy=False)
