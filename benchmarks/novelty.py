@@ -363,8 +363,13 @@ def whole_process(n: int, contests: int, baseline_ref: str | None = None) -> dic
         baseline = None
         old = _baseline_package(baseline_ref, root / "baseline") if baseline_ref else None
         if old is not None:
-            baseline = process(command(root / "baseline_index"), env={"PYTHONPATH": str(old)})
+            # PYTHONSAFEPATH: `python -m` puts the working directory (this checkout, when run from its root) before
+            # PYTHONPATH, which made the "baseline" this checkout's code
+            env = {"PYTHONPATH": str(old), "PYTHONSAFEPATH": "1"}
+            baseline = process(command(root / "baseline_index"), env=env)
             baseline["ref"] = baseline_ref
+            imported = process(["-c", "import nycc_bench; print(nycc_bench.__file__)"], env=env)["stdout"].strip()
+            baseline["package_from_ref"] = Path(imported).is_relative_to(old)
             baseline["same_index_files"] = _index_digests(root / "baseline_index") == _index_digests(cache)
             baseline["same_report"] = (json_module.loads(baseline.pop("stdout").splitlines()[-1])["models"]
                                        == json_module.loads(cold["stdout"].splitlines()[-1])["models"])

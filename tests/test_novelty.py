@@ -286,6 +286,9 @@ def test_stored_sets_and_vectorised_jaccard_are_exact(texts: list[str], queries:
     np.testing.assert_array_equal(verifier.block(ids, sizes, 0, len(texts)), expected)
     q, r = np.divmod(np.arange(len(queries) * len(texts)), len(texts))
     np.testing.assert_array_equal(verifier.pairs(ids, sizes, q, r), expected.ravel())
+    shuffled = np.random.default_rng(0).permutation(len(q))  # pieces of 3 stored ids: rows read piece by piece
+    np.testing.assert_array_equal(verifier.pairs(ids, sizes, q[shuffled], r[shuffled], piece=3),
+                                  expected.ravel()[shuffled])
 
 
 def test_matches_equal_the_previous_implementation(dataset: Path, cache: Path) -> None:
@@ -343,12 +346,26 @@ MIXED_TEXT = st.text(alphabet=st.one_of(st.characters(max_codepoint=127), st.sam
 @settings(max_examples=300, deadline=None)
 @given(texts=st.lists(st.one_of(ASCII_TEXT, MIXED_TEXT), max_size=30))
 def test_normalise_array_is_normalise(texts: list[str]) -> None:
-    """pyarrow's kernels on ASCII rows, Python on the rest: the same strings as `normalise`, row for row."""
+    """Byte tables on ASCII rows, Python on the rest: the same strings as `normalise`, row for row."""
     import pyarrow as pa
 
     from nycc_bench.novelty.text import normalise_array
 
     assert normalise_array(pa.array(texts, pa.string())).to_pylist() == [normalise(t) for t in texts]
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=st.lists(ASCII_TEXT | st.text(alphabet=" \t\n'`.,-Aa!", max_size=12), max_size=30),
+       start=st.integers(0, 5))
+def test_ascii_normalise_on_the_bytes_is_normalise(texts: list[str], start: int) -> None:
+    """The byte-table normalisation of ASCII rows, on a slice of an array (its buffers start before the slice):
+    the same strings as `normalise`, row for row, runs of spaces and apostrophes included."""
+    import pyarrow as pa
+
+    from nycc_bench.novelty.text import ascii_normalise
+
+    sliced = pa.array(["  X' "] * start + texts, pa.string()).slice(start)
+    assert ascii_normalise(sliced).to_pylist() == [normalise(t) for t in texts]
 
 
 def test_normalise_array_on_every_ascii_character_and_real_captions() -> None:

@@ -1,4 +1,4 @@
-"""`normalise_array` (pyarrow's kernels on ASCII rows and on rows `as_ascii` makes ASCII, Python on the rest) gives
+"""`normalise_array` (byte tables on ASCII rows and on rows `as_ascii` makes ASCII, Python on the rest) gives
 `normalise`'s strings: on every code point `as_ascii` maps, on hard cases and on every real shared caption."""
 
 from __future__ import annotations

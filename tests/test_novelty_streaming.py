@@ -66,3 +66,27 @@ def test_a_nul_falls_back_to_the_whole_corpus_build(tmp_path: Path) -> None:
     whole = _whole(norms, tmp_path / "whole")
     for name in FILES:
         assert (tmp_path / "index" / name).read_bytes() == (whole / name).read_bytes(), name
+
+
+def test_the_alphabet_of_ascii_chunks_is_counted_on_their_bytes(tmp_path: Path) -> None:
+    """The code points present: counted on the bytes of an ASCII chunk (a slice, empty strings and a NUL
+    included), through Python strings for the others, the same set either way; an all-ASCII corpus gives the
+    whole-corpus build's files."""
+    from nycc_bench.novelty.shingling import _code_points
+    from nycc_bench.novelty.streaming import _present
+
+    norms = _captions(600, 5)
+    ascii_rows = [t for t in norms if t.isascii()] + ["", "with a \x00 nul"]
+    parts = pa.chunked_array([pa.array(["skipped", *ascii_rows]).slice(1), pa.array(norms), pa.array([""])])
+    expected = np.zeros(0x110000, dtype=bool)
+    expected[_code_points(parts.to_pylist(), 1)[0]] = True
+    assert np.array_equal(_present(parts, 64), expected)
+    assert not _present(pa.chunked_array([], pa.string()), 64).any()
+    ascii_only = [t for t in norms if t.isascii()]
+    whole = _whole(ascii_only, tmp_path / "whole")
+    (tmp_path / "chunked").mkdir()
+    assert write_arrays(pa.chunked_array([pa.array(ascii_only[:100]), pa.array(ascii_only[100:])]),
+                        SETTINGS.shingle_size, SETTINGS.num_perm, SETTINGS.bands, SETTINGS.rows, tmp_path / "chunked",
+                        chunk=64)
+    for name in FILES:
+        assert (tmp_path / "chunked" / name).read_bytes() == (whole / name).read_bytes(), name

@@ -149,6 +149,8 @@ def build_corpus(files: dict[str, list[Path]]) -> tuple[pa.Table, int]:
         "primary": pc.if_else(ratings["is_primary"], 0, 1).cast(pa.int8()),
     })
     del ratings, norms, groups
+    pool = pa.default_memory_pool()
+    pool.release_unused()
     table = pa.concat_tables([table, _published_rows(files.get(GENERATION, []))])
     order = pc.sort_indices(table, [("contest_number", "ascending"), ("norm", "ascending"),
                                     ("primary", "ascending"), ("rank", "ascending")])
@@ -163,5 +165,6 @@ def build_corpus(files: dict[str, list[Path]]) -> tuple[pa.Table, int]:
     del table
     kept = {}
     for name in SCHEMA.names:
+        pool.release_unused()  # what the last step freed goes back to the system before the next column is taken
         kept[name] = columns.pop(name).take(keep).combine_chunks().cast(SCHEMA.field(name).type)
     return pa.table(kept, schema=SCHEMA), n_source

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import shutil
 import tempfile
@@ -21,6 +22,7 @@ from ..paths import cache_dir
 from ..progress import stages
 from .corpus import build_corpus, config_files, fingerprint
 from .lsh import SCHEME, SEED, BandIndex, lsh_params, minhash
+from .mapped import read_table, release
 from .shingling import ShingleSets, build_shingle_sets
 from .streaming import write_arrays
 from .text import NORMALISATION
@@ -79,6 +81,7 @@ class NoveltyIndex:
     built: bool = False
     seconds: float = 0.0
     _contests: np.ndarray | None = None
+    table_mapping: mmap.mmap | None = None  # under `table` (see `release_table`)
 
     def contest_slice(self, contest: int) -> tuple[int, int]:
         """The [start, end) rows of one contest (the table is sorted by contest)."""
@@ -90,6 +93,10 @@ class NoveltyIndex:
         key = self._contests.dtype.type(contest)  # a Python int would make NumPy cast the whole column per call
         return (int(np.searchsorted(self._contests, key, "left")),
                 int(np.searchsorted(self._contests, key, "right")))
+
+    def release_table(self) -> None:
+        """Unmap the caption table's pages this process has read (after a scan of a whole column)."""
+        release(self.table_mapping)
 
     def describe(self) -> dict:
         """Where the index lives and what it holds, for the report."""
@@ -137,9 +144,9 @@ def write_index(table: pa.Table, settings: Settings, folder: Path, meta: dict, p
 def read_index(folder: Path, settings: Settings) -> NoveltyIndex:
     """Memory-map a finished index folder."""
     meta = json.loads((folder / "meta.json").read_text())
-    table = feather.read_table(folder / "captions.arrow", memory_map=True)
+    table, mapping = read_table(folder / "captions.arrow")
     return NoveltyIndex(folder, table, BandIndex.load(folder, settings.bands, settings.rows),
-                        ShingleSets.load(folder), meta)
+                        ShingleSets.load(folder), meta, table_mapping=mapping)
 
 
 def load_index(dataset: str | Path, settings: Settings, cache_dir: str | Path | None = None,

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..paths import cache_dir
 from ..progress import bar as progress_bar
+from .mapped import release
 
 SEED = 1
 SCHEME = "affine32"
@@ -229,7 +230,10 @@ class BandIndex:
         return cls(bands, rows, keys, ids)
 
     def candidates(self, sig: np.ndarray) -> list[np.ndarray]:
-        """For each query signature, the sorted unique rows sharing at least one band with it."""
+        """For each query signature, the sorted unique rows sharing at least one band with it.
+
+        The pages of a memory-mapped band are released once it is searched: the binary searches of many queries
+        touch most of a band's pages, so the process holds one band's at a time, not every band's."""
         query = band_hashes(sig, self.bands, self.rows)
         found: list[list[np.ndarray]] = [[] for _ in range(sig.shape[0])]
         for band in range(self.bands):
@@ -237,6 +241,8 @@ class BandIndex:
             lo = np.searchsorted(keys, query[band], side="left")
             hi = np.searchsorted(keys, query[band], side="right")
             for q in np.flatnonzero(hi > lo):
-                found[q].append(np.asarray(self.ids[band, lo[q]:hi[q]]))
+                found[q].append(np.array(self.ids[band, lo[q]:hi[q]]))  # a copy: the band's pages are released
+            release(self.keys)
+            release(self.ids)
         return [np.unique(np.concatenate(f)) if f else np.empty(0, dtype=np.uint32) for f in found]
 

@@ -17,10 +17,12 @@ import pyarrow.compute as pc
 from .corpus import GROUPS, OTHER
 from .index import NoveltyIndex, Settings, load_index
 from .lsh import signatures
+from .mapped import release
 from .predictions import Generated, from_mapping, read_predictions_file
 from .text import normalise, shingles
 from .verify import Verifier
 
+SCAN_ROWS = 1 << 17  # corpus rows compared at a time by `exact_rows` (~6 MB of captions)
 KINDS = ("exact_same_contest", "exact_any_contest", "near_same_contest", "near_any_contest")
 Predictions = str | Path | Mapping[str, list[str] | None]
 
@@ -51,6 +53,8 @@ class Matcher:
         self._local = threading.local()
         self._prepared: dict[str, tuple[frozenset[str], np.ndarray]] = {}
         self.sizes = index.shingles.sizes() if index.shingles is not None else None
+        if index.shingles is not None:
+            release(index.shingles.indptr)  # read whole once: its pages are not kept
 
     @property
     def verifier(self) -> Verifier:
@@ -66,10 +70,16 @@ class Matcher:
         return Match((-similarity, not same, no_rank, 0 if no_rank else int(self._rank_values[row]), found, row),
                      row, similarity, same)
 
-    def exact_rows(self, norms: list[str]) -> dict[str, list[int]]:
-        """normalised text → every corpus row with exactly that text (one vectorised pass over the corpus)."""
-        hit = np.flatnonzero(pc.is_in(self._norms, value_set=pa.array(norms, pa.string())).to_numpy(
-            zero_copy_only=False))
+    def exact_rows(self, norms: list[str], rows: int = SCAN_ROWS) -> dict[str, list[int]]:
+        """normalised text → every corpus row with exactly that text (one vectorised pass over the corpus, `rows`
+        at a time, each slice's mapped pages released once compared)."""
+        value_set = pa.array(norms, pa.string())
+        hits = []
+        for start in range(0, len(self._norms), rows):
+            found = pc.is_in(self._norms.slice(start, rows), value_set=value_set).to_numpy(zero_copy_only=False)
+            hits.append(np.flatnonzero(found) + start)
+            self.index.release_table()
+        hit = np.concatenate(hits) if hits else np.empty(0, dtype=np.int64)
         out: dict[str, list[int]] = {}
         for row in hit.tolist():
             out.setdefault(self._norms[row].as_py(), []).append(row)

@@ -16,6 +16,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..progress import bar as progress_bar
 from .lsh import _band_hash, minhash
@@ -28,6 +29,26 @@ def _chunks(norms: pa.ChunkedArray | pa.Array, size: int) -> Iterator[list[str]]
     """The normalised captions as Python strings, `size` at a time (never all at once)."""
     for start in range(0, len(norms), size):
         yield norms.slice(start, size).to_pylist()
+
+
+def _present(norms: pa.ChunkedArray | pa.Array, chunk: int) -> np.ndarray:
+    """Which code points the padded captions hold (a bool per code point): counted on the UTF-8 bytes of each
+    Arrow chunk that is ASCII (no Python string made), through the code points of the others."""
+    present = np.zeros(0x110000, dtype=bool)
+    present[ord(" ")] = len(norms) > 0  # the padding
+    for part in norms.chunks if isinstance(norms, pa.ChunkedArray) else [norms]:
+        part = part.cast(pa.string())
+        offsets = np.frombuffer(part.buffers()[1], dtype=np.int32, count=len(part) + 1, offset=4 * part.offset)
+        if not len(part) or offsets[-1] == offsets[0]:
+            continue
+        data = np.frombuffer(part.buffers()[2], dtype=np.uint8)[offsets[0]:offsets[-1]]
+        byte_values = pc.unique(pa.array(data)).to_numpy()  # a hash pass: a bincount of repeated bytes stalls
+        if byte_values.max() >= 128:
+            for texts in _chunks(part, chunk):
+                present[_code_points(texts, 1)[0]] = True
+        else:
+            present[byte_values] = True
+    return present
 
 
 def _header(f: BinaryIO, dtype: Any, shape: tuple[int, ...]) -> None:
@@ -64,9 +85,7 @@ def write_arrays(norms: pa.ChunkedArray | pa.Array, k: int, num_perm: int, bands
                  progress: bool = False, chunk: int = CHUNK) -> bool:
     """Write band_keys/band_ids/shingle_{vocab,indptr,ids}.npy of these normalised captions into `folder`; False
     (nothing written) when their alphabet needs the Python shingle sets (a NUL, or codes over 64 bits)."""
-    present = np.zeros(0x110000, dtype=bool)
-    for texts in _chunks(norms, chunk):
-        present[_code_points(texts, 1)[0]] = True
+    present = _present(norms, chunk)
     has_sep, present[0] = bool(present[0]), False
     alphabet = np.concatenate(([0], np.flatnonzero(present))).astype(np.uint32)  # rank 0: padding
     base = len(alphabet)
@@ -85,7 +104,7 @@ def write_arrays(norms: pa.ChunkedArray | pa.Array, k: int, num_perm: int, bands
             codes, counts = _codes(texts, k, rank_of, base)
             encoded = pa.array(codes).dictionary_encode()  # a hash table: cheaper than sorting the occurrences
             del codes
-            dictionary = encoded.dictionary.to_numpy()
+            dictionary = encoded.dictionary.to_numpy().astype(np.uint64)
             order = np.argsort(dictionary)
             rank = np.empty(len(order), dtype=np.uint32)
             rank[order] = np.arange(len(order), dtype=np.uint32)
@@ -95,9 +114,9 @@ def write_arrays(norms: pa.ChunkedArray | pa.Array, k: int, num_perm: int, bands
             indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
             sig = minhash(known.of(codes)[local], indptr, num_perm)
             for band in range(bands):
-                bands_out.write(_band_hash(sig.T, band, rows).tobytes())
+                bands_out.write(_band_hash(sig.T, band, rows).data)
             del sig
-            ids_out.write(local.tobytes())
+            ids_out.write(local.data)
             pieces.append((codes, counts, len(local)))
             shown.update(len(texts))
     try:
@@ -130,7 +149,7 @@ def _write_shingles(folder: Path, k: int, alphabet: np.ndarray, base: int, vocab
             ids = np.searchsorted(vocab_codes, codes).astype(np.uint32)[local]
             if rank is not None:  # the string order is not the code order: sort each caption's ids again
                 ids, _ = _dedupe(rank[ids], counts)
-            out.write(ids.tobytes())
+            out.write(ids.data)
 
 
 def _write_bands(folder: Path, n: int, bands: int, chunk_sizes: list[int], scratch: Path, progress: bool) -> None:
@@ -146,7 +165,7 @@ def _write_bands(folder: Path, n: int, bands: int, chunk_sizes: list[int], scrat
                 source.seek(8 * (int(offsets[i]) * bands + band * size))
                 h[offsets[i]:offsets[i] + size] = np.fromfile(source, dtype=np.uint64, count=size)
             order = np.argsort(h)
-            keys_out.write(h[order].tobytes())
-            ids_out.write(order.astype(np.uint32).tobytes())
+            keys_out.write(h[order].data)
+            ids_out.write(order.astype(np.uint32).data)
             shown.update()
 

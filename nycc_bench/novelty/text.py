@@ -38,14 +38,6 @@ def normalise(text: str) -> str:
     return " ".join(text.split())
 
 
-# `normalise` on ASCII text, as RE2 patterns for pyarrow's string kernels: NFKC and casefold are lowercasing there;
-# the apostrophes are ' and `; every other ASCII punctuation mark or symbol (all are P* or S*) is a gap; and
-# Python's whitespace (what str.split splits on) is \t-\r, the separators \x1c-\x1f and the space.
-_ASCII_APOSTROPHES = r"[\x27\x60]"
-_ASCII_GAPS = r"[\x21-\x26\x28-\x2f\x3a-\x40\x5b-\x5f\x7b-\x7e]"
-_ASCII_SPACE = r"[\x09-\x0d\x1c-\x20]+"
-
-
 @functools.cache
 def as_ascii(char: str) -> str | None:
     """What `normalise` makes of one non-ASCII character among ASCII text, when that is ASCII text and the same
@@ -65,6 +57,56 @@ def as_ascii(char: str) -> str | None:
     return out if out.isascii() else None
 
 
+@functools.cache
+def _ascii_table() -> tuple[np.ndarray, tuple[int, ...]]:
+    """Per ASCII byte, what `normalise` makes of it among ASCII text (`as_ascii`: lowercased, a space for a gap
+    or whitespace); and the bytes it drops (the ASCII apostrophes), which the table leaves as they are."""
+    forms = [as_ascii(chr(b)) for b in range(128)]
+    table = np.array([ord(f or chr(b)) for b, f in enumerate(forms)] + [0] * 128, dtype=np.uint8)
+    return table, tuple(b for b, f in enumerate(forms) if f == "")
+
+
+def _without(data: np.ndarray, offsets: np.ndarray, drop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The bytes not dropped, and the strings' offsets after dropping them (each less the drops before it)."""
+    return data[~drop], offsets - np.searchsorted(np.flatnonzero(drop), offsets).astype(offsets.dtype)
+
+
+def ascii_normalise(texts: Any) -> Any:
+    """`normalise` of ASCII texts (a pyarrow string array without nulls) on the array's bytes: each byte mapped
+    by a table (`as_ascii`), apostrophes dropped, then every space that starts its string or follows a space,
+    then a space left at the end of a string (runs collapsed, ends stripped); offsets shifted by what was dropped.
+
+    >>> import pyarrow as pa
+    >>> ascii_normalise(pa.array(["  Don't\\nPANIC, he_said... ", "", "!!", "a ' b"])).to_pylist()
+    ['dont panic he said', '', '', 'a b']
+    """
+    import pyarrow as pa
+
+    texts = texts.cast(pa.string())
+    n = len(texts)
+    offsets = np.frombuffer(texts.buffers()[1], dtype=np.int32, count=n + 1, offset=4 * texts.offset).copy()
+    data = np.zeros(0, dtype=np.uint8)
+    if offsets[-1] > offsets[0]:
+        data = np.frombuffer(texts.buffers()[2], dtype=np.uint8)[offsets[0]:offsets[-1]]
+    offsets -= offsets[0]
+    table, dropped = _ascii_table()
+    apostrophe = np.zeros(len(data), dtype=bool)
+    for byte in dropped:
+        apostrophe |= data == byte
+    data, offsets = _without(table.take(data), offsets, apostrophe)
+    space = data == 32
+    repeated = np.empty(len(data), dtype=bool)  # a space after a space or at the start of its string
+    repeated[:1] = True
+    repeated[1:] = space[:-1]
+    repeated[offsets[:-1][offsets[:-1] < offsets[1:]]] = True
+    data, offsets = _without(data, offsets, repeated & space)
+    ends = offsets[1:][offsets[:-1] < offsets[1:]] - 1
+    trailing = ends[data[ends] == 32]  # at most one space is left at the end of a string
+    if len(trailing):
+        data, offsets = np.delete(data, trailing), offsets - np.searchsorted(trailing, offsets).astype(offsets.dtype)
+    return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data))
+
+
 def _translated(texts: Any) -> Any:
     """The texts with each non-ASCII character that `as_ascii` maps replaced by its ASCII form (one pyarrow pass
     per distinct character present)."""
@@ -80,9 +122,9 @@ def _translated(texts: Any) -> Any:
 
 
 def normalise_array(texts: Any) -> Any:
-    """`normalise` of every text of a pyarrow string array (no nulls), the same strings: pyarrow's string kernels
-    on the ASCII texts (most captions) and on those made ASCII by `as_ascii` (typographic quotes, ellipses,
-    dashes), `normalise` itself on the others.
+    """`normalise` of every text of a pyarrow string array (no nulls), the same strings: `ascii_normalise` on the
+    Arrow bytes of the ASCII texts (most captions) and of those made ASCII by `as_ascii` (typographic quotes,
+    ellipses, dashes; pyarrow's replace kernel), `normalise` itself on the others.
 
     >>> import pyarrow as pa
     >>> normalise_array(pa.array(["  Don't\\nPANIC, he_said... ", "“Don’t” ﬁne", "café"])).to_pylist()
@@ -101,10 +143,7 @@ def normalise_array(texts: Any) -> Any:
         made_ascii = pc.string_is_ascii(translated).to_numpy(zero_copy_only=False)
         kernel_input = pa.concat_arrays([kernel_input.cast(pa.string()),
                                          translated.filter(pa.array(made_ascii)).cast(pa.string())])
-    plain = pc.ascii_lower(kernel_input)
-    plain = pc.replace_substring_regex(plain, _ASCII_APOSTROPHES, "")
-    plain = pc.replace_substring_regex(plain, _ASCII_GAPS, " ")
-    plain = pc.utf8_trim(pc.replace_substring_regex(plain, _ASCII_SPACE, " "), " ")
+    plain = ascii_normalise(kernel_input)
     python_rows = others[~made_ascii]
     if not len(others):
         return plain.cast(pa.string())

@@ -12,7 +12,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .mapped import release
 from .shingling import ShingleSets
+
+PIECE_IDS = 1 << 24  # stored ids (64 MiB) whose candidate rows `pairs` reads at a time
 
 
 class Verifier:
@@ -34,35 +37,46 @@ class Verifier:
         for query in ids:
             table[query] = 0
 
-    def pairs(self, ids: Sequence[np.ndarray], sizes: np.ndarray, query: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    def pairs(self, ids: Sequence[np.ndarray], sizes: np.ndarray, query: np.ndarray, rows: np.ndarray,
+              piece: int = PIECE_IDS) -> np.ndarray:
         """Jaccard of each pair (query[i], rows[i]): `ids`/`sizes` are every query's vocabulary ids and set size.
 
-        Query by query: its shingles marked 1 in a uint8 table, its candidates' stored ids gathered into one array
-        (int32 offsets while the store allows), looked up, and summed per candidate by `reduceat`.
+        The candidates are taken in row order, a piece of the store (`piece` stored ids) at a time, and the
+        mapped store's pages released after each piece; within a piece, query by query: its shingles marked 1 in
+        a uint8 table, its candidates' stored ids gathered into one array (int32 offsets while the store allows),
+        looked up, and summed per candidate by `reduceat`. The process holds one piece's pages at once, whatever
+        the number of candidates (query by query, scattered candidates mapped nearly all the store: 1.4 GB of
+        pages at 2.2M captions).
         """
         out = np.empty(len(query), dtype=np.float64)
-        order = np.argsort(query, kind="stable")
-        bounds = np.searchsorted(query[order], np.arange(len(ids) + 1))
+        if not len(query):
+            return out
         indptr, stored = self.sets.indptr, self.sets.ids
         width = np.int32 if len(stored) < 1 << 31 else np.int64
+        rows = np.asarray(rows, dtype=np.int64)
+        starts_all = np.asarray(indptr[rows])
+        lengths_all = np.asarray(indptr[rows + 1]) - starts_all
+        window = starts_all // piece
+        order = np.lexsort((query, window))  # by piece, then query
         table = self._zeros(np.uint8)
-        for j in np.flatnonzero(np.diff(bounds)).tolist():
-            pick = order[bounds[j]:bounds[j + 1]]
-            r = rows[pick].astype(np.int64)
-            starts, lengths = indptr[r].astype(width), (indptr[r + 1] - indptr[r]).astype(width)
-            inter = np.zeros(len(r), dtype=np.int64)
-            if (nonempty := np.flatnonzero(lengths)).size:
-                starts, counted = starts[nonempty], lengths[nonempty]
-                ends = np.cumsum(counted, dtype=width)
-                offsets = np.repeat(starts - ends + counted, counted)
-                offsets += np.arange(ends[-1], dtype=width)
-                table[ids[j]] = 1
-                try:
-                    hit = table[stored[offsets]]
-                finally:
-                    table[ids[j]] = 0
-                inter[nonempty] = np.add.reduceat(hit, ends - counted, dtype=np.int64)
-            out[pick] = inter / (sizes[j] + lengths.astype(np.int64) - inter)
+        for in_piece in np.split(order, np.flatnonzero(np.diff(window[order])) + 1):
+            for pick in np.split(in_piece, np.flatnonzero(np.diff(query[in_piece])) + 1):
+                j = int(query[pick[0]])
+                starts, lengths = starts_all[pick].astype(width), lengths_all[pick].astype(width)
+                inter = np.zeros(len(pick), dtype=np.int64)
+                if (nonempty := np.flatnonzero(lengths)).size:
+                    starts, counted = starts[nonempty], lengths[nonempty]
+                    ends = np.cumsum(counted, dtype=width)
+                    offsets = np.repeat(starts - ends + counted, counted)
+                    offsets += np.arange(ends[-1], dtype=width)
+                    table[ids[j]] = 1
+                    try:
+                        hit = table[stored[offsets]]
+                    finally:
+                        table[ids[j]] = 0
+                    inter[nonempty] = np.add.reduceat(hit, ends - counted, dtype=np.int64)
+                out[pick] = inter / (sizes[j] + lengths.astype(np.int64) - inter)
+            release(stored)
         return out
 
     def block(self, ids: Sequence[np.ndarray], sizes: np.ndarray, start: int, end: int) -> np.ndarray:
@@ -80,6 +94,7 @@ class Verifier:
         out = np.empty((len(ids), end - start), dtype=np.float64)
         # as NumPy's index type once: indexing with uint32 converts them again on every lookup, and more slowly
         segment = self.sets.ids[base:int(indptr[end])].astype(np.intp)
+        release(self.sets.ids)  # one contest's rows, copied: the mapped pages are not kept
         longest = int(lengths.max()) if len(lengths) else 0
         field = next(bits for bits in (8, 16, 32) if longest < 1 << bits)
         per, mask = 64 // field, np.uint64((1 << field) - 1)
