@@ -28,10 +28,10 @@ TRAINED_ON = {SAMPLE: "trained on the invented sample (offline demo)",
 FOLDERS = {"reward": "reward_model", "embedding": "element_grader"}
 """Each offline judge backend -> its folder in a set of offline judges."""
 MINILM = "all-MiniLM-L6-v2"
-SAMPLE_EVAL_CONTESTS = 20
-"""The sample reward model's held-out checks each use at most this many contests (a seeded sample: 20 of the 91
-caption-generation contests): embedding every held-out group was most of a fresh demo's time, for figures about
-invented data."""
+SAMPLE_EVAL = {"eval_max_contests": 10, "eval_pairs_per_contest": 25}
+"""The sample reward model's held-out checks: each on a seeded sample of at most 10 contests (of the 91
+caption-generation contests), 25 preference pairs a contest: embedding every held-out group and 50 pairs a contest
+was most of a fresh demo's time, for figures about invented data (both recorded in its config and card)."""
 RUBRIC = Path("humorbench_reubennarad") / "rubric"  # the HumorBench rubric inside a source folder
 # what the judges' weights and verdicts depend on, besides the sample
 _TRAINING_CODE = ("reward", "builders", "sample_judges.py")
@@ -39,18 +39,18 @@ _TRAINING_CODE = ("reward", "builders", "sample_judges.py")
 
 def train_judge_folders(dataset: str | Path, out: Path, rubric: Path | list[Path], data_source: str = "sample",
                         embedder: Any = None, max_per_contest: int | None = None,
-                        progress: bool | None = None, eval_max_contests: int | None = None) -> dict[str, Path]:
+                        progress: bool | None = None, **evaluation: int) -> dict[str, Path]:
     """Train the reward model and the element grader into `out` (deterministic); backend -> folder. `data_source`
     ("sample" or "public") is said at the top of each card; `embedder` (one Embedder for both, e.g. with its disk
     store), `max_per_contest` (the reward model's captions embedded per contest; None: its default) and
-    `eval_max_contests` (its held-out checks on at most this many contests each; None: all), both recorded, bound
-    the work."""
+    `evaluation` (`eval_max_contests`, `eval_pairs_per_contest` of `train_reward_model`), all recorded, bound the
+    work."""
     from .reward import train_grader, train_reward_model
 
     folders = {backend: out / name for backend, name in FOLDERS.items()}
     bound = {} if max_per_contest is None else {"max_per_contest": max_per_contest}
     train_reward_model(str(dataset), MINILM, folders["reward"], data_source=data_source, embedder=embedder,
-                       progress=progress, eval_max_contests=eval_max_contests, **bound)
+                       progress=progress, **evaluation, **bound)
     # balanced: the sample rubric is mostly PASS, so plain accuracy would fit a threshold that passes everything
     train_grader(rubric, folders["embedding"], MINILM, objective="balanced", data_source=data_source,
                  embedder=embedder)
@@ -92,7 +92,7 @@ def sample_judges_dir(built: Path | None = None) -> Path:
                 built = work / "dataset"
                 build_dataset(SAMPLE_DIR, built, progress=False)
             train_judge_folders(built, work / "judges", SAMPLE_DIR / RUBRIC,
-                                eval_max_contests=SAMPLE_EVAL_CONTESTS)
+                                **SAMPLE_EVAL)
             shutil.rmtree(folder, ignore_errors=True)
             os.replace(work / "judges", folder)  # whole or absent: a killed training leaves no half set
     return folder

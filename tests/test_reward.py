@@ -269,7 +269,8 @@ def test_eval_max_contests_samples_each_check_and_says_so(built: Path, tmp_path:
         assert contests <= set(full.contest_number) and len(contests) == min(3, full.contest_number.nunique())
     model = train_reward_model(built, MODEL, tmp_path / "m", max_per_contest=20, top_per_contest=5,
                                eval_max_contests=3, progress=False)
-    assert model.config["training"]["eval_max_contests"] == 3
+    training = model.config["training"]
+    assert training["eval_max_contests"] == 3 and training["eval_pairs_per_contest"] == 50
     assert model.config["metrics"]["group_overall"]["n_contests"] == 3
     assert "at most 3 of its held-out contests (`eval_max_contests`)" in (tmp_path / "m" / "README.md").read_text()
     with pytest.raises(ValueError, match="max_contests must be at least 1"):

@@ -64,7 +64,8 @@ def reward_card(config: Mapping[str, Any]) -> str:
     )
     if rows and training.get("eval_max_contests"):
         table += (f"\n\nEach check ran on a seeded sample of at most {training['eval_max_contests']} of its held-out "
-                  "contests (`eval_max_contests`), not on all of them.")
+                  "contests (`eval_max_contests`), not on all of them; preference pairs: at most "
+                  f"{training.get('eval_pairs_per_contest')} a contest (`eval_pairs_per_contest`).")
     contests = training.get("contests", [])
     ngrams = config.get("ngrams")
     ngram_text = (

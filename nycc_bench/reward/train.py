@@ -168,6 +168,7 @@ def train_reward_model(
             result.pop("judgments")
             model.config["metrics"] = result
             model.config["training"]["eval_max_contests"] = eval_max_contests
+            model.config["training"]["eval_pairs_per_contest"] = eval_pairs_per_contest
         if out_dir is not None:
             shown.step("save")
             model.save(out_dir)
