@@ -70,9 +70,10 @@ test-slow: install vllm-env
 # cache (the sample's judges retrained there, so their weights differ in the last bits): a test that holds only on
 # this machine's floats fails here
 CPU2_CACHE ?= $(CURDIR)/out/cpu2-cache
+MODELS_DIR := $${NYCC_BENCH_CACHE:-$$HOME/.cache/nycc_bench}/models
 test-cpu2: install
 	rm -rf $(CPU2_CACHE) && mkdir -p $(CPU2_CACHE)
-	if [ -d "$${NYCC_BENCH_CACHE:-$$HOME/.cache/nycc_bench}/models" ]; then cp -al "$${NYCC_BENCH_CACHE:-$$HOME/.cache/nycc_bench}/models" $(CPU2_CACHE)/ 2>/dev/null || cp -r "$${NYCC_BENCH_CACHE:-$$HOME/.cache/nycc_bench}/models" $(CPU2_CACHE)/; fi
+	if [ -d "$(MODELS_DIR)" ]; then cp -al "$(MODELS_DIR)" $(CPU2_CACHE)/ 2>/dev/null || cp -r "$(MODELS_DIR)" $(CPU2_CACHE)/; fi
 	NYCC_BENCH_CACHE=$(CPU2_CACHE) ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell \
 	  OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PYTEST) -m "not slow"
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from .errors import NyccBenchError
 from .judging import JudgeSpec, counting_calls, element_judgments, group_judgments, reward_trained_contests
+from .scoring.bootstrap import exact_interval
 
 LEVEL = 0.95
 ROUNDS = 1000
@@ -52,16 +53,6 @@ PAPER_OVERALL = (("Human (worker), GPT-4o-vision description", 59.23, 1.45),
 PAPER_RUBRIC = {"pooled": 92.0, "gemini-2.5-pro": 93.0, "gpt-4o": 92.0, "claude-3-7-sonnet": 91.0}
 RUBRIC_NOTE = {"pooled": "Narad et al. Table 1, overall, n=300"}
 """Beside a per-explainer row: Table 1's row of that explainer (the paper gives no n per row, and none for Llama 4)."""
-
-
-def exact_interval(k: int, n: int, level: float = LEVEL) -> tuple[float | None, float | None]:
-    """Clopper-Pearson interval of k successes in n (scipy), exact at any n."""
-    if n == 0:
-        return None, None
-    from scipy.stats import binomtest
-
-    ci = binomtest(k, n).proportion_ci(confidence_level=level, method="exact")
-    return float(ci.low), float(ci.high)
 
 
 def rate_cell(k: int, n: int) -> dict[str, Any]:

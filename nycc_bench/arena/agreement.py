@@ -25,7 +25,7 @@ import pandas as pd
 
 from ..errors import NyccBenchError
 from ..judging import JudgeSpec, group_judgments
-from ..scoring.bootstrap import bootstrap_ci
+from ..scoring.bootstrap import bootstrap_ci, exact_interval
 from ..scoring.win_rate import THRESHOLD, recalibrate
 from .errors import ArenaRefused
 from .pool import player_name
@@ -34,16 +34,6 @@ from .rating import ROUNDS, BradleyTerry, _cells, cell_weights, counted, ratings
 GROUP_PROTOCOLS = ("overall", "best_pick")
 EXACT_BELOW = 100  # votes: below, the exact interval
 FOLDS = 5
-
-
-def exact_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float | None, float | None]:
-    """Clopper-Pearson interval of k successes in n (scipy's exact binomial interval)."""
-    if n <= 0:
-        return None, None
-    from scipy.stats import binomtest
-
-    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence, method="exact")
-    return float(ci.low), float(ci.high)
 
 
 def ceiling(frame: pd.DataFrame, folds: int = FOLDS, seed: int = 0) -> dict[str, Any]:

@@ -100,10 +100,10 @@ def _load_local(dataset: Path, config: str, columns: list[str], required: bool) 
     frames = []
     for split in (s for s in SPLITS if s in files):
         for file in files[split]:
-            schema = pq.read_schema(file)
-            if missing := [c for c in columns if c not in schema.names]:
+            parquet = pq.ParquetFile(file)  # its footer read once: the column check and the read
+            if missing := [c for c in columns if c not in parquet.schema_arrow.names]:
                 raise KeyError(f"config {config!r} of {str(dataset)!r} has no column {missing[0]!r}")
-            frames.append(pq.read_table(file, columns=columns).to_pandas().assign(split=split))
+            frames.append(parquet.read(columns=columns).to_pandas().assign(split=split))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*columns, "split"])
 
 

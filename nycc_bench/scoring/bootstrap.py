@@ -74,9 +74,21 @@ def bootstrap_ci(
     return float(low), float(high)
 
 
+def exact_interval(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[float | None, float | None]:
+    """Clopper-Pearson interval of k successes in n (scipy's exact binomial interval, imported here only), exact at
+    any n; (None, None) without a trial."""
+    if n <= 0:
+        return None, None
+    from scipy.stats import binomtest
+
+    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence, method="exact")
+    return float(ci.low), float(ci.high)
+
+
 def exact_all_agree(num: np.ndarray, den: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float] | None:
     """The exact (Clopper-Pearson) interval of n units out of n where every unit is all successes (all failures:
-    mirrored), else None: the percentile bootstrap collapses to a point there ("100.0 [100.0, 100.0] (n=8)")."""
+    mirrored), else None: the percentile bootstrap collapses to a point there ("100.0 [100.0, 100.0] (n=8)").
+    `exact_interval(n, n)` in closed form, so scoring never imports scipy for it."""
     edge = float(((1 - confidence) / 2) ** (1 / len(num)))
     if np.all(num == den):
         return edge, 1.0
