@@ -79,9 +79,25 @@ KEPT = ("what was written before stays whole (records and predictions are writte
         "same command resumes from it")
 
 
+SERVES = frozenset({"leaderboard", "view", "hub"})
+"""Commands that keep running (servers): they keep Python's garbage collector as it is (`heap`)."""
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: bad input ends with one clear line on stderr and exit status 2."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Entry point: bad input ends with one clear line on stderr and exit status 2. Without `argv` this is the
+    console script: one command, then exit, so it settles its heap (`heap`) unless the command serves; a caller
+    passing `argv` (a test, a script) keeps its collector as it is."""
+    if argv is None:
+        from . import heap
+
+        argv = sys.argv[1:]
+        if next((word for word in argv if not word.startswith("-")), None) not in SERVES:
+            heap.one_shot()
+        try:
+            return main(argv)
+        finally:
+            heap.before_exit()
+    argv = list(argv)
     if argv[:1] == ["publish"]:  # upload.py's own parser takes every option that follows
         from .progress import working
 

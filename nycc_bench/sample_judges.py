@@ -78,6 +78,7 @@ def sample_judges_dir(built: Path | None = None) -> Path:
     from filelock import FileLock
 
     from .builders import build_dataset
+    from .reward import Embedder
 
     folder = cache_dir("judges") / f"{SAMPLE}-{sample_key()}"
     if all((folder / name / "config.json").is_file() for name in FOLDERS.values()):
@@ -91,8 +92,10 @@ def sample_judges_dir(built: Path | None = None) -> Path:
             if built is None:
                 built = work / "dataset"
                 build_dataset(SAMPLE_DIR, built, progress=False)
+            # share: the captions it encodes are the sbert baseline's retrieval pool, read back from the disk
+            # cache instead of encoded twice (the judges' own rows stay fresh: their bits name the fingerprint)
             train_judge_folders(built, work / "judges", SAMPLE_DIR / RUBRIC,
-                                **SAMPLE_EVAL)
+                                embedder=Embedder(MINILM, share=True), **SAMPLE_EVAL)
             shutil.rmtree(folder, ignore_errors=True)
             os.replace(work / "judges", folder)  # whole or absent: a killed training leaves no half set
     return folder

@@ -25,12 +25,14 @@ class Embedder:
     `store=True` also keeps every vector in the embedding cache on disk (`nycc_bench.scoring.sbert`: by model and
     text hash), so a second training on the same data (`nycc-bench judges train`) embeds only new text; its rows
     then match a fresh encoding within float32 kernel noise, not bit for bit, so the sample's judges (whose
-    fingerprints the seed names) never use it.
+    fingerprints the seed names) never read it. `share=True` only writes there: every vector encoded is kept for
+    later readers (the sbert baseline's retrieval pool and diversity read the same model's rows), while this
+    Embedder's own rows are always encoded fresh (the sample's judges: their bits stay a function of the texts).
     """
 
     def __init__(
         self, model: str = DEFAULT_MODEL, *, device: str | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
-        cache: bool = False, store: bool = False,
+        cache: bool = False, store: bool = False, share: bool = False,
     ) -> None:
         if not isinstance(model, str) or not model:
             raise ValueError(f"embedding model must be a Hub id or a folder, got {model!r}")
@@ -39,6 +41,7 @@ class Embedder:
         self.batch_size = batch_size
         self._cache: dict[str, np.ndarray] | None = {} if cache else None
         self.store = store
+        self.share = share
         self.n_stored_hits = 0  # texts read back from the disk store instead of embedded
 
     @property
@@ -80,7 +83,7 @@ class Embedder:
                 show_progress_bar=show,
             )
             vectors = np.asarray(vectors, dtype=np.float32)
-            if self.store:
+            if self.store or self.share:
                 from nycc_bench.scoring.sbert import embedding_cache, model_key
 
                 embedding_cache().put(model_key(self.model_id), todo, vectors)

