@@ -139,3 +139,14 @@ def test_browser_quick_mode() -> None:
     if importlib.util.find_spec("playwright") is None:
         pytest.skip("playwright is not installed (the leaderboard extra's test dependency)")
     assert "runs" in _last_json("leaderboard_render.py", "--quick")
+
+
+@pytest.mark.slow
+def test_demo_versus_a_git_ref() -> None:
+    """Fresh demos of this checkout and of a git ref (here HEAD) in turn, each whole, with their medians and ratio
+    (the "demo in half" figure is this run against the ref the issue was filed at)."""
+    if not (BENCHMARKS.parent / ".git").exists():
+        pytest.skip("not a git checkout: no ref to compare with")
+    out = _last_json("quickstart.py", "--demo-versus", "HEAD", "--rounds", "1", cwd=BENCHMARKS.parent)
+    assert out["ref"] == "HEAD" and out["rounds"] == 1 and out["demo_this_s"] > 0 and out["demo_ref_s"] > 0
+    assert out["wall_ratio"] == round(out["demo_this_s"] / out["demo_ref_s"], 3) and out["cpu_ratio"] > 0
