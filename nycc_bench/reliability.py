@@ -37,10 +37,11 @@ from .images import image_url, source_images
 from .judge.protocols.group_comparison import PROTOCOLS, count_nonletter
 from .judge.protocols.zhang_format import Description
 from .judging import JudgeSpec, ResolvedJudge, group_judgments, run_judge
-from .kinds.instances import DEFAULT_DATASET, load_split
+from .kinds.instances import DEFAULT_DATASET
 from .kinds.zhang2024 import zhang_judge_shots
 from .llm.engine import Estimate
 from .scoring.win_rate import THRESHOLD, win_rate
+from .splits import read_rows
 
 LOW_GROUP = "human_1000"
 TRAIN_RANGE = (530, 890)  # Zhang 2024, App. C.3: the contests their train and test splits are drawn from
@@ -94,7 +95,7 @@ def _held_out(dataset: str, need_image: bool) -> list[ReliabilityContest]:
     """Eligible held-out contests, ascending."""
     found: list[ReliabilityContest] = []
     for split in ("validation", "test"):
-        rows = load_split(dataset, "caption_generation", split)
+        rows = read_rows(dataset, "caption_generation", split)
         images = source_images(rows) if need_image else [None] * len(rows)  # the stored JPEG bytes kept
         rows = rows.remove_columns("image")
         for row, image in zip(rows, images, strict=True):
@@ -108,11 +109,10 @@ def _held_out(dataset: str, need_image: bool) -> list[ReliabilityContest]:
 def _train_groups(dataset: str) -> dict[int, tuple[tuple[str, ...], tuple[str, ...]]]:
     """(top 10, #1000-1009) of each train contest in Zhang's range whose primary run has >= 1010 captions."""
     try:
-        rows = load_split(dataset, "caption_ratings", "train")
+        rows = read_rows(dataset, "caption_ratings", "train")
     except ValueError:
         return {}
-    table: pa.Table = rows.select_columns(["contest_number", "is_primary", "rank", "caption"]).with_format(
-        "arrow")[:]
+    table: pa.Table = rows.table.select(["contest_number", "is_primary", "rank", "caption"])
     rank = table["rank"]
     wanted = pc.and_(
         pc.and_(table["is_primary"], pc.and_(pc.greater_equal(table["contest_number"], TRAIN_RANGE[0]),
@@ -136,7 +136,7 @@ def _train_annotations(dataset: str, contests: set[int], need_image: bool) -> di
     found: dict[int, dict[str, Any]] = {}
     for split in ("train", "validation", "test"):
         try:
-            rows = load_split(dataset, "matching", split)
+            rows = read_rows(dataset, "matching", split)
         except ValueError:
             break
         columns = ["contest_number", "image_description", "image_uncanny_description"] + (
@@ -147,10 +147,10 @@ def _train_annotations(dataset: str, contests: set[int], need_image: bool) -> di
             if int(row["contest_number"]) in contests:
                 found.setdefault(int(row["contest_number"]), {**row, **({"image": image} if need_image else {})})
     try:
-        pairs = load_split(dataset, "preference_pairs", "train").select_columns(["contest_number", "description"])
+        pairs = read_rows(dataset, "preference_pairs", "train").table.select(["contest_number", "description"])
     except ValueError:
         return found
-    table = pairs.with_format("arrow")[:].to_pydict()
+    table = pairs.to_pydict()
     for contest, description in zip(table["contest_number"], table["description"], strict=True):
         contest = int(contest)
         if contest in contests and description and not _description(found.get(contest, {})):

@@ -125,3 +125,26 @@ def test_the_demo_stages_beside_the_judges(tmp_path: Path, sample_dataset: str) 
     with _Beside(tmp_path / "bad", tmp_path / "no-dataset") as beside, pytest.raises(Exception) as err:
         beside.result()
     assert "no-dataset" in str(err.value)
+
+
+def test_the_arena_pool_reads_its_split_without_datasets(sample_dataset: str) -> None:
+    """The pool's split through pyarrow (`read_rows`): `datasets` is not imported and no Arrow cache is written for
+    it; which cartoons have an image is read from the stored structs, as `datasets` gives them undecoded."""
+    import datasets
+
+    from nycc_bench.arena.seed import _with_image
+    from nycc_bench.kinds.instances import load_split
+    from nycc_bench.splits import read_rows
+
+    for split in ("validation", "test"):
+        rows = load_split(sample_dataset, "caption_generation", split).select_columns(["contest_number", "image"])
+        stored = rows.cast_column("image", datasets.Image(decode=False))
+        expected = {int(r["contest_number"]) for r in stored
+                    if r["image"] and (r["image"].get("bytes") or r["image"].get("path"))}
+        assert _with_image(read_rows(sample_dataset, "caption_generation", split).table) == expected
+    code = ("import sys; from nycc_bench.arena.seed import dataset_pool; "
+            f"pool = dataset_pool({sample_dataset!r}, [], lambda p: p); "
+            "print('datasets' in sys.modules, len(pool.cartoons))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    imported, cartoons = done.stdout.split()
+    assert imported == "False" and int(cartoons) > 0

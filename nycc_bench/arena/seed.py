@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..kinds.instances import load_split
+from ..splits import read_rows
 from .errors import ArenaRefused
 from .mirror import read_shards, shard_text
 from .pool import Pool, build_pool, generation_tasks
@@ -15,6 +15,9 @@ from .service import Arena
 from .settings import ArenaSettings
 from .simulation import SimulatedClock, Voter, simulate
 from .votes import VoteStore
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 SEED_VOTES = 600
 SEED_FILE = Path("arena") / "votes.jsonl"
@@ -27,16 +30,22 @@ def dataset_pool(dataset: str, results: Iterable[Mapping[str, Any]], resolve: Ca
     if not configs:
         raise ArenaRefused("tasks: no task shows human caption groups (`display.view: groups`); the arena has no "
                            "cartoons to show")
-    rows = load_split(dataset, configs[0], split)
+    rows = read_rows(dataset, configs[0], split)
     with_image: set[int] = set()
-    if "image" in rows.column_names:  # which cartoons have an image, read without decoding one
-        import datasets
-
-        images = rows.select_columns(["contest_number", "image"]).cast_column("image", datasets.Image(decode=False))
-        with_image = {int(r["contest_number"]) for r in images
-                      if r["image"] and (r["image"].get("bytes") or r["image"].get("path"))}
+    if "image" in rows.column_names:  # which cartoons have an image: their stored bytes or path, none decoded
+        with_image = _with_image(rows.table)
         rows = rows.remove_columns("image")
     return build_pool(rows, results, resolve, with_image)
+
+
+def _with_image(table: pa.Table) -> set[int]:
+    """The contests whose `image` struct holds bytes or a path (read from the Arrow column, nothing decoded)."""
+    import pyarrow.compute as pc
+
+    image = table.column("image")
+    present = [pc.fill_null(pc.greater(pc.binary_length(pc.struct_field(image, field)), 0), False)
+               for field in ("bytes", "path")]
+    return {int(c) for c in table.column("contest_number").filter(pc.or_(*present)).to_pylist()}
 
 
 def simulated_round(folder: Path, pool: Pool, n_votes: int = SEED_VOTES, seed: int = 0,
