@@ -108,3 +108,21 @@ def test_a_vote_counts_with_a_sign_in_and_an_anonymous_one_is_recorded_not_count
     assert set(kinds) == {"account", "anonymous"}
     assert kinds["account"].address_hash == kinds["anonymous"].address_hash != ""  # one address, hashed
     assert "203.0.113.5" not in kinds["anonymous"].address_hash + kinds["anonymous"].voter
+
+
+def test_next_battle_clears_the_flags_in_its_own_update(tmp_path: Path, sample_dataset: str) -> None:
+    """A new battle and both offensive flags cleared are one update: no later event clears a flag the visitor
+    ticked as soon as the new captions showed (a busy server ran that second event late, after the tick)."""
+    from nycc_bench.leaderboard.arena_tab import _next_battle
+
+    demo, app = create_app(Settings(data_dir=tmp_path / "data", dataset=sample_dataset, worker=False),
+                           start_worker=False)
+    ids = {block.elem_id: key for key, block in demo.blocks.items() if getattr(block, "elem_id", None)}
+    flags = {ids["arena-flag-left"], ids["arena-flag-right"]}
+    events = demo.config["dependencies"]
+    (served,) = [event for event in events if event.get("api_name") == "arena_next"]
+    assert flags <= set(served["outputs"])
+    assert [event for event in events if flags & set(event["outputs"])] == [served]
+    tab = ArenaTab(app, ArenaSettings(min_seconds=0))
+    shown = _next_battle(tab)(VISITOR)
+    assert shown[0] and shown[-2:] == [False, False]

@@ -282,11 +282,19 @@ def build_arena_tab(app: Any, demo: gr.Blocks) -> ArenaTab:
         event = button.click(_voter(tab, choice), [token, flag_left, flag_right], reveal,
                              api_name=f"arena_vote_{choice}")
         event.then(tab.table, None, [table, plot, notes], show_progress="hidden")
-    next_button.click(tab.serve, None, shown, api_name="arena_next").then(
-        lambda: (False, False), None, [flag_left, flag_right])
+    next_button.click(_next_battle(tab), None, [*shown, flag_left, flag_right], api_name="arena_next")
     demo.load(tab.serve, None, shown)
     demo.load(tab.table, None, [table, plot, notes])
     return tab
+
+
+def _next_battle(tab: ArenaTab) -> Any:
+    """The Next battle handler: the new battle and both offensive flags cleared in one update, so a flag ticked as
+    soon as the new captions show is never cleared after it (a second event did that, late on a busy server)."""
+    def handler(request: gr.Request, profile: gr.OAuthProfile | None = None) -> list[Any]:
+        return [*tab.serve(request, profile), False, False]
+
+    return handler
 
 
 def _voter(tab: ArenaTab, choice: str) -> Any:
