@@ -38,6 +38,11 @@ def _outside_tasks(args: argparse.Namespace) -> Iterator[None]:
                 os.environ[ENV_TASK_PATH] = old
 
 
+def _command_word(argv: list[str]) -> str | None:
+    """The command a command line names: its first word that is not an option."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
 def parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The argument parser, in the order `--help` lists the commands (`commands.COMMANDS`). Given the command line, only
     the command it names has its module imported and its options added; the others are listed by name and help
@@ -52,7 +57,7 @@ def parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     if argv is None:
         wanted = {adder for adder, _ in COMMANDS.values()}
     else:
-        first = next((word for word in argv if not word.startswith("-")), None)
+        first = _command_word(argv)
         wanted = {COMMANDS[first][0]} if first in COMMANDS else set()
     for name, (adder, help_line) in COMMANDS.items():
         if name in sub.choices:  # added by an earlier command's module (`push` with `evaluate`)
@@ -91,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         from . import heap
 
         argv = sys.argv[1:]
-        if next((word for word in argv if not word.startswith("-")), None) not in SERVES:
+        if _command_word(argv) not in SERVES:
             heap.one_shot()
         try:
             return main(argv)

@@ -185,7 +185,7 @@ def arena_report(data_dir: Path, dataset: Path, judges: dict[str, Any]) -> dict[
     from .leaderboard import Settings, open_store
 
     store = open_store(Settings.from_env(data_dir=data_dir, dataset=str(dataset)))
-    votes = VoteStore(Path(store.root) / "arena", durable=False)
+    votes = VoteStore(Path(store.root) / "arena")
     frame = vote_frame(votes.votes(), include_simulated=True)  # simulated voters, said so below
     table = ratings(frame)
     print(f"{table.n_votes} counted votes of {len(frame)} (simulated voters; gold probes and the careless voter "
